@@ -1,0 +1,27 @@
+# The whole set-up on a fresh machine is `make demo` or `make test`.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip --disable-pip-version-check -q
+
+.PHONY: demo test lint clean
+
+$(VENV)/bin/python:
+	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed-dev: $(VENV)/bin/python pyproject.toml
+	$(PIP) install -e ".[dev]"
+	@touch $@
+
+demo: $(VENV)/.installed-dev
+	$(PY) -m traction.train.demo --out runs/demo
+
+test: $(VENV)/.installed-dev
+	$(PY) -m pytest -q
+
+lint: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check .
+
+clean:
+	rm -rf $(VENV) build *.egg-info runs

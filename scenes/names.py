@@ -1,0 +1,28 @@
+"""Every MJCF name used by Traction scenes. Task and coupling code use these, never literals."""
+
+CHASSIS_BODY = "chassis"
+CHASSIS_JOINT = "chassis_free"
+CHASSIS_COLLISION = "chassis_collision"
+CHASSIS_CABIN = "chassis_cabin"
+GROUND = "ground"
+CAMERA_CHASE = "chase"
+CAMERA_TOP = "top"
+
+#: Rangefinder data fields requested per wheel, in MuJoCo's order: dist, point(3), normal(3).
+RAY_DATA = ("dist", "point", "normal")
+RAY_DATA_SIZE = 7
+
+
+def wheel_ray_site(i: int) -> str:
+    """Site at the top of wheel ``i`` at max compression, z axis along suspension travel."""
+    return f"wheel{i}_ray"
+
+
+def wheel_ray_sensor(i: int) -> str:
+    """Rangefinder of wheel ``i`` (``dist point normal``)."""
+    return f"wheel{i}_ground"
+
+
+def wheel_visual(i: int) -> str:
+    """Visual-only tyre geom of wheel ``i`` (on the chassis body, so its own rays ignore it)."""
+    return f"wheel{i}_tyre"

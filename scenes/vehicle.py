@@ -1,0 +1,63 @@
+"""Adds a vehicle (chassis rigid body, ray sites and sensors, visual wheels) to an MjSpec."""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+from traction.vehicle_model import VehicleParams
+
+from . import names
+
+#: Bit mask of rangefinder data fields (see mjtRayDataField): dist | point | normal.
+_RAY_FIELDS = (1 << int(mujoco.mjtRayDataField.mjRAYDATA_DIST)) | (
+    1 << int(mujoco.mjtRayDataField.mjRAYDATA_POINT)) | (
+    1 << int(mujoco.mjtRayDataField.mjRAYDATA_NORMAL))
+
+
+def _quat_z_to(v: np.ndarray) -> np.ndarray:
+    """Unit quaternion (w, x, y, z) rotating +z onto unit vector ``v``."""
+    quat = np.zeros(4)
+    mujoco.mju_quatZ2Vec(quat, np.asarray(v, dtype=float))
+    return quat
+
+
+def add_vehicle(spec: mujoco.MjSpec, p: VehicleParams, pos, quat=(1.0, 0.0, 0.0, 0.0)) -> None:
+    """Add the vehicle ``p`` to ``spec`` with its chassis frame at ``pos``/``quat`` (world).
+
+    The chassis is one free body with the vehicle's mass, CoM and inertia and a box collision
+    geom. Wheels are not bodies: MuJoCo's rangefinder ignores only geoms of the body that carries
+    its site, so the visual tyres are contact-free geoms of the chassis body, posed at render time.
+    """
+    ch = p.chassis
+    body = spec.worldbody.add_body(name=names.CHASSIS_BODY, pos=list(pos), quat=list(quat))
+    body.add_freejoint(name=names.CHASSIS_JOINT)
+    body.explicitinertial = True
+    body.mass = float(ch.mass)
+    body.ipos = ch.com.tolist()
+    body.inertia = ch.inertia.tolist()
+    body.add_geom(name=names.CHASSIS_COLLISION, type=mujoco.mjtGeom.mjGEOM_BOX,
+                  size=(ch.body_size / 2).tolist(), pos=ch.body_centre.tolist(), density=0,
+                  rgba=[0.15, 0.35, 0.7, 1.0])
+    cabin = ch.body_size * np.array([0.45, 0.9, 0.6])
+    body.add_geom(name=names.CHASSIS_CABIN, type=mujoco.mjtGeom.mjGEOM_BOX,
+                  size=(cabin / 2).tolist(),
+                  pos=(ch.body_centre + [-0.1 * ch.body_size[0], 0, 0.5 * ch.body_size[2]
+                                         + cabin[2] / 2]).tolist(),
+                  density=0, contype=0, conaffinity=0, rgba=[0.6, 0.75, 0.9, 1.0])
+    sus, wh = p.suspension, p.wheels
+    starts = sus.ray_start(wh.radius)
+    axle = _quat_z_to([0.0, 1.0, 0.0])
+    for i in range(p.n_wheels):
+        body.add_site(name=names.wheel_ray_site(i), pos=starts[i].tolist(),
+                      quat=_quat_z_to(sus.travel_direction[i]).tolist(), size=[0.02, 0, 0])
+        spec.add_sensor(name=names.wheel_ray_sensor(i), type=mujoco.mjtSensor.mjSENS_RANGEFINDER,
+                        objtype=mujoco.mjtObj.mjOBJ_SITE, objname=names.wheel_ray_site(i),
+                        intprm=[_RAY_FIELDS, 0, 0])
+        body.add_geom(name=names.wheel_visual(i), type=mujoco.mjtGeom.mjGEOM_CYLINDER,
+                      size=[float(wh.radius[i]), float(wh.width[i]) / 2, 0],
+                      pos=sus.position[i].tolist(), quat=axle.tolist(), density=0, contype=0,
+                      conaffinity=0, rgba=[0.1, 0.1, 0.1, 1.0])
+    body.add_camera(name=names.CAMERA_CHASE, mode=mujoco.mjtCamLight.mjCAMLIGHT_TRACKCOM,
+                    pos=[-4.0 * ch.body_size[0] / 2 - 4.0, 0.0, 3.0],
+                    xyaxes=[0, -1, 0, 0.45, 0, 0.9])

@@ -1,0 +1,111 @@
+"""Vehicle files: presets load, bad files raise VehicleConfigError naming file and field."""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+from traction.vehicle_model import (
+    VehicleConfigError,
+    check_timestep,
+    load_vehicle,
+    preset_names,
+)
+from traction.vehicle_model.config import parse_vehicle
+
+BASE = """
+name = "t"
+[chassis]
+mass = 1000.0
+com = [0.0, 0.0, 0.3]
+body_size = [4.0, 1.8, 0.8]
+body_centre = [0.0, 0.0, 0.3]
+[defaults.wheel]
+radius = 0.3
+[[wheels]]
+position = [1.2, 0.8, 0.0]
+[[wheels]]
+position = [1.2, -0.8, 0.0]
+[[wheels]]
+position = [-1.2, 0.8, 0.0]
+[[wheels]]
+position = [-1.2, -0.8, 0.0]
+"""
+
+
+def _load(tmp_path, text):
+    f = tmp_path / "car.toml"
+    f.write_text(text)
+    return load_vehicle(f)
+
+
+def test_presets_load_and_are_consistent():
+    assert "sedan" in preset_names()
+    p = load_vehicle("sedan")
+    assert p.chassis.mass == pytest.approx(1500.0)
+    assert p.suspension.sprung_mass.sum() == pytest.approx(p.chassis.mass)
+    np.testing.assert_allclose(p.wheels.moi, 0.5 * p.wheels.mass * p.wheels.radius**2)
+    assert p.wheels.radius.flags.writeable is False
+
+
+def test_minimal_file_loads_with_defaults(tmp_path):
+    p = _load(tmp_path, BASE)
+    assert p.n_wheels == 4
+    assert p.suspension.spring_strength[0] == 35000.0
+    np.testing.assert_allclose(p.suspension.sprung_mass, 250.0)
+
+
+@pytest.mark.parametrize("edit,field", [
+    ("[defaults.suspension]\nspring_strength = -5.0", "defaults.suspension.spring_strength"),
+    ("[chassis.extra]\nx = 1", "chassis.extra"),
+    ("[defaults.tire]\nlat_stiff_y = 'stiff'", "defaults.tire.lat_stiff_y"),
+    ("[defaults.suspension]\nmax_compression = 0.0\nmax_droop = 0.0", "max_droop"),
+    ("[simulation]\nsubsteps_low = 0", "simulation.substeps_low"),
+    ("[defaults.wheel]\nbogus = 1", "defaults.wheel.bogus"),
+])
+def test_bad_values_name_the_field(tmp_path, edit, field):
+    text = BASE.replace("[defaults.wheel]\nradius = 0.3", "[defaults.wheel]\nradius = 0.3\n"
+                        if "defaults.wheel" in edit else "[defaults.wheel]\nradius = 0.3")
+    if "defaults.wheel" in edit:
+        text = text.replace("radius = 0.3\n", "radius = 0.3\n" + edit.split("\n", 1)[1] + "\n")
+    else:
+        text = text + "\n" + edit + "\n"
+    with pytest.raises(VehicleConfigError, match=re.escape(field)) as e:
+        _load(tmp_path, text)
+    assert "car.toml" in str(e.value)
+
+
+def test_negative_mass_and_missing_radius(tmp_path):
+    with pytest.raises(VehicleConfigError, match=r"chassis\.mass = -1.*allowed"):
+        _load(tmp_path, BASE.replace("mass = 1000.0", "mass = -1.0"))
+    with pytest.raises(VehicleConfigError, match=r"wheels\[0\]\.wheel\.radius is required"):
+        _load(tmp_path, BASE.replace("[defaults.wheel]\nradius = 0.3", ""))
+
+
+def test_too_few_wheels_and_syntax_error(tmp_path):
+    two = BASE.split("[[wheels]]")
+    with pytest.raises(VehicleConfigError, match="at least 3"):
+        _load(tmp_path, "[[wheels]]".join(two[:3]))
+    with pytest.raises(VehicleConfigError, match="car.toml: TOML syntax error"):
+        _load(tmp_path, BASE + "\n[chassis\n")
+
+
+def test_unknown_preset_lists_presets():
+    with pytest.raises(VehicleConfigError, match="sedan"):
+        load_vehicle("hovercraft")
+
+
+def test_sprung_mass_sum_must_match_chassis():
+    import tomllib
+    data = tomllib.loads(BASE + "\n[defaults.suspension]\nsprung_mass = 100.0\n")
+    with pytest.raises(VehicleConfigError, match="sprung_mass sums to 400"):
+        parse_vehicle(data, "x.toml")
+
+
+def test_stiff_spring_warns_for_timestep(sedan):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert check_timestep(sedan, 0.002) == []
+        assert len(check_timestep(sedan, 0.05)) == 4
+    assert any("alpha" in str(x.message) for x in w)

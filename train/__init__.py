@@ -1,0 +1,1 @@
+"""Tools that use the environments: demo, (later) controllers, training, benchmarks."""

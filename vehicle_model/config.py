@@ -1,0 +1,212 @@
+"""Vehicle definitions as TOML data files.
+
+A file has top-level ``name``/``description``, the tables ``[chassis]``, ``[simulation]``,
+``[sticky]``, ``[tire_load_filter]``, per-wheel defaults in ``[defaults.wheel]``,
+``[defaults.suspension]``, ``[defaults.tire]``, and one ``[[wheels]]`` entry per wheel with a
+``name``, a ``position`` (wheel centre at rest, chassis frame, m) and optional ``wheel``,
+``suspension`` and ``tire`` sub-tables overriding the defaults. Every key is a field of the
+corresponding params dataclass (see ``docs/vehicle_parameters.md``); unknown keys are errors.
+Files are parsed with the standard library's ``tomllib`` (data only, no code execution).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .chassis import ChassisParams, box_inertia
+from .errors import VehicleConfigError
+from .params import check_value
+from .sticky import StickyParams
+from .suspension import SuspensionParams, compute_sprung_masses
+from .tire import TireLoadFilter, TireParams
+from .vehicle import SimulationParams, VehicleParams
+from .wheel import WheelParams
+
+#: Built-in per-wheel defaults (PhysX defaults / Tuning Guide starting values).
+WHEEL_DEFAULTS = {"width": 0.25, "mass": 20.0, "damping_rate": 0.25, "max_brake_torque": 1500.0,
+                  "max_handbrake_torque": 0.0, "max_steer": 0.0, "toe": 0.0}
+SUSPENSION_DEFAULTS = {"travel_direction": [0.0, 0.0, -1.0], "max_compression": 0.3,
+                       "max_droop": 0.1, "spring_strength": 35000.0, "damper_rate": 4500.0,
+                       "camber_at_rest": 0.0, "camber_at_max_compression": 0.0,
+                       "camber_at_max_droop": 0.0}
+TIRE_DEFAULTS = {"lat_stiff_x": 2.0, "lat_stiff_y": 0.3125 * 180.0 / math.pi,
+                 "long_stiff_per_unit_gravity": 1000.0,
+                 "camber_stiff_per_unit_gravity": 0.1 * 180.0 / math.pi,
+                 "friction_vs_slip": [[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]], "tire_type": 0}
+#: Suspension fields derived from others when not given.
+DERIVED = {"position", "sprung_mass", "force_point", "tire_force_point", "moi"}
+TOP_KEYS = {"name", "description", "chassis", "simulation", "sticky", "tire_load_filter",
+            "defaults", "wheels"}
+
+
+def _fields(cls) -> dict[str, dataclasses.Field]:
+    return {f.name: f for f in dataclasses.fields(cls) if "lo" in f.metadata}
+
+
+def _convert(value: Any, meta: dict, path: str, where: str) -> Any:
+    """Type-check one TOML value against its field shape and range."""
+    shape = meta["shape"]
+    want = {"wheel3": (3,), "vec3": (3,), "table": (3, 2)}.get(shape, ())
+    try:
+        if isinstance(value, bool) or isinstance(value, str):
+            raise TypeError
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != want:
+        kind = "a number" if not want else f"an array of shape {want}"
+        raise VehicleConfigError(f"{where}: {path} = {value!r} must be {kind}")
+    check_value(path, arr, meta, where)
+    return arr if want else float(arr)
+
+
+def _read(table: Any, cls, path: str, where: str, skip=()) -> dict[str, Any]:
+    """Read a TOML table into checked values for the params fields of ``cls``."""
+    if not isinstance(table, dict):
+        raise VehicleConfigError(f"{where}: {path} must be a table")
+    fields = _fields(cls)
+    out = {}
+    for key, value in table.items():
+        if key not in fields or key in skip:
+            allowed = ", ".join(k for k in fields if k not in skip)
+            raise VehicleConfigError(f"{where}: unknown key {path}.{key}; allowed: {allowed}")
+        out[key] = _convert(value, fields[key].metadata, f"{path}.{key}", where)
+    return out
+
+
+def _per_wheel(wheels: list, defaults: dict, builtin: dict, part: str, cls, where: str):
+    """Merge built-in defaults, [defaults.<part>] and each wheel's <part> table into columns."""
+    base = {k: _convert(v, _fields(cls)[k].metadata, f"defaults.{part}.{k}", where)
+            for k, v in builtin.items()}
+    base.update(_read(defaults.get(part, {}), cls, f"defaults.{part}", where))
+    rows = []
+    for i, w in enumerate(wheels):
+        row = dict(base)
+        row.update(_read(w.get(part, {}), cls, f"wheels[{i}].{part}", where))
+        rows.append(row)
+    return rows
+
+
+def _column(rows: list[dict], key: str, part: str, where: str) -> np.ndarray:
+    for i, row in enumerate(rows):
+        if key not in row:
+            raise VehicleConfigError(f"{where}: wheels[{i}].{part}.{key} is required")
+    return np.array([row[key] for row in rows])
+
+
+def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
+    """Build and validate :class:`VehicleParams` from a parsed TOML document."""
+    unknown = set(data) - TOP_KEYS
+    if unknown:
+        raise VehicleConfigError(f"{where}: unknown top-level key(s) {sorted(unknown)}; "
+                                 f"allowed: {', '.join(sorted(TOP_KEYS))}")
+    wheels = data.get("wheels")
+    if not isinstance(wheels, list) or len(wheels) < 3:
+        n = len(wheels) if isinstance(wheels, list) else 0
+        raise VehicleConfigError(f"{where}: wheels: a vehicle needs at least 3 [[wheels]], got {n}")
+    defaults = data.get("defaults", {})
+    if not isinstance(defaults, dict) or set(defaults) - {"wheel", "suspension", "tire"}:
+        raise VehicleConfigError(f"{where}: [defaults] may only hold wheel, suspension, tire")
+    names, positions = [], []
+    for i, w in enumerate(wheels):
+        extra = set(w) - {"name", "position", "wheel", "suspension", "tire"}
+        if extra:
+            raise VehicleConfigError(f"{where}: unknown key(s) wheels[{i}].{sorted(extra)}; "
+                                     "allowed: name, position, wheel, suspension, tire")
+        names.append(str(w.get("name", f"wheel{i}")))
+        meta = _fields(SuspensionParams)["position"].metadata
+        positions.append(_convert(w.get("position"), meta, f"wheels[{i}].position", where))
+    positions = np.array(positions)
+
+    ch = _read(data.get("chassis", {}), ChassisParams, "chassis", where)
+    for key in ("mass", "com", "body_size", "body_centre"):
+        if key not in ch:
+            raise VehicleConfigError(f"{where}: chassis.{key} is required")
+    ch.setdefault("inertia", box_inertia(ch["mass"], ch["body_size"]))
+    chassis = ChassisParams(**ch)
+
+    wrows = _per_wheel(wheels, defaults, WHEEL_DEFAULTS, "wheel", WheelParams, where)
+    wcols = {k: _column(wrows, k, "wheel", where) for k in _fields(WheelParams) if k != "moi"}
+    moi = [row.get("moi", 0.5 * row["mass"] * row["radius"] ** 2) for row in wrows]
+    wheel_params = WheelParams(moi=np.array(moi), **wcols)
+
+    srows = _per_wheel(wheels, defaults, SUSPENSION_DEFAULTS, "suspension", SuspensionParams,
+                       where)
+    for i, row in enumerate(srows):
+        if "position" in wheels[i].get("suspension", {}):
+            raise VehicleConfigError(f"{where}: wheels[{i}].suspension.position: give the "
+                                     f"wheel centre as wheels[{i}].position")
+        row["position"] = positions[i]
+        row.setdefault("force_point", positions[i])
+        row.setdefault("tire_force_point", positions[i])
+    if any("sprung_mass" not in row for row in srows):
+        masses = compute_sprung_masses(positions, chassis.com, chassis.mass)
+        for row, m in zip(srows, masses, strict=True):
+            row.setdefault("sprung_mass", m)
+    scols = {k: _column(srows, k, "suspension", where) for k in _fields(SuspensionParams)}
+    trows = _per_wheel(wheels, defaults, TIRE_DEFAULTS, "tire", TireParams, where)
+    tcols = {k: _column(trows, k, "tire", where) for k in _fields(TireParams)}
+
+    params = VehicleParams(
+        name=str(data.get("name", Path(where).stem)), wheel_names=tuple(names), chassis=chassis,
+        wheels=wheel_params, suspension=SuspensionParams(**scols), tires=TireParams(**tcols),
+        load_filter=TireLoadFilter(**_read(data.get("tire_load_filter", {}), TireLoadFilter,
+                                           "tire_load_filter", where)),
+        sticky=StickyParams(**_read(data.get("sticky", {}), StickyParams, "sticky", where)),
+        simulation=SimulationParams(**{
+            k: (int(v) if k.startswith("substeps") else v)
+            for k, v in _read(data.get("simulation", {}), SimulationParams, "simulation",
+                              where).items()}))
+    params.validate(where)
+    _check_mass_balance(params, where)
+    return params
+
+
+def _check_mass_balance(p: VehicleParams, where: str) -> None:
+    """Sprung masses must add up to the chassis mass (PhysX's stability requirement)."""
+    total = float(np.sum(p.suspension.sprung_mass))
+    if abs(total - p.chassis.mass) > 1e-3 * p.chassis.mass:
+        raise VehicleConfigError(
+            f"{where}: suspension.sprung_mass sums to {total:g} kg but chassis.mass = "
+            f"{p.chassis.mass:g} kg; they must match (omit sprung_mass to compute it)")
+
+
+def preset_names() -> list[str]:
+    """Names of the vehicle presets shipped with the package."""
+    folder = resources.files(__package__) / "presets"
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def load_vehicle(name_or_path: str | Path) -> VehicleParams:
+    """Load a shipped preset by name (e.g. ``"sedan"``) or a TOML file by path.
+
+    Raises:
+        VehicleConfigError: unknown preset, unreadable file, TOML syntax error, unknown key,
+            wrong type, value out of range or inconsistent geometry; the message names the file
+            and the field.
+    """
+    path = Path(name_or_path)
+    if path.suffix != ".toml":
+        if str(name_or_path) not in preset_names():
+            raise VehicleConfigError(f"unknown vehicle preset {str(name_or_path)!r}; presets: "
+                                     f"{', '.join(preset_names())} (or give a path to a .toml file)")
+        text = (resources.files(__package__) / "presets" / f"{name_or_path}.toml").read_text()
+        where = f"{name_or_path}.toml"
+    else:
+        try:
+            text = path.read_text()
+        except OSError as e:
+            raise VehicleConfigError(f"{path}: cannot read vehicle file ({e.strerror})") from None
+        where = str(path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise VehicleConfigError(f"{where}: TOML syntax error: {e}") from None
+    return parse_vehicle(data, where)

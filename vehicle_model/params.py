@@ -1,0 +1,97 @@
+"""Declaring and validating parameters.
+
+Every parameter of every subsystem is declared with :func:`param`, which records its unit, its
+allowed range and a one-line description in the dataclass field metadata. The same metadata drives
+``validate()`` on the frozen dataclasses, the TOML loader (unknown keys, types, ranges) and the
+generated documentation, so the three can never disagree.
+
+Per-wheel parameters are stored as numpy arrays of shape ``(n_wheels,)`` (or ``(n_wheels, 3)`` for
+vectors) so that the update functions broadcast them against state arrays shaped
+``(n_vehicles, n_wheels)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+
+from .errors import VehicleConfigError
+
+
+def param(default: Any = dataclasses.MISSING, *, unit: str = "-", lo: float = -math.inf,
+          hi: float = math.inf, lo_open: bool = False, doc: str = "", shape: str = "wheel"):
+    """A dataclass field with unit, range and description metadata.
+
+    Args:
+        default: default value (a scalar; per-wheel fields broadcast it over the wheels).
+        unit: SI unit shown in docs and error messages.
+        lo: smallest allowed value.
+        hi: largest allowed value.
+        lo_open: if True the lower bound itself is not allowed (``lo < x``).
+        doc: one-line description.
+        shape: ``"wheel"`` (one value per wheel), ``"wheel3"`` (a 3-vector per wheel),
+            ``"scalar"``, ``"vec3"`` or ``"table"`` (an array validated elementwise).
+    """
+    meta = {"unit": unit, "lo": lo, "hi": hi, "lo_open": lo_open, "doc": doc, "shape": shape}
+    if default is dataclasses.MISSING:
+        return dataclasses.field(metadata=meta)
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def range_text(meta: dict) -> str:
+    """Human readable allowed range, e.g. ``(0, inf)`` or ``[0, 1]``."""
+    left = "(" if meta["lo_open"] or meta["lo"] == -math.inf else "["
+    right = ")" if meta["hi"] == math.inf else "]"
+    return f"{left}{meta['lo']:g}, {meta['hi']:g}{right}"
+
+
+def check_value(name: str, value: Any, meta: dict, where: str = "") -> None:
+    """Raise :class:`VehicleConfigError` unless every element of ``value`` is finite and in range.
+
+    Args:
+        name: dotted field name used in the message.
+        value: scalar or array.
+        meta: the field's metadata from :func:`param`.
+        where: prefix for the message (usually the file name).
+    """
+    arr = np.asarray(value, dtype=float)
+    bad = ~np.isfinite(arr)
+    bad |= arr < meta["lo"]
+    bad |= arr > meta["hi"]
+    if meta["lo_open"]:
+        bad |= arr <= meta["lo"]
+    if np.any(bad):
+        idx = np.argwhere(bad)[0] if arr.ndim else ()
+        shown = arr[tuple(idx)] if arr.ndim else float(arr)
+        label = name + "".join(f"[{i}]" for i in idx[:1]) if arr.ndim else name
+        prefix = f"{where}: " if where else ""
+        raise VehicleConfigError(
+            f"{prefix}{label} = {shown:g} is out of range; allowed {range_text(meta)} {meta['unit']}"
+        )
+
+
+def validate_fields(obj: Any, prefix: str = "", where: str = "") -> None:
+    """Check every :func:`param` field of a dataclass instance (see :func:`check_value`)."""
+    for f in dataclasses.fields(obj):
+        if "lo" in f.metadata:
+            check_value(f"{prefix}{f.name}", getattr(obj, f.name), f.metadata, where)
+
+
+def freeze_arrays(obj: Any) -> None:
+    """Convert numeric fields of a frozen dataclass to read-only float arrays in place."""
+    for f in dataclasses.fields(obj):
+        shape = f.metadata.get("shape")
+        if shape is None or shape == "scalar":
+            continue
+        arr = np.array(getattr(obj, f.name), dtype=float)
+        arr.setflags(write=False)
+        object.__setattr__(obj, f.name, arr)
+
+
+def describe(cls: type) -> list[tuple[str, str, str, str]]:
+    """(name, unit, allowed range, description) rows for a params dataclass, for docs."""
+    return [(f.name, f.metadata["unit"], range_text(f.metadata), f.metadata["doc"])
+            for f in dataclasses.fields(cls) if "lo" in f.metadata]

@@ -1,0 +1,75 @@
+"""Sticky tyre: static friction at rest.
+
+Slip-based tyre models give a force proportional to the sliding speed at low speed (the slip
+denominators make them viscous), so a braked car on a slope creeps downhill. PhysX adds
+"sticky tyre" constraints for that case; we cannot add solver constraints to MuJoCo from here, so
+the same idea is an explicit spring-damper anchored where the contact patch came to rest:
+
+* a direction becomes sticky after its contact-patch speed stayed below ``speed`` for ``time``
+  seconds (longitudinally only while the wheel is locked by the brake, laterally only while the
+  vehicle barely rolls);
+* while sticky, the patch displacement from its anchor is integrated and the force is
+  ``-k * displacement - c * velocity`` with ``k = m_s (2 pi f)^2`` and ``c = 2 zeta sqrt(k m_s)``
+  from the wheel's sprung mass, so the patch behaves like a critically damped ``f`` Hz mode;
+* the force is limited by friction x load; when the spring part alone exceeds it, the anchor
+  slides (it is moved so the spring force sits on the limit) - the tyre breaks loose.
+
+State per wheel: anchor displacement and timer, for (longitudinal, lateral).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .params import param, validate_fields
+
+
+@dataclass(frozen=True)
+class StickyParams:
+    """Low-speed static friction settings (scalars)."""
+
+    speed: float = param(0.5, unit="m/s", lo=0.0, hi=5.0, shape="scalar",
+                         doc="patch speed below which a direction may stick")
+    time: float = param(0.1, unit="s", lo=0.0, hi=10.0, shape="scalar",
+                        doc="time below that speed before it sticks")
+    frequency: float = param(5.0, unit="Hz", lo=0.1, hi=50.0, shape="scalar",
+                             doc="natural frequency of the anchored patch with its sprung mass")
+    damping_ratio: float = param(1.0, unit="-", lo=0.0, hi=5.0, shape="scalar",
+                                 doc="damping ratio of the anchored patch")
+
+    def validate(self, prefix: str = "sticky.", where: str = "") -> None:
+        """Raise VehicleConfigError naming the first field out of range."""
+        validate_fields(self, prefix, where)
+
+
+def update(p: StickyParams, anchor: np.ndarray, timer: np.ndarray, velocity: np.ndarray,
+           eligible: np.ndarray, sprung_mass: np.ndarray, limit: np.ndarray,
+           dt: float) -> tuple[np.ndarray, np.ndarray]:
+    """Advance the sticky state of one direction and return its force.
+
+    Args:
+        p: sticky parameters.
+        anchor: patch displacement from the anchor (m), updated in place.
+        timer: time spent eligible and slow (s), updated in place.
+        velocity: contact-patch velocity in this direction (m/s).
+        eligible: mask of wheels that may stick in this direction.
+        sprung_mass: (n_wheels,) sprung masses (kg).
+        limit: friction x load (N).
+        dt: step (s).
+
+    Returns:
+        ``(active, force)``: mask of sticky wheels and their force on the chassis (N).
+    """
+    slow = eligible & (np.abs(velocity) < p.speed)
+    timer[...] = np.where(slow, timer + dt, 0.0)
+    active = slow & (timer >= p.time)
+    anchor[...] = np.where(active, anchor + velocity * dt, 0.0)
+    w = 2.0 * np.pi * p.frequency
+    k = sprung_mass * w * w
+    c = 2.0 * p.damping_ratio * sprung_mass * w
+    slide = np.abs(k * anchor) > limit
+    anchor[...] = np.where(slide, np.sign(anchor) * limit / k, anchor)
+    force = np.where(active, np.clip(-k * anchor - c * velocity, -limit, limit), 0.0)
+    return active, force

@@ -1,0 +1,69 @@
+"""Drivable surfaces and the tyre/surface friction table.
+
+Like ``PxVehicleDrivableSurfaceToTireFrictionPairs``: every ground geom carries a surface type,
+every tyre a tyre type, and the friction for a wheel is ``table[surface, tyre]``. The table is a
+plain array and may be edited between updates; an unknown surface index falls back to type 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import VehicleConfigError
+
+#: Default surfaces (name, friction for the "normal" tyre).
+DEFAULT_SURFACES = (
+    ("tarmac", 1.0),
+    ("wet_tarmac", 0.7),
+    ("gravel", 0.6),
+    ("grass", 0.5),
+    ("mud", 0.4),
+    ("rock", 0.9),
+    ("ice", 0.05),
+)
+
+
+class FrictionTable:
+    """Friction per (surface type, tyre type).
+
+    Attributes:
+        surfaces: surface names; the index is the surface type.
+        tires: tyre names; the index is the tyre type.
+        values: friction coefficients ``(n_surfaces, n_tires)`` (-), editable between steps.
+    """
+
+    def __init__(self, surfaces: list[str], tires: list[str], values):
+        values = np.array(values, dtype=float).reshape(len(surfaces), len(tires))
+        if not np.all(np.isfinite(values)) or np.any(values < 0):
+            raise VehicleConfigError("friction table: values must be finite and >= 0")
+        self.surfaces = list(surfaces)
+        self.tires = list(tires)
+        self.values = values
+
+    @classmethod
+    def default(cls) -> FrictionTable:
+        """The shipped table: tarmac, wet tarmac, gravel, grass, mud, rock, ice x one normal tyre."""
+        names = [n for n, _ in DEFAULT_SURFACES]
+        return cls(names, ["normal"], [[f] for _, f in DEFAULT_SURFACES])
+
+    def surface_index(self, name: str) -> int:
+        """Surface type of a name (raises VehicleConfigError listing the known names)."""
+        try:
+            return self.surfaces.index(name)
+        except ValueError:
+            raise VehicleConfigError(
+                f"unknown surface {name!r}; known surfaces: {', '.join(self.surfaces)}") from None
+
+    def set(self, surface: str, friction: float, tire: int = 0) -> None:
+        """Change one entry (takes effect at the next vehicle update)."""
+        if not np.isfinite(friction) or friction < 0:
+            raise VehicleConfigError(f"friction for {surface!r} = {friction}; allowed [0, inf)")
+        self.values[self.surface_index(surface), tire] = friction
+
+    def lookup(self, surface: np.ndarray, tire: np.ndarray) -> np.ndarray:
+        """Friction for arrays of surface and tyre types (unknown surfaces use type 0)."""
+        surface = np.asarray(surface)
+        known = (surface >= 0) & (surface < len(self.surfaces))
+        s = np.where(known, surface, 0)
+        t = np.clip(np.asarray(tire, dtype=int), 0, len(self.tires) - 1)
+        return self.values[s, t]

@@ -1,0 +1,161 @@
+"""Suspension: a spring-damper along a ray-cast suspension line carrying a sprung mass.
+
+Geometry (chassis frame, x forward, y left, z up): the wheel centre at rest is ``position``; the
+suspension travels along the unit vector ``travel_direction`` (pointing down). The ground query is
+a ray that starts at the top of the tyre at maximum compression and runs along the travel
+direction. *Jounce* is compression measured from rest (m, positive = compressed), limited to
+``[-max_droop, max_compression]``.
+
+Spring force along the strut (N), never pulling::
+
+    F = sprung_mass * g + spring_strength * jounce + damper_rate * jounce_rate
+
+so the vehicle rests at zero jounce when the sprung masses match the chassis mass distribution.
+Compression beyond ``max_compression`` adds no spring force: the chassis collision geoms take
+over (as in PhysX), so the scene must give the chassis a collision shape low enough to meet the
+ground before the ray origin does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import VehicleConfigError
+from .params import freeze_arrays, param, validate_fields
+
+
+@dataclass(frozen=True)
+class SuspensionParams:
+    """Per-wheel suspension data; scalars are ``(n_wheels,)``, vectors ``(n_wheels, 3)``."""
+
+    position: np.ndarray = param(unit="m", lo=-50, hi=50, shape="wheel3",
+                                 doc="wheel centre at rest, chassis frame")
+    travel_direction: np.ndarray = param(unit="-", lo=-1, hi=1, shape="wheel3",
+                                         doc="unit vector of compression->droop travel, chassis frame")
+    max_compression: np.ndarray = param(unit="m", lo=0.0, hi=2.0, doc="travel above rest")
+    max_droop: np.ndarray = param(unit="m", lo=0.0, hi=2.0, doc="travel below rest")
+    spring_strength: np.ndarray = param(unit="N/m", lo=0.0, hi=1e8, lo_open=True,
+                                        doc="spring rate")
+    damper_rate: np.ndarray = param(unit="N s/m", lo=0.0, hi=1e7,
+                                    doc="damper rate (damping ratio 0.8..1.2 typical)")
+    sprung_mass: np.ndarray = param(unit="kg", lo=0.0, hi=1e6, lo_open=True,
+                                    doc="chassis mass carried by this spring")
+    camber_at_rest: np.ndarray = param(unit="rad", lo=-0.5, hi=0.5, doc="camber at zero jounce")
+    camber_at_max_compression: np.ndarray = param(unit="rad", lo=-0.5, hi=0.5,
+                                                  doc="camber at full compression")
+    camber_at_max_droop: np.ndarray = param(unit="rad", lo=-0.5, hi=0.5,
+                                            doc="camber at full droop")
+    force_point: np.ndarray = param(unit="m", lo=-50, hi=50, shape="wheel3",
+                                    doc="suspension force application point, chassis frame")
+    tire_force_point: np.ndarray = param(unit="m", lo=-50, hi=50, shape="wheel3",
+                                         doc="tyre force application point, chassis frame")
+
+    def __post_init__(self):
+        freeze_arrays(self)
+
+    def validate(self, prefix: str = "suspension.", where: str = "") -> None:
+        """Range checks plus: unit travel directions and non-zero total travel."""
+        validate_fields(self, prefix, where)
+        pre = f"{where}: " if where else ""
+        norms = np.linalg.norm(self.travel_direction, axis=-1)
+        for i, n in enumerate(norms):
+            if abs(n - 1.0) > 1e-3:
+                raise VehicleConfigError(
+                    f"{pre}{prefix}travel_direction[{i}] has length {n:.4g}; it must be a unit vector")
+        travel = self.max_compression + self.max_droop
+        for i, t in enumerate(travel):
+            if t <= 0.0:
+                raise VehicleConfigError(
+                    f"{pre}{prefix}max_compression[{i}] + max_droop[{i}] = {t:g}; allowed > 0 m")
+
+    def ray_start(self, radius: np.ndarray) -> np.ndarray:
+        """Ray origin (chassis frame, m): top of the tyre at max compression, ``(n_wheels, 3)``."""
+        up = (self.max_compression + radius)[:, None]
+        return self.position - self.travel_direction * up
+
+    def natural_frequency(self) -> np.ndarray:
+        """Undamped natural frequency sqrt(k/m)/(2 pi) of each spring (Hz)."""
+        return np.sqrt(self.spring_strength / self.sprung_mass) / (2.0 * np.pi)
+
+    def damping_ratio(self) -> np.ndarray:
+        """c / (2 sqrt(k m)) per spring (1 = critical)."""
+        return self.damper_rate / (2.0 * np.sqrt(self.spring_strength * self.sprung_mass))
+
+    def alpha(self, dt: float) -> np.ndarray:
+        """PhysX stability ratio sqrt(m/k)/dt; below 5 the spring is too stiff for ``dt``."""
+        return np.sqrt(self.sprung_mass / self.spring_strength) / dt
+
+
+def compute_sprung_masses(positions: np.ndarray, com: np.ndarray, mass: float) -> np.ndarray:
+    """Split the chassis mass over the suspensions so that mass and centre of mass match.
+
+    Solves ``sum(m_i) = M`` and ``sum(m_i * (x_i, y_i)) = M * (x_c, y_c)`` (the ground-plane
+    moments; heights do not matter) for any number of wheels >= 3, taking the solution closest to
+    an equal split. For the usual rectangle of wheels this is the lever rule per axle, like
+    ``PxVehicleComputeSprungMasses``.
+
+    Args:
+        positions: wheel positions, chassis frame, ``(n_wheels, 3)`` (m).
+        com: centre of mass, chassis frame, ``(3,)`` (m).
+        mass: chassis mass (kg).
+
+    Returns:
+        Sprung masses ``(n_wheels,)`` (kg).
+
+    Raises:
+        VehicleConfigError: fewer than 3 wheels, wheels all on one line, or a centre of mass
+            outside the wheels' support polygon (a sprung mass would be negative).
+    """
+    n = len(positions)
+    if n < 3:
+        raise VehicleConfigError(f"wheels: a vehicle needs at least 3 wheels, got {n}")
+    a = np.vstack([np.ones(n), positions[:, 0], positions[:, 1]])
+    b = mass * np.array([1.0, com[0], com[1]])
+    m0 = np.full(n, mass / n)
+    gram = a @ a.T
+    if np.linalg.cond(gram) > 1e12:
+        raise VehicleConfigError("wheels: wheel positions are collinear; cannot support the chassis")
+    m = m0 + a.T @ np.linalg.solve(gram, b - a @ m0)
+    if np.any(m <= 0.0):
+        raise VehicleConfigError(
+            f"chassis.com = {list(np.round(com, 3))} lies outside the wheels' support polygon "
+            f"(sprung masses would be {np.round(m, 1).tolist()} kg)")
+    return m
+
+
+def jounce_from_hit(p: SuspensionParams, radius: np.ndarray, dist: np.ndarray,
+                    cos_incidence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Jounce from a ray hit, placing the tyre so it touches the hit plane.
+
+    Args:
+        p: suspension parameters.
+        radius: wheel radius (m), ``(n_wheels,)``.
+        dist: ray hit distance (m), ``(n_vehicles, n_wheels)``; negative means no hit.
+        cos_incidence: ``-travel_direction . ground_normal`` (1 on flat ground).
+
+    Returns:
+        ``(jounce, in_contact)``: jounce clipped to ``[-max_droop, max_compression]`` (m) and a
+        boolean mask of wheels whose ground lies within suspension travel.
+    """
+    centre_along_ray = dist - radius / np.maximum(cos_incidence, 0.1)
+    jounce = p.max_compression + radius - centre_along_ray
+    in_contact = (dist >= 0.0) & (jounce >= -p.max_droop) & (cos_incidence > 0.1)
+    return np.clip(jounce, -p.max_droop, p.max_compression), in_contact
+
+
+def spring_force(p: SuspensionParams, jounce: np.ndarray, jounce_rate: np.ndarray,
+                 in_contact: np.ndarray, gravity: float) -> np.ndarray:
+    """Strut force magnitude (N) pushing the chassis away from the wheel; 0 when airborne."""
+    f = p.sprung_mass * gravity + p.spring_strength * jounce + p.damper_rate * jounce_rate
+    return np.where(in_contact, np.maximum(f, 0.0), 0.0)
+
+
+def camber(p: SuspensionParams, jounce: np.ndarray) -> np.ndarray:
+    """Camber angle (rad), linear in jounce between rest and each travel limit."""
+    comp = p.camber_at_rest + (p.camber_at_max_compression - p.camber_at_rest) * (
+        jounce / np.where(p.max_compression > 0, p.max_compression, 1.0))
+    droop = p.camber_at_rest + (p.camber_at_max_droop - p.camber_at_rest) * (
+        -jounce / np.where(p.max_droop > 0, p.max_droop, 1.0))
+    return np.where(jounce >= 0.0, comp, droop)
