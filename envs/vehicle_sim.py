@@ -18,6 +18,7 @@ import numpy as np
 
 from traction import vehicle_model as vm
 from traction.scenes import Scene, names
+from traction.vehicle_model.vec import cross
 
 from .surfaces import SurfaceLookup
 
@@ -106,7 +107,7 @@ class VehicleSim:
         com = d.xipos[b][None].copy()
         qv = d.qvel[self.qvel_adr:self.qvel_adr + 6]
         omega = rot[0] @ qv[3:6]                       # free-joint angular velocity is local
-        vel = qv[0:3] + np.cross(omega, com[0] - pos[0])  # linear part is at the body origin
+        vel = qv[0:3] + cross(omega, com[0] - pos[0])  # linear part is at the body origin
         kin = vm.ChassisKinematics(pos, rot, com, vel[None], omega[None])
         ray = d.sensordata[self.sensor_adr[:, None] + np.arange(names.RAY_DATA_SIZE)]
         dist = ray[None, :, 0]
@@ -117,8 +118,8 @@ class VehicleSim:
 
     def _apply(self, kin: vm.ChassisKinematics, out: vm.VehicleOutputs) -> None:
         force = out.susp_force + out.tire_force
-        torque = (np.cross(out.susp_point - kin.com[:, None], out.susp_force)
-                  + np.cross(out.tire_point - kin.com[:, None], out.tire_force))
+        torque = (cross(out.susp_point - kin.com[:, None], out.susp_force)
+                  + cross(out.tire_point - kin.com[:, None], out.tire_force))
         self.data.xfrc_applied[self.body, :3] = force[0].sum(axis=0)
         self.data.xfrc_applied[self.body, 3:] = torque[0].sum(axis=0)
 

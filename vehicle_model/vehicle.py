@@ -16,6 +16,7 @@ from . import sticky, suspension, tire, wheel
 from .chassis import ChassisParams
 from .params import param, validate_fields
 from .surface import FrictionTable
+from .vec import cross, dot
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ def _world(rotation: np.ndarray, vec_body: np.ndarray) -> np.ndarray:
 def _point_velocity(ck: ChassisKinematics, point: np.ndarray) -> np.ndarray:
     """Rigid-body velocity of world points (n, n_wheels, 3)."""
     r = point - ck.com[:, None, :]
-    return ck.velocity[:, None, :] + np.cross(ck.angular_velocity[:, None, :], r)
+    return ck.velocity[:, None, :] + cross(ck.angular_velocity[:, None, :], r)
 
 
 def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundHits,
@@ -168,13 +169,13 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
     steer = np.clip(cmd.steer, -wh.max_steer, wh.max_steer) + wh.toe
     # 2. suspension line in the world and where it meets the ground
     down = _world(ck.rotation, sus.travel_direction)
-    cos_inc = -np.einsum("vwi,vwi->vw", down, hits.normal)
+    cos_inc = -dot(down, hits.normal)
     jounce, contact = suspension.jounce_from_hit(sus, wh.radius, hits.dist, cos_inc)
     start = ck.position[:, None, :] + _world(ck.rotation, sus.ray_start(wh.radius))
     centre = start + down * (sus.max_compression + wh.radius - jounce)[..., None]
     patch = centre - hits.normal * wh.radius[:, None]
     v_patch = _point_velocity(ck, patch)
-    v_normal = np.einsum("vwi,vwi->vw", v_patch, hits.normal)
+    v_normal = dot(v_patch, hits.normal)
     jounce_rate = np.where(contact, -v_normal / np.maximum(cos_inc, 0.1), 0.0)
     f_spring = suspension.spring_force(sus, jounce, jounce_rate, contact, gravity)
     # 3. tyre loads
@@ -185,11 +186,11 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
     # 4. contact frame: wheel heading projected on the ground plane, lateral to its left
     heading_body = np.stack([np.cos(steer), np.sin(steer), np.zeros_like(steer)], axis=-1)
     heading = np.einsum("vij,vwj->vwi", ck.rotation, heading_body)
-    fwd = heading - hits.normal * np.einsum("vwi,vwi->vw", heading, hits.normal)[..., None]
+    fwd = heading - hits.normal * dot(heading, hits.normal)[..., None]
     fwd /= np.maximum(np.linalg.norm(fwd, axis=-1, keepdims=True), 1e-9)
-    left = np.cross(hits.normal, fwd)
-    v_long = np.einsum("vwi,vwi->vw", v_patch, fwd)
-    v_lat = np.einsum("vwi,vwi->vw", v_patch, left)
+    left = cross(hits.normal, fwd)
+    v_long = dot(v_patch, fwd)
+    v_lat = dot(v_patch, left)
     mu_surface = friction_table.lookup(hits.surface, ti.tire_type)
     camber = suspension.camber(sus, jounce)
     # 5. sticky tyre (static friction at rest), once per update
@@ -203,7 +204,7 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
                                            s.sticky_timer[..., 1], v_lat, contact & rolling_slow,
                                            sus.sprung_mass, mu_limit, dt)
     # 6. wheel substeps: slips -> tyre forces -> wheel spin (chassis velocity held)
-    fwd_speed = np.abs(np.einsum("vi,vi->v", ck.velocity, ck.rotation[:, :, 0]))
+    fwd_speed = np.abs(dot(ck.velocity, ck.rotation[:, :, 0]))
     n_sub = np.where(fwd_speed < sim.substep_speed_threshold, sim.substeps_low, sim.substeps_high)
     f_long_sum = np.zeros_like(jounce)
     f_lat_sum = np.zeros_like(jounce)
