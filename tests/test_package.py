@@ -28,3 +28,12 @@ def test_generic_names_are_not_installed_top_level(name):
 @pytest.mark.parametrize("name", ["envs", "train", "scenes", "vehicle_model"])
 def test_traction_subpackages_import(name):
     assert _run(f"import traction.{name}; print('ok')") == "ok"
+
+
+def test_parameter_reference_is_up_to_date():
+    from pathlib import Path
+
+    from traction.train.param_docs import render
+
+    doc = Path(__file__).resolve().parents[1] / "docs" / "vehicle_parameters.md"
+    assert doc.read_text() == render(), "regenerate: python -m traction.train.param_docs"
