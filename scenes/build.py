@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import mujoco
 import numpy as np
-
 from traction.vehicle_model import FrictionTable, VehicleParams, load_vehicle
 
 from . import names, terrain

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import mujoco
 import numpy as np
-
 from traction.vehicle_model import VehicleParams
 
 from . import names

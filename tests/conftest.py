@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from traction.vehicle_model import load_vehicle
 
 

@@ -1,7 +1,6 @@
 """The whole vehicle update on synthetic inputs: bounds, batching, finiteness."""
 
 import numpy as np
-
 from traction import vehicle_model as vm
 
 
