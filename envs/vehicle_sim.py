@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import mujoco
 import numpy as np
+
 from traction import vehicle_model as vm
 from traction.scenes import Scene, names
 from traction.vehicle_model.vec import cross

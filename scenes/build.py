@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import mujoco
 import numpy as np
+
 from traction.vehicle_model import FrictionTable, VehicleParams, load_vehicle
 
 from . import names, terrain
@@ -58,6 +59,7 @@ def build_scene(vehicle: str | VehicleParams = "sedan", terrain_name: str = "fla
     spec.option.timestep = physics_dt
     spec.visual.global_.offwidth = 1280
     spec.visual.global_.offheight = 720
+    spec.visual.rgba.rangefinder = [1.0, 1.0, 0.1, 0.0]  # rays hidden unless a viewer turns them on
     spec.worldbody.add_light(pos=[0, 0, 30], dir=[0, 0, -1],
                             type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL)
     wheel_height = float(np.max(params.wheels.radius - params.suspension.position[:, 2]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import mujoco
 import numpy as np
+
 from traction.vehicle_model import VehicleParams
 
 from . import names
@@ -19,6 +20,34 @@ def _quat_z_to(v: np.ndarray) -> np.ndarray:
     quat = np.zeros(4)
     mujoco.mju_quatZ2Vec(quat, np.asarray(v, dtype=float))
     return quat
+
+
+#: Geom group of collision shapes (hidden by default in MuJoCo's viewer and renderer).
+COLLISION_GROUP = 3
+
+
+def _add_body_visuals(body, p: VehicleParams) -> None:
+    """Contact-free body panels: a narrow lower body between the wheels, a full-width upper body
+    above the tyres, and a cabin; all on the chassis body, so the wheel rays ignore them."""
+    ch, wh, sus = p.chassis, p.wheels, p.suspension
+    length, width, height = ch.body_size
+    bottom = ch.body_centre[2] - height / 2
+    top = ch.body_centre[2] + height / 2
+    tyre_top = float(np.max(sus.position[:, 2] + wh.radius))
+    inner = float(np.min(np.abs(sus.position[:, 1]) - wh.width / 2)) - 0.03
+    lower_top = min(tyre_top, top - 0.05)
+    panels = [
+        (names.CHASSIS_VISUAL + "_lower", [length, 2 * max(inner, 0.1), lower_top - bottom],
+         [ch.body_centre[0], ch.body_centre[1], (bottom + lower_top) / 2], [0.15, 0.35, 0.7, 1]),
+        (names.CHASSIS_VISUAL + "_upper", [length, width, top - lower_top],
+         [ch.body_centre[0], ch.body_centre[1], (lower_top + top) / 2], [0.15, 0.35, 0.7, 1]),
+        (names.CHASSIS_CABIN, [0.45 * length, 0.9 * width, 0.6 * height],
+         [ch.body_centre[0] - 0.1 * length, ch.body_centre[1], top + 0.3 * height],
+         [0.6, 0.75, 0.9, 1]),
+    ]
+    for name, size, pos, rgba in panels:
+        body.add_geom(name=name, type=mujoco.mjtGeom.mjGEOM_BOX, size=(np.array(size) / 2).tolist(),
+                      pos=[float(x) for x in pos], density=0, contype=0, conaffinity=0, rgba=rgba)
 
 
 def add_vehicle(spec: mujoco.MjSpec, p: VehicleParams, pos, quat=(1.0, 0.0, 0.0, 0.0)) -> None:
@@ -37,13 +66,8 @@ def add_vehicle(spec: mujoco.MjSpec, p: VehicleParams, pos, quat=(1.0, 0.0, 0.0,
     body.inertia = ch.inertia.tolist()
     body.add_geom(name=names.CHASSIS_COLLISION, type=mujoco.mjtGeom.mjGEOM_BOX,
                   size=(ch.body_size / 2).tolist(), pos=ch.body_centre.tolist(), density=0,
-                  rgba=[0.15, 0.35, 0.7, 1.0])
-    cabin = ch.body_size * np.array([0.45, 0.9, 0.6])
-    body.add_geom(name=names.CHASSIS_CABIN, type=mujoco.mjtGeom.mjGEOM_BOX,
-                  size=(cabin / 2).tolist(),
-                  pos=(ch.body_centre + [-0.1 * ch.body_size[0], 0, 0.5 * ch.body_size[2]
-                                         + cabin[2] / 2]).tolist(),
-                  density=0, contype=0, conaffinity=0, rgba=[0.6, 0.75, 0.9, 1.0])
+                  group=COLLISION_GROUP, rgba=[0.8, 0.2, 0.2, 0.5])
+    _add_body_visuals(body, p)
     sus, wh = p.suspension, p.wheels
     starts = sus.ray_start(wh.radius)
     axle = _quat_z_to([0.0, 1.0, 0.0])

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from traction.vehicle_model import load_vehicle
 
 

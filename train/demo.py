@@ -13,6 +13,7 @@ import csv
 from pathlib import Path
 
 import numpy as np
+
 from traction.envs import VehicleSim
 from traction.scenes import build_scene
 

@@ -4,6 +4,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+
 from traction.envs import VehicleSim
 from traction.scenes import build_scene
 

@@ -3,6 +3,7 @@
 import mujoco
 import numpy as np
 import pytest
+
 from traction.envs import VehicleSim
 from traction.scenes import TERRAINS, build_scene, names
 

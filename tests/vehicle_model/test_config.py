@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+
 from traction.vehicle_model import (
     VehicleConfigError,
     check_timestep,

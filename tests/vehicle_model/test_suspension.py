@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from traction.vehicle_model import VehicleConfigError, compute_sprung_masses
 from traction.vehicle_model import suspension as sus
 

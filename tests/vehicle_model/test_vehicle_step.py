@@ -1,6 +1,7 @@
 """The whole vehicle update on synthetic inputs: bounds, batching, finiteness."""
 
 import numpy as np
+
 from traction import vehicle_model as vm
 
 

@@ -1,6 +1,7 @@
 """Wheel spin: free spin-up at T/I, brakes stop but never reverse."""
 
 import numpy as np
+
 from traction.vehicle_model import wheel
 
 
