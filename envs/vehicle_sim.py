@@ -30,7 +30,7 @@ class VehicleSim:
         model, data: the MuJoCo model and data.
         params: vehicle parameters.
         state: vehicle state (``n_vehicles = 1``).
-        inputs: per-wheel commands applied at every substep (edit in place or via ``set_inputs``).
+        commands: the driver's commands applied at every substep (set with ``set_commands``).
         outputs: the last :class:`~traction.vehicle_model.VehicleOutputs` (telemetry).
         friction_table: tyre/surface friction, editable between steps.
     """
@@ -68,28 +68,41 @@ class VehicleSim:
         if velocity is not None:
             self.data.qvel[self.qvel_adr:self.qvel_adr + 3] = velocity
         self.state = vm.VehicleState.zeros(self.params, 1)
-        self.inputs = vm.WheelInputs.zeros(self.params, 1)
+        self.commands = vm.Commands.zeros(self.params, 1)
         self.wheel_angle[:] = 0.0
         mujoco.mj_forward(self.model, self.data)
         self.surfaces = SurfaceLookup(self.model, self.data, self.scene.geom_surface)
         self.outputs = None
 
-    def set_inputs(self, drive_torque=0.0, brake=0.0, handbrake=0.0, steer=0.0) -> None:
-        """Set per-wheel commands (scalars broadcast over wheels)."""
-        shape = self.inputs.brake.shape
-        for name, value in (("drive_torque", drive_torque), ("brake", brake),
-                            ("handbrake", handbrake), ("steer", steer)):
-            arr = np.broadcast_to(np.asarray(value, dtype=float), shape)
-            if not np.all(np.isfinite(arr)):
-                raise ValueError(f"{name} must be finite, got {value!r}")
-            setattr(self.inputs, name, arr.copy())
+    def set_commands(self, **values) -> None:
+        """Set command fields (see :class:`~traction.vehicle_model.Commands`); scalars broadcast.
+
+        Example: ``sim.set_commands(throttle=1.0, steer=-0.3)`` or, for a ``direct`` vehicle,
+        ``sim.set_commands(wheel_torque=[0, 0, 500, 500])``. Fields not named keep their value.
+
+        Raises:
+            TypeError: unknown field. ValueError: non-finite value or wrong shape.
+        """
+        for name, value in values.items():
+            if not hasattr(self.commands, name) or name.startswith("_"):
+                raise TypeError(f"unknown command {name!r}; fields: "
+                                f"{', '.join(vars(self.commands))}")
+            current = getattr(self.commands, name)
+            arr = np.asarray(value, dtype=current.dtype)
+            if name != "torque_split" and arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+                raise ValueError(f"command {name} must be finite, got {value!r}")
+            try:
+                setattr(self.commands, name, np.broadcast_to(arr, current.shape).copy())
+            except ValueError:
+                raise ValueError(f"command {name}: shape {arr.shape} does not fit "
+                                 f"{current.shape}") from None
 
     # --- one physics substep ---------------------------------------------------------------
     def substep(self) -> None:
         """mj_step1 -> vehicle update -> xfrc_applied -> mj_step2."""
         mujoco.mj_step1(self.model, self.data)
         kin, hits = self._gather()
-        self.outputs = vm.step(self.params, self.state, kin, hits, self.inputs,
+        self.outputs = vm.step(self.params, self.state, kin, hits, self.commands,
                                self.friction_table, self.dt, self.gravity)
         self._apply(kin, self.outputs)
         self.wheel_angle += self.state.omega * self.dt

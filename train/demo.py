@@ -17,11 +17,11 @@ import numpy as np
 from traction.envs import VehicleSim
 from traction.scenes import build_scene
 
-#: (phase, seconds, rear drive torque per wheel N m, brake 0..1, front steer rad)
+#: (phase, seconds, rear drive torque per wheel N m, brake 0..1, steer -1..1)
 MANOEUVRE = (
     ("accelerate", 4.0, 600.0, 0.0, 0.0),
     ("brake", 3.0, 0.0, 1.0, 0.0),
-    ("turn", 4.0, 600.0, 0.0, 0.25),
+    ("turn", 4.0, 600.0, 0.0, 0.4),
 )
 RECORD_EVERY = 10  # substeps (50 Hz at the 2 ms physics step)
 
@@ -62,8 +62,7 @@ def run(terrain: str, out: Path, **terrain_kwargs) -> Path:
         writer = csv.writer(f)
         writer.writerow(_columns(sim.params.wheel_names))
         for phase, seconds, torque, brake, steer in MANOEUVRE:
-            sim.set_inputs(drive_torque=[0, 0, torque, torque], brake=brake,
-                           steer=[steer, steer, 0, 0])
+            sim.set_commands(wheel_torque=[0, 0, torque, torque], brake=brake, steer=steer)
             for _ in range(round(seconds / sim.dt)):
                 sim.substep()
                 t += sim.dt

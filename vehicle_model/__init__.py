@@ -8,30 +8,37 @@ Never imports mujoco, gymnasium or other traction packages; the simulator coupli
     state = VehicleState.zeros(params, n_vehicles=8)
 """
 
+from .antiroll import AntiRollParams
 from .chassis import ChassisParams
+from .clutch import ClutchParams
 from .config import load_vehicle, parse_vehicle, preset_names
+from .differential import DifferentialParams
+from .engine import EngineParams
 from .errors import VehicleConfigError
+from .gearbox import GearboxParams, GearboxState
+from .steering import SteeringParams
 from .sticky import StickyParams
 from .surface import FrictionTable
 from .suspension import SuspensionParams, compute_sprung_masses
 from .tire import TireLoadFilter, TireParams
+from .update import step
 from .vehicle import (
     ChassisKinematics,
+    Commands,
     GroundHits,
     SimulationParams,
     VehicleOutputs,
     VehicleParams,
     VehicleState,
-    WheelInputs,
     check_timestep,
-    step,
 )
 from .wheel import WheelParams
 
 __all__ = [
-    "ChassisKinematics", "ChassisParams", "FrictionTable", "GroundHits", "SimulationParams",
-    "StickyParams", "SuspensionParams", "TireLoadFilter", "TireParams", "VehicleConfigError",
-    "VehicleOutputs", "VehicleParams", "VehicleState", "WheelInputs", "WheelParams",
-    "check_timestep", "compute_sprung_masses", "load_vehicle", "parse_vehicle", "preset_names",
-    "step",
+    "AntiRollParams", "ChassisKinematics", "ChassisParams", "ClutchParams", "Commands",
+    "DifferentialParams", "EngineParams", "FrictionTable", "GearboxParams", "GearboxState",
+    "GroundHits", "SimulationParams", "SteeringParams", "StickyParams", "SuspensionParams",
+    "TireLoadFilter", "TireParams", "VehicleConfigError", "VehicleOutputs", "VehicleParams",
+    "VehicleState", "WheelParams", "check_timestep", "compute_sprung_masses", "load_vehicle",
+    "parse_vehicle", "preset_names", "step",
 ]

@@ -1,10 +1,12 @@
 """Vehicle definitions as TOML data files.
 
-A file has top-level ``name``/``description``, the tables ``[chassis]``, ``[simulation]``,
-``[sticky]``, ``[tire_load_filter]``, per-wheel defaults in ``[defaults.wheel]``,
-``[defaults.suspension]``, ``[defaults.tire]``, and one ``[[wheels]]`` entry per wheel with a
-``name``, a ``position`` (wheel centre at rest, chassis frame, m) and optional ``wheel``,
-``suspension`` and ``tire`` sub-tables overriding the defaults. Every key is a field of the
+A file has top-level ``name``/``description``; the tables ``[chassis]``, ``[steering]``,
+``[differential]``, ``[engine]``, ``[gearbox]``, ``[clutch]``, ``[simulation]``, ``[sticky]``,
+``[tire_load_filter]``; ``[[anti_roll_bars]]`` entries (``wheels = [a, b]``, ``stiffness``);
+per-wheel defaults in ``[defaults.wheel]``, ``[defaults.suspension]``, ``[defaults.tire]``; and
+one ``[[wheels]]`` entry per wheel with a ``name``, a ``position`` (wheel centre at rest, chassis
+frame, m), an optional ``steer_multiplier`` and optional ``wheel``, ``suspension`` and ``tire``
+sub-tables overriding the defaults. Wheels are referred to by name elsewhere. Every key is a field of the
 corresponding params dataclass (see ``docs/vehicle_parameters.md``); unknown keys are errors.
 Files are parsed with the standard library's ``tomllib`` (data only, no code execution).
 """
@@ -20,9 +22,15 @@ from typing import Any
 
 import numpy as np
 
+from .antiroll import AntiRollParams
 from .chassis import ChassisParams, box_inertia
+from .clutch import ClutchParams
+from .differential import DifferentialParams
+from .engine import EngineParams
 from .errors import VehicleConfigError
+from .gearbox import GearboxParams
 from .params import check_value
+from .steering import SteeringParams, find_partners
 from .sticky import StickyParams
 from .suspension import SuspensionParams, compute_sprung_masses
 from .tire import TireLoadFilter, TireParams
@@ -43,7 +51,14 @@ TIRE_DEFAULTS = {"lat_stiff_x": 2.0, "lat_stiff_y": 0.3125 * 180.0 / math.pi,
 #: Suspension fields derived from others when not given.
 DERIVED = {"position", "sprung_mass", "force_point", "tire_force_point", "moi"}
 TOP_KEYS = {"name", "description", "chassis", "simulation", "sticky", "tire_load_filter",
-            "defaults", "wheels"}
+            "defaults", "wheels", "steering", "differential", "engine", "gearbox", "clutch",
+            "anti_roll_bars"}
+WHEEL_KEYS = {"name", "position", "steer_multiplier", "wheel", "suspension", "tire"}
+#: Simple sections: TOML table -> params class.
+SECTIONS = {"engine": EngineParams, "gearbox": GearboxParams, "clutch": ClutchParams,
+            "tire_load_filter": TireLoadFilter, "sticky": StickyParams,
+            "simulation": SimulationParams}
+INT_FIELDS = {"substeps_low", "substeps_high", "estimate_iterations", "min_wheels_on_ground"}
 
 
 def _fields(cls) -> dict[str, dataclasses.Field]:
@@ -53,6 +68,9 @@ def _fields(cls) -> dict[str, dataclasses.Field]:
 def _convert(value: Any, meta: dict, path: str, where: str) -> Any:
     """Type-check one TOML value against its field shape and range."""
     shape = meta["shape"]
+    if shape == "choice":
+        check_value(path, value, meta, where)
+        return value
     want = {"wheel3": (3,), "vec3": (3,), "table": (3, 2)}.get(shape, ())
     try:
         if isinstance(value, bool) or isinstance(value, str):
@@ -60,10 +78,17 @@ def _convert(value: Any, meta: dict, path: str, where: str) -> Any:
         arr = np.array(value, dtype=float)
     except (TypeError, ValueError):
         arr = None
-    if arr is None or arr.shape != want:
-        kind = "a number" if not want else f"an array of shape {want}"
+    if arr is not None and shape in ("list", "curve"):
+        want = (len(arr),) if shape == "list" else (len(arr), 2)
+    if arr is None or arr.shape != want or (shape in ("list", "curve") and not len(arr)):
+        kind = {"list": "a list of numbers", "curve": "a list of [x, y] pairs"}.get(
+            shape, "a number" if not want else f"an array of shape {want}")
         raise VehicleConfigError(f"{where}: {path} = {value!r} must be {kind}")
     check_value(path, arr, meta, where)
+    if path.rsplit(".", 1)[-1] in INT_FIELDS:
+        if float(arr) != int(arr):
+            raise VehicleConfigError(f"{where}: {path} = {value!r} must be a whole number")
+        return int(arr)
     return arr if want else float(arr)
 
 
@@ -116,10 +141,12 @@ def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
         raise VehicleConfigError(f"{where}: [defaults] may only hold wheel, suspension, tire")
     names, positions = [], []
     for i, w in enumerate(wheels):
-        extra = set(w) - {"name", "position", "wheel", "suspension", "tire"}
+        if not isinstance(w, dict):
+            raise VehicleConfigError(f"{where}: wheels[{i}] must be a table")
+        extra = set(w) - WHEEL_KEYS
         if extra:
             raise VehicleConfigError(f"{where}: unknown key(s) wheels[{i}].{sorted(extra)}; "
-                                     "allowed: name, position, wheel, suspension, tire")
+                                     f"allowed: {', '.join(sorted(WHEEL_KEYS))}")
         names.append(str(w.get("name", f"wheel{i}")))
         meta = _fields(SuspensionParams)["position"].metadata
         positions.append(_convert(w.get("position"), meta, f"wheels[{i}].position", where))
@@ -154,19 +181,76 @@ def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
     trows = _per_wheel(wheels, defaults, TIRE_DEFAULTS, "tire", TireParams, where)
     tcols = {k: _column(trows, k, "tire", where) for k in _fields(TireParams)}
 
+    sections = {key: cls(**_read(data.get(key, {}), cls, key, where))
+                for key, cls in SECTIONS.items()}
     params = VehicleParams(
         name=str(data.get("name", Path(where).stem)), wheel_names=tuple(names), chassis=chassis,
         wheels=wheel_params, suspension=SuspensionParams(**scols), tires=TireParams(**tcols),
-        load_filter=TireLoadFilter(**_read(data.get("tire_load_filter", {}), TireLoadFilter,
-                                           "tire_load_filter", where)),
-        sticky=StickyParams(**_read(data.get("sticky", {}), StickyParams, "sticky", where)),
-        simulation=SimulationParams(**{
-            k: (int(v) if k.startswith("substeps") else v)
-            for k, v in _read(data.get("simulation", {}), SimulationParams, "simulation",
-                              where).items()}))
+        steering=_steering(data, wheels, positions, where),
+        differential=_differential(data.get("differential", {}), names, where),
+        anti_roll=_anti_roll(data.get("anti_roll_bars", []), names, where), **sections)
     params.validate(where)
     _check_mass_balance(params, where)
     return params
+
+
+def _wheel_index(name: Any, names: list[str], path: str, where: str) -> int:
+    if name not in names:
+        raise VehicleConfigError(f"{where}: {path} = {name!r} is not a wheel; wheels: "
+                                 f"{', '.join(names)}")
+    return names.index(name)
+
+
+def _steering(data: dict, wheels: list, positions: np.ndarray, where: str) -> SteeringParams:
+    meta = _fields(SteeringParams)["multiplier"].metadata
+    mult = np.array([_convert(w.get("steer_multiplier", 0.0), meta,
+                              f"wheels[{i}].steer_multiplier", where) for i, w in enumerate(wheels)])
+    values = _read(data.get("steering", {}), SteeringParams, "steering", where, skip=("multiplier",))
+    if "reference_x" not in values:
+        fixed = positions[mult == 0.0, 0]
+        values["reference_x"] = float(fixed.mean()) if fixed.size else 0.0
+    return SteeringParams(multiplier=mult, partner=find_partners(positions), **values)
+
+
+def _differential(table: Any, names: list[str], where: str) -> DifferentialParams:
+    if not isinstance(table, dict):
+        raise VehicleConfigError(f"{where}: differential must be a table")
+    refs = {k: table[k] for k in ("wheels", "driven") if k in table}
+    values = _read({k: v for k, v in table.items() if k not in refs}, DifferentialParams,
+                   "differential", where)
+    extra = {}
+    for key, value in refs.items():
+        if not isinstance(value, list) or not value:
+            raise VehicleConfigError(f"{where}: differential.{key} must be a list of wheel names")
+        idx = tuple(_wheel_index(v, names, f"differential.{key}", where) for v in value)
+        if key == "wheels":
+            if len(idx) != 4:
+                raise VehicleConfigError(f"{where}: differential.wheels needs 4 names "
+                                         "(front_left, front_right, rear_left, rear_right)")
+            extra["four_wheels"] = idx
+        else:
+            extra["driven"] = idx
+    if values.get("type") == "four_wheel" and len(names) < 4:
+        raise VehicleConfigError(f"{where}: differential.type = 'four_wheel' needs 4 wheels")
+    return DifferentialParams(**values, **extra)
+
+
+def _anti_roll(bars: Any, names: list[str], where: str) -> AntiRollParams:
+    if not isinstance(bars, list):
+        raise VehicleConfigError(f"{where}: anti_roll_bars must be [[anti_roll_bars]] entries")
+    pairs, stiffness = [], []
+    for i, bar in enumerate(bars):
+        if not isinstance(bar, dict) or set(bar) != {"wheels", "stiffness"}:
+            raise VehicleConfigError(f"{where}: anti_roll_bars[{i}] needs exactly 'wheels' "
+                                     "(two names) and 'stiffness' (N/m)")
+        w = bar["wheels"]
+        if not isinstance(w, list) or len(w) != 2:
+            raise VehicleConfigError(f"{where}: anti_roll_bars[{i}].wheels must name two wheels")
+        pairs.append(tuple(_wheel_index(n, names, f"anti_roll_bars[{i}].wheels", where) for n in w))
+        if isinstance(bar["stiffness"], bool) or not isinstance(bar["stiffness"], (int, float)):
+            raise VehicleConfigError(f"{where}: anti_roll_bars[{i}].stiffness must be a number")
+        stiffness.append(float(bar["stiffness"]))
+    return AntiRollParams(tuple(pairs), tuple(stiffness))
 
 
 def _check_mass_balance(p: VehicleParams, where: str) -> None:

@@ -22,7 +22,8 @@ from .errors import VehicleConfigError
 
 
 def param(default: Any = dataclasses.MISSING, *, unit: str = "-", lo: float = -math.inf,
-          hi: float = math.inf, lo_open: bool = False, doc: str = "", shape: str = "wheel"):
+          hi: float = math.inf, lo_open: bool = False, doc: str = "", shape: str = "wheel",
+          choices: tuple[str, ...] = ()):
     """A dataclass field with unit, range and description metadata.
 
     Args:
@@ -33,9 +34,12 @@ def param(default: Any = dataclasses.MISSING, *, unit: str = "-", lo: float = -m
         lo_open: if True the lower bound itself is not allowed (``lo < x``).
         doc: one-line description.
         shape: ``"wheel"`` (one value per wheel), ``"wheel3"`` (a 3-vector per wheel),
-            ``"scalar"``, ``"vec3"`` or ``"table"`` (an array validated elementwise).
+            ``"scalar"``, ``"vec3"``, ``"table"`` (an array validated elementwise), ``"list"`` (a
+            1-D array of any length), ``"names"`` (a list of wheel names) or ``"choice"``.
+        choices: allowed strings of a ``"choice"`` field.
     """
-    meta = {"unit": unit, "lo": lo, "hi": hi, "lo_open": lo_open, "doc": doc, "shape": shape}
+    meta = {"unit": unit, "lo": lo, "hi": hi, "lo_open": lo_open, "doc": doc, "shape": shape,
+            "choices": choices}
     if default is dataclasses.MISSING:
         return dataclasses.field(metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
@@ -43,6 +47,10 @@ def param(default: Any = dataclasses.MISSING, *, unit: str = "-", lo: float = -m
 
 def range_text(meta: dict) -> str:
     """Human readable allowed range, e.g. ``(0, inf)`` or ``[0, 1]``."""
+    if meta["shape"] == "choice":
+        return " \\| ".join(meta["choices"])
+    if meta["shape"] == "names":
+        return "wheel names"
     left = "(" if meta["lo_open"] or meta["lo"] == -math.inf else "["
     right = ")" if meta["hi"] == math.inf else "]"
     return f"{left}{meta['lo']:g}, {meta['hi']:g}{right}"
@@ -57,6 +65,13 @@ def check_value(name: str, value: Any, meta: dict, where: str = "") -> None:
         meta: the field's metadata from :func:`param`.
         where: prefix for the message (usually the file name).
     """
+    prefix = f"{where}: " if where else ""
+    if meta["shape"] == "choice":
+        if value not in meta["choices"]:
+            raise VehicleConfigError(f"{prefix}{name} = {value!r}; allowed: {', '.join(meta['choices'])}")
+        return
+    if meta["shape"] == "names":
+        return
     arr = np.asarray(value, dtype=float)
     bad = ~np.isfinite(arr)
     bad |= arr < meta["lo"]
@@ -67,7 +82,6 @@ def check_value(name: str, value: Any, meta: dict, where: str = "") -> None:
         idx = np.argwhere(bad)[0] if arr.ndim else ()
         shown = arr[tuple(idx)] if arr.ndim else float(arr)
         label = name + "".join(f"[{i}]" for i in idx[:1]) if arr.ndim else name
-        prefix = f"{where}: " if where else ""
         raise VehicleConfigError(
             f"{prefix}{label} = {shown:g} is out of range; allowed {range_text(meta)} {meta['unit']}"
         )
@@ -84,7 +98,7 @@ def freeze_arrays(obj: Any) -> None:
     """Convert numeric fields of a frozen dataclass to read-only float arrays in place."""
     for f in dataclasses.fields(obj):
         shape = f.metadata.get("shape")
-        if shape is None or shape == "scalar":
+        if shape in (None, "scalar", "choice", "names"):
             continue
         arr = np.array(getattr(obj, f.name), dtype=float)
         arr.setflags(write=False)

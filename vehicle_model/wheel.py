@@ -66,5 +66,9 @@ def integrate_spin(p: WheelParams, omega: np.ndarray, drive_torque: np.ndarray,
         New spin (rad/s).
     """
     free = (omega + dt * (drive_torque + road_torque) / p.moi) / (1.0 + dt * p.damping_rate / p.moi)
-    dw_brake = dt * brake / p.moi
-    return np.where(np.abs(free) <= dw_brake, 0.0, free - np.sign(free) * dw_brake)
+    return apply_brake(free, dt * brake / p.moi)
+
+
+def apply_brake(omega: np.ndarray, max_change: np.ndarray) -> np.ndarray:
+    """Reduce ``|omega|`` by at most ``max_change`` (rad/s) without crossing zero."""
+    return np.where(np.abs(omega) <= max_change, 0.0, omega - np.sign(omega) * max_change)

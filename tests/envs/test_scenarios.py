@@ -47,7 +47,7 @@ def test_undamped_drop_oscillates_at_natural_frequency(sedan):
 def test_wheel_beyond_droop_gives_no_force_and_free_spin_up(sedan):
     sim = _sim(sedan)
     sim.reset(pos=sim.scene.spawn_pos + [0, 0, 1.0])
-    sim.set_inputs(drive_torque=100.0)
+    sim.set_commands(wheel_torque=100.0)
     sim.substep()
     out = sim.outputs
     assert not out.in_contact.any()
@@ -66,7 +66,7 @@ def test_braking_distance(sedan, surface, mu):
     sim = _sim(sedan, surface=surface)
     sim.reset(velocity=[v0, 0, 0])
     sim.state.omega[:] = v0 / sedan.wheels.radius
-    sim.set_inputs(brake=1.0)
+    sim.set_commands(brake=1.0)
     x0 = sim.com_position()[0]
     for _ in range(int(8.0 / sim.dt)):
         sim.substep()
@@ -80,7 +80,7 @@ def test_braking_distance(sedan, surface, mu):
 
 def test_parked_on_10_degree_slope_does_not_creep_or_jitter(sedan):
     sim = _sim(sedan, "slope", angle_deg=10.0)
-    sim.set_inputs(brake=1.0)
+    sim.set_commands(brake=1.0)
     sim.step(1000)                                         # settle 2 s
     p0 = sim.com_position()
     speeds = []
@@ -94,7 +94,7 @@ def test_parked_on_10_degree_slope_does_not_creep_or_jitter(sedan):
 
 def test_drives_straight(sedan):
     sim = _sim(sedan)
-    sim.set_inputs(drive_torque=[0, 0, 500, 500])
+    sim.set_commands(wheel_torque=[0, 0, 500, 500])
     sim.step(2000)                                         # 4 s
     pos = sim.com_position()
     v = sim.forward_speed()
@@ -114,7 +114,7 @@ def test_low_speed_turn_matches_kinematic_yaw_rate(sedan):
     wheelbase = 2.7
     for _ in range(1500):                                  # 3 s, hold ~5 m/s
         err = 5.0 - sim.forward_speed()
-        sim.set_inputs(drive_torque=[0, 0, 400 * err, 400 * err], steer=[steer, steer, 0, 0])
+        sim.set_commands(wheel_torque=[0, 0, 400 * err, 400 * err], wheel_steer=[steer, steer, 0, 0])
         sim.substep()
     yaw_rate = sim.data.qvel[5]                            # body frame z; chassis is level
     expected = 5.0 * np.tan(steer) / wheelbase
@@ -126,8 +126,8 @@ def test_same_inputs_same_trajectory_bit_for_bit(sedan):
         sim = _sim(sedan)
         rng = np.random.default_rng(3)
         for _ in range(40):
-            sim.set_inputs(drive_torque=rng.uniform(-300, 800, 4), brake=rng.uniform(0, 0.2),
-                           steer=rng.uniform(-0.3, 0.3))
+            sim.set_commands(wheel_torque=rng.uniform(-300, 800, 4), brake=rng.uniform(0, 0.2),
+                           steer=rng.uniform(-1, 1))
             sim.step(10)
         return sim.data.qpos.copy(), sim.state.omega.copy()
 
@@ -137,5 +137,5 @@ def test_same_inputs_same_trajectory_bit_for_bit(sedan):
 
 def test_non_finite_inputs_are_rejected(sedan):
     sim = _sim(sedan)
-    with pytest.raises(ValueError, match="drive_torque"):
-        sim.set_inputs(drive_torque=np.nan)
+    with pytest.raises(ValueError, match="wheel_torque"):
+        sim.set_commands(wheel_torque=np.nan)

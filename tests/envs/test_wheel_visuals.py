@@ -9,7 +9,7 @@ from traction.scenes import build_scene
 
 def test_visual_wheels_follow_jounce_steer_and_spin(sedan):
     sim = VehicleSim(build_scene(sedan, "flat"))
-    sim.set_inputs(drive_torque=[0, 0, 400, 400], steer=[0.3, 0.3, 0, 0])
+    sim.set_commands(wheel_torque=[0, 0, 400, 400], wheel_steer=[0.3, 0.3, 0, 0])
     sim.step(300)
     sim.update_wheel_visuals()
     out = sim.outputs

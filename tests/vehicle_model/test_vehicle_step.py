@@ -21,11 +21,25 @@ def _random_case(p, n, rng):
     normal = np.tile([0.0, 0.0, 1.0], (n, p.n_wheels, 1)) + rng.normal(0, 0.1, (n, p.n_wheels, 3))
     normal /= np.linalg.norm(normal, axis=-1, keepdims=True)
     hits = vm.GroundHits(dist, normal, rng.integers(-1, 9, (n, p.n_wheels)))
-    cmd = vm.WheelInputs(rng.uniform(-2000, 2000, dist.shape), rng.uniform(-0.5, 1.5, dist.shape),
-                         rng.uniform(0, 1, dist.shape), rng.uniform(-1, 1, dist.shape))
+    cmd = vm.Commands.zeros(p, n)
+    cmd.wheel_torque = rng.uniform(-2000, 2000, dist.shape)
+    cmd.wheel_brake = rng.uniform(-0.5, 1.5, dist.shape)
+    cmd.handbrake = rng.uniform(0, 1, n)
+    cmd.steer = rng.uniform(-1.5, 1.5, n)
+    cmd.throttle = rng.uniform(0, 1, n)
     state = vm.VehicleState.zeros(p, n)
     state.omega[:] = rng.normal(0, 30, dist.shape)
     return state, kin, hits, cmd
+
+
+def _slice(obj, i):
+    """Vehicle ``i`` of a batched dataclass (arrays sliced, nested dataclasses recursed)."""
+    import dataclasses
+    out = {}
+    for f in dataclasses.fields(obj):
+        v = getattr(obj, f.name)
+        out[f.name] = _slice(v, i) if dataclasses.is_dataclass(v) else v[i:i + 1].copy()
+    return type(obj)(**out)
 
 
 def test_tyre_force_within_friction_times_load(sedan, rng):
@@ -46,14 +60,12 @@ def test_batch_equals_vehicles_one_by_one(sedan, rng):
     state, kin, hits, cmd = _random_case(sedan, 6, rng)
     singles = []
     for i in range(6):
-        s1 = vm.VehicleState(state.omega[i:i + 1].copy(), state.sticky_anchor[i:i + 1].copy(),
-                             state.sticky_timer[i:i + 1].copy())
+        s1 = _slice(state, i)
         k1 = vm.ChassisKinematics(*(getattr(kin, f)[i:i + 1] for f in
                                     ("position", "rotation", "com", "velocity",
                                      "angular_velocity")))
         h1 = vm.GroundHits(hits.dist[i:i + 1], hits.normal[i:i + 1], hits.surface[i:i + 1])
-        c1 = vm.WheelInputs(*(getattr(cmd, f)[i:i + 1] for f in
-                              ("drive_torque", "brake", "handbrake", "steer")))
+        c1 = _slice(cmd, i)
         singles.append((vm.step(sedan, s1, k1, h1, c1, table, 0.002).tire_force, s1.omega))
     out = vm.step(sedan, state, kin, hits, cmd, table, 0.002)
     for i, (force, omega) in enumerate(singles):

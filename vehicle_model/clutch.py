@@ -1,0 +1,29 @@
+"""Clutch: couples the engine to the differential with torque ``strength * clutch_slip``.
+
+``clutch_slip = omega_engine - G * sum(alpha_i * omega_i)`` where ``G`` is gear x final ratio and
+``alpha_i`` are the differential's speed contributions. Accuracy modes as in PhysX:
+``best_possible`` solves engine and wheel spins implicitly together (stable at any strength and
+step); ``estimate`` runs ``estimate_iterations`` Gauss-Seidel sweeps of the same equations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .params import param, validate_fields
+
+
+@dataclass(frozen=True)
+class ClutchParams:
+    """Clutch data (scalars)."""
+
+    strength: float = param(10.0, unit="N m s/rad", lo=0.0, hi=1e6, lo_open=True,
+                            shape="scalar", doc="torque per rad/s of clutch slip")
+    accuracy: str = param("best_possible", shape="choice", choices=("best_possible", "estimate"),
+                          doc="implicit solve or iterative estimate")
+    estimate_iterations: int = param(5, unit="-", lo=1, hi=100, shape="scalar",
+                                     doc="sweeps in estimate mode")
+
+    def validate(self, prefix: str = "clutch.", where: str = "") -> None:
+        """Raise VehicleConfigError naming the first field out of range."""
+        validate_fields(self, prefix, where)

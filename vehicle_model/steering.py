@@ -1,0 +1,72 @@
+"""Steering: per-wheel steer multipliers and Ackermann correction.
+
+The steer command ``s`` in [-1, 1] gives each wheel the nominal angle
+``s * max_angle * multiplier`` (multiplier 1 for a front axle, a fraction for a second steered axle,
+negative for a rear axle that steers the other way). With Ackermann correction (``accuracy`` in
+[0, 1]) the inner wheel of each steered pair keeps its nominal angle and the outer wheel turns
+less, towards the ideal ``atan(L / (L / tan(inner) + w))`` for axle distance ``L`` from the
+reference axle (``reference_x``, by default the mean position of the unsteered wheels) and pair
+width ``w``; so inner and outer match ``atan(L / (R -+ w/2))`` for a turn radius ``R`` at the axle
+centre. Angles are finally limited by each wheel's ``max_steer`` and offset by its toe.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .params import freeze_arrays, param, validate_fields
+
+
+@dataclass(frozen=True)
+class SteeringParams:
+    """Steering linkage (``multiplier`` per wheel)."""
+
+    max_angle: float = param(0.0, unit="rad", lo=0.0, hi=1.6, shape="scalar",
+                             doc="nominal angle at full steer for multiplier 1")
+    multiplier: np.ndarray = param(0.0, unit="-", lo=-1.0, hi=1.0,
+                                   doc="per-wheel share of the steer angle (sign = direction)")
+    ackermann_accuracy: float = param(1.0, unit="-", lo=0.0, hi=1.0, shape="scalar",
+                                      doc="0 = parallel steer, 1 = ideal Ackermann")
+    reference_x: float = param(0.0, unit="m", lo=-50.0, hi=50.0, shape="scalar",
+                               doc="x of the unsteered axle the turn centre lies on")
+    partner: tuple[int, ...] = field(default=())   # other wheel of the same axle, -1 if none
+
+    def __post_init__(self):
+        freeze_arrays(self)
+
+    def validate(self, prefix: str = "steering.", where: str = "") -> None:
+        """Raise VehicleConfigError naming the first field out of range."""
+        validate_fields(self, prefix, where)
+
+
+def find_partners(positions: np.ndarray, tol: float = 0.02) -> tuple[int, ...]:
+    """For each wheel, the wheel on the other side at the same x (-1 if none)."""
+    out = []
+    for i, (x, y, _) in enumerate(positions):
+        cands = [j for j, (xj, yj, _) in enumerate(positions)
+                 if j != i and abs(xj - x) < tol and yj * y < 0]
+        out.append(min(cands, key=lambda j: abs(positions[j, 1] + y)) if cands else -1)
+    return tuple(out)
+
+
+def steer_angles(p: SteeringParams, positions: np.ndarray, steer: np.ndarray) -> np.ndarray:
+    """Per-wheel angles (rad) from the normalised steer command ``(n_vehicles,)``, before limits.
+
+    Positive angles turn left.
+    """
+    nominal = steer[:, None] * p.max_angle * p.multiplier
+    if p.ackermann_accuracy <= 0.0 or not p.partner:
+        return nominal
+    partner = np.array(p.partner)
+    has = partner >= 0
+    length = np.abs(positions[:, 0] - p.reference_x)
+    width = np.where(has, np.abs(positions[:, 1] - positions[np.maximum(partner, 0), 1]), 0.0)
+    side = np.sign(positions[:, 1])
+    outer = has & (length > 1e-6) & (side * np.sign(steer)[:, None] < 0)
+    mag = np.abs(nominal)
+    with np.errstate(divide="ignore"):
+        ideal = np.arctan(length / (width + length / np.tan(np.maximum(mag, 1e-9))))
+    corrected = mag + p.ackermann_accuracy * (ideal - mag)
+    return np.where(outer & (mag > 1e-9), np.sign(nominal) * corrected, nominal)
