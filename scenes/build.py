@@ -12,7 +12,7 @@ from traction.vehicle_model import FrictionTable, VehicleParams, load_vehicle
 from . import names, terrain
 from .vehicle import add_vehicle
 
-TERRAINS = ("flat", "slope")
+TERRAINS = ("flat", "slope", "crest")
 
 
 @dataclass
@@ -41,7 +41,8 @@ def build_scene(vehicle: str | VehicleParams = "sedan", terrain_name: str = "fla
 
     Args:
         vehicle: preset name, TOML path or loaded params.
-        terrain_name: ``"flat"`` or ``"slope"`` (``angle_deg=...``).
+        terrain_name: ``"flat"`` (``patches=...``), ``"slope"`` (``angle_deg=...``) or
+            ``"crest"`` (``spacing, depth, width, count, incline_deg``).
         physics_dt: MuJoCo timestep (s).
         surface: surface name of the ground (row of the friction table).
         friction_table: table the surface name is looked up in (default table if None).
@@ -64,9 +65,12 @@ def build_scene(vehicle: str | VehicleParams = "sedan", terrain_name: str = "fla
                             type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL)
     wheel_height = float(np.max(params.wheels.radius - params.suspension.position[:, 2]))
     fn = getattr(terrain, terrain_name)
-    pos, quat = fn(spec, wheel_height, **terrain_kwargs)
+    pos, quat, surfaces = fn(spec, wheel_height, **terrain_kwargs)
     add_vehicle(spec, params, pos, quat)
     model = spec.compile()
     geom_surface = np.full(model.ngeom, -1, dtype=np.int64)
     geom_surface[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, names.GROUND)] = surface_type
+    for geom, name in surfaces.items():
+        geom_surface[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, geom)] = \
+            table.surface_index(name)
     return Scene(model, params, pos, quat, geom_surface)

@@ -6,6 +6,7 @@ CHASSIS_COLLISION = "chassis_collision"
 CHASSIS_CABIN = "chassis_cabin"
 CHASSIS_VISUAL = "chassis_body"
 GROUND = "ground"
+TERRAIN_HFIELD = "terrain"
 CAMERA_CHASE = "chase"
 CAMERA_TOP = "top"
 
@@ -27,3 +28,8 @@ def wheel_ray_sensor(i: int) -> str:
 def wheel_visual(i: int) -> str:
     """Visual-only tyre geom of wheel ``i`` (on the chassis body, so its own rays ignore it)."""
     return f"wheel{i}_tyre"
+
+
+def ground_patch(i: int) -> str:
+    """Surface patch ``i`` lying on the ground."""
+    return f"{GROUND}_patch{i}"

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from traction.vehicle_model import (
     ChassisParams,
+    ClutchParams,
+    DifferentialParams,
+    EngineParams,
+    GearboxParams,
     SimulationParams,
+    SteeringParams,
     StickyParams,
     SuspensionParams,
     TireLoadFilter,
@@ -24,6 +29,15 @@ SECTIONS = (
      "Per wheel. `position` comes from `wheels[i].position`; `sprung_mass` is computed from the "
      "CoM when omitted; both force points default to the wheel centre at rest."),
     ("tire (`[defaults.tire]` / `wheels[i].tire`)", TireParams, "Per wheel, PhysX default model."),
+    ("[steering]", SteeringParams,
+     "`multiplier` is given per wheel as `wheels[i].steer_multiplier`; `reference_x` defaults to "
+     "the mean x of the unsteered wheels."),
+    ("[differential]", DifferentialParams,
+     "Also `wheels = [fl, fr, rl, rr]` (four_wheel; default the first four wheels) and "
+     "`driven = [names]` (multi_wheel, torque_vectoring; default all wheels)."),
+    ("[engine]", EngineParams, "Used by every differential type except `direct`."),
+    ("[gearbox]", GearboxParams, "Gears: -1 reverse, 0 neutral, 1..N forward."),
+    ("[clutch]", ClutchParams, ""),
     ("[tire_load_filter]", TireLoadFilter, "Normalised load -> filtered normalised load."),
     ("[sticky]", StickyParams, "Static friction at rest (see `vehicle_model/sticky.py`)."),
     ("[simulation]", SimulationParams, "Numerical settings of the vehicle update."),
@@ -41,6 +55,10 @@ def render() -> str:
                   "|---|---|---|---|"]
         lines += [f"| `{n}` | {u} | {r} | {d} |" for n, u, r, d in describe(cls)]
         lines.append("")
+    lines += ["## [[anti_roll_bars]]", "",
+              "One entry per bar: `wheels = [a, b]` (two wheel names) and `stiffness` (N/m, "
+              "[0, 1e+07]); adds `stiffness * (jounce_a - jounce_b)` to a's strut force and "
+              "takes it from b's.", ""]
     return "\n".join(lines)
 
 

@@ -42,6 +42,7 @@ WHEEL_DEFAULTS = {"width": 0.25, "mass": 20.0, "damping_rate": 0.25, "max_brake_
                   "max_handbrake_torque": 0.0, "max_steer": 0.0, "toe": 0.0}
 SUSPENSION_DEFAULTS = {"travel_direction": [0.0, 0.0, -1.0], "max_compression": 0.3,
                        "max_droop": 0.1, "spring_strength": 35000.0, "damper_rate": 4500.0,
+                       "bump_stop_stiffness": 0.0,
                        "camber_at_rest": 0.0, "camber_at_max_compression": 0.0,
                        "camber_at_max_droop": 0.0}
 TIRE_DEFAULTS = {"lat_stiff_x": 2.0, "lat_stiff_y": 0.3125 * 180.0 / math.pi,

@@ -7,7 +7,7 @@ the same idea is an explicit spring-damper anchored where the contact patch came
 
 * a direction becomes sticky after its contact-patch speed stayed below ``speed`` for ``time``
   seconds (longitudinally only while the wheel is locked by the brake, laterally only while the
-  vehicle barely rolls);
+  wheel neither rolls nor spins on the spot);
 * while sticky, the patch displacement from its anchor is integrated and the force is
   ``-k * displacement - c * velocity`` with ``k = m_s (2 pi f)^2`` and ``c = 2 zeta sqrt(k m_s)``
   from the wheel's sprung mass, so the patch behaves like a critically damped ``f`` Hz mode;

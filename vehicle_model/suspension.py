@@ -11,9 +11,10 @@ Spring force along the strut (N), never pulling::
     F = sprung_mass * g + spring_strength * jounce + damper_rate * jounce_rate
 
 so the vehicle rests at zero jounce when the sprung masses match the chassis mass distribution.
-Compression beyond ``max_compression`` adds no spring force: the chassis collision geoms take
-over (as in PhysX), so the scene must give the chassis a collision shape low enough to meet the
-ground before the ray origin does.
+Compression beyond ``max_compression`` adds no spring force unless the wheel has a bump stop
+(``bump_stop_stiffness`` > 0, N/m, acting on the compression past the limit); without one the
+chassis collision geoms take over (as in PhysX), so the scene must give the chassis a collision
+shape low enough to meet the ground before the ray origin does.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ class SuspensionParams:
                                     doc="damper rate (damping ratio 0.8..1.2 typical)")
     sprung_mass: np.ndarray = param(unit="kg", lo=0.0, hi=1e6, lo_open=True,
                                     doc="chassis mass carried by this spring")
+    bump_stop_stiffness: np.ndarray = param(unit="N/m", lo=0.0, hi=1e9,
+                                            doc="spring rate past max_compression (0: none)")
     camber_at_rest: np.ndarray = param(unit="rad", lo=-0.5, hi=0.5, doc="camber at zero jounce")
     camber_at_max_compression: np.ndarray = param(unit="rad", lo=-0.5, hi=0.5,
                                                   doc="camber at full compression")
@@ -136,19 +139,22 @@ def jounce_from_hit(p: SuspensionParams, radius: np.ndarray, dist: np.ndarray,
         cos_incidence: ``-travel_direction . ground_normal`` (1 on flat ground).
 
     Returns:
-        ``(jounce, in_contact)``: jounce clipped to ``[-max_droop, max_compression]`` (m) and a
-        boolean mask of wheels whose ground lies within suspension travel.
+        ``(jounce, in_contact, overtravel)``: jounce clipped to ``[-max_droop, max_compression]``
+        (m), a boolean mask of wheels whose ground lies within suspension travel, and the
+        compression beyond ``max_compression`` (m, >= 0).
     """
     centre_along_ray = dist - radius / np.maximum(cos_incidence, 0.1)
     jounce = p.max_compression + radius - centre_along_ray
     in_contact = (dist >= 0.0) & (jounce >= -p.max_droop) & (cos_incidence > 0.1)
-    return np.clip(jounce, -p.max_droop, p.max_compression), in_contact
+    overtravel = np.where(in_contact, np.maximum(jounce - p.max_compression, 0.0), 0.0)
+    return np.clip(jounce, -p.max_droop, p.max_compression), in_contact, overtravel
 
 
 def spring_force(p: SuspensionParams, jounce: np.ndarray, jounce_rate: np.ndarray,
-                 in_contact: np.ndarray, gravity: float) -> np.ndarray:
+                 in_contact: np.ndarray, gravity: float, overtravel=0.0) -> np.ndarray:
     """Strut force magnitude (N) pushing the chassis away from the wheel; 0 when airborne."""
-    f = p.sprung_mass * gravity + p.spring_strength * jounce + p.damper_rate * jounce_rate
+    f = (p.sprung_mass * gravity + p.spring_strength * jounce + p.damper_rate * jounce_rate
+         + p.bump_stop_stiffness * overtravel)
     return np.where(in_contact, np.maximum(f, 0.0), 0.0)
 
 

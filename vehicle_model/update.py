@@ -69,14 +69,14 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
     # 2. suspension line in the world, where it meets the ground, strut force (+ anti-roll bars)
     down = _world(ck.rotation, sus.travel_direction)
     cos_inc = -dot(down, hits.normal)
-    jounce, contact = suspension.jounce_from_hit(sus, wh.radius, hits.dist, cos_inc)
+    jounce, contact, overtravel = suspension.jounce_from_hit(sus, wh.radius, hits.dist, cos_inc)
     start = ck.position[:, None, :] + _world(ck.rotation, sus.ray_start(wh.radius))
     centre = start + down * (sus.max_compression + wh.radius - jounce)[..., None]
     patch = centre - hits.normal * wh.radius[:, None]
     v_patch = ck.velocity[:, None, :] + cross(ck.angular_velocity[:, None, :],
                                               patch - ck.com[:, None, :])
     jounce_rate = np.where(contact, -dot(v_patch, hits.normal) / np.maximum(cos_inc, 0.1), 0.0)
-    f_spring = suspension.spring_force(sus, jounce, jounce_rate, contact, gravity)
+    f_spring = suspension.spring_force(sus, jounce, jounce_rate, contact, gravity, overtravel)
     if p.anti_roll.pairs:
         f_spring = np.maximum(f_spring + antiroll.forces(p.anti_roll, jounce, contact), 0.0)
     # 3. tyre loads
@@ -98,9 +98,10 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
     locked = (s.omega == 0.0) & (brake_torque > 0.0)
     stick_long, f_stick_long = sticky.update(p.sticky, s.sticky_anchor[..., 0], s.sticky_timer[..., 0],
                                              v_long, contact & locked, sus.sprung_mass, mu_limit, dt)
+    patch_still = (np.abs(v_long) < p.sticky.speed) & (
+        np.abs(v_long - s.omega * wh.radius) < p.sticky.speed)   # not rolling, not spinning
     stick_lat, f_stick_lat = sticky.update(p.sticky, s.sticky_anchor[..., 1], s.sticky_timer[..., 1],
-                                           v_lat, contact & (np.abs(v_long) < p.sticky.speed),
-                                           sus.sprung_mass, mu_limit, dt)
+                                           v_lat, contact & patch_still, sus.sprung_mass, mu_limit, dt)
     # 6. wheel substeps: slips -> tyre forces -> drivetrain and wheel spin (chassis held)
     fwd_speed = np.abs(dot(ck.velocity, ck.rotation[:, :, 0]))
     n_sub = np.where(fwd_speed < sim.substep_speed_threshold, sim.substeps_low, sim.substeps_high)
@@ -155,9 +156,10 @@ def _spin(p, s, cmd, contact, f_spring, road, brake_torque, throttle, ratio, h):
     beta, alpha = _torque_ratios(p, s, cmd, contact, f_spring)
     tank = p.differential.type == "tank"
     groups = p.groups
-    to_group = (lambda x: x @ groups) if tank else (lambda x: x)
+    to_group = (lambda x: x @ groups) if tank else (lambda x: x)       # sums over a track
+    spin = s.omega @ groups / groups.sum(axis=0) if tank else s.omega  # shared track spin
     w_e, w_g, clutch, t_eng = drivetrain.solve(
-        p.engine, p.clutch, s.engine_omega, to_group(s.omega), to_group(wh.moi),
+        p.engine, p.clutch, s.engine_omega, spin, to_group(wh.moi),
         to_group(wh.damping_rate), to_group(road), to_group(brake_torque), throttle, ratio,
         beta, alpha, h)
     drive_g = beta * ratio[:, None] * clutch[:, None]

@@ -45,7 +45,7 @@ def test_spring_force_law_and_limits(sedan):
     g = 9.81
     rest_dist = p.max_compression + 2 * r       # ray length to the ground at zero jounce
     for dj in (-0.05, 0.0, 0.07):
-        jounce, contact = sus.jounce_from_hit(p, r, (rest_dist - dj)[None], np.ones((1, 4)))
+        jounce, contact, _ = sus.jounce_from_hit(p, r, (rest_dist - dj)[None], np.ones((1, 4)))
         np.testing.assert_allclose(jounce[0], np.full(4, dj), atol=1e-12)
         f = sus.spring_force(p, jounce, np.full((1, 4), 0.2), contact, g)
         np.testing.assert_allclose(f[0], p.sprung_mass * g + p.spring_strength * dj
@@ -53,11 +53,11 @@ def test_spring_force_law_and_limits(sedan):
     # beyond max droop: no contact, no force; no hit at all likewise
     far = rest_dist + p.max_droop + 0.01
     for dist in (far, np.full(4, -1.0)):
-        jounce, contact = sus.jounce_from_hit(p, r, dist[None], np.ones((1, 4)))
+        jounce, contact, _ = sus.jounce_from_hit(p, r, dist[None], np.ones((1, 4)))
         assert not contact.any()
         assert np.all(sus.spring_force(p, jounce, np.zeros((1, 4)), contact, g) == 0)
     # never pulls: fast extension gives zero, not negative
-    jounce, contact = sus.jounce_from_hit(p, r, rest_dist[None], np.ones((1, 4)))
+    jounce, contact, _ = sus.jounce_from_hit(p, r, rest_dist[None], np.ones((1, 4)))
     assert np.all(sus.spring_force(p, jounce, np.full((1, 4), -100.0), contact, g) == 0)
 
 

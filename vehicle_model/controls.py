@@ -1,0 +1,67 @@
+"""Driver input smoothing (PhysX's key/pad smoothing and steer-vs-speed table).
+
+Raw inputs from a keyboard (digital, on/off) or a gamepad/agent (analog, 0..1 or -1..1) are
+smoothed with per-channel rise and fall rates (units per second) before they reach the vehicle:
+a digital input ramps toward 1 while pressed and toward 0 when released; an analog value moves
+toward the raw value no faster than the rates allow. The steer is further limited by a table of
+the largest steer command against forward speed, so full lock is impossible at speed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Channels smoothed, in order.
+CHANNELS = ("throttle", "brake", "handbrake", "steer")
+
+
+@dataclass(frozen=True)
+class SmoothingParams:
+    """Rise and fall rates (1/s) per channel (throttle, brake, handbrake, steer) and the steer
+    limit table ``(speed m/s, largest |steer| command)``. Defaults: PhysX snippet values."""
+
+    rise: tuple[float, ...] = (6.0, 6.0, 12.0, 2.5)
+    fall: tuple[float, ...] = (10.0, 10.0, 12.0, 5.0)
+    steer_vs_speed: tuple[tuple[float, float], ...] = field(
+        default=((0.0, 0.75), (5.0, 0.75), (30.0, 0.125), (120.0, 0.1)))
+
+    @classmethod
+    def keyboard(cls) -> SmoothingParams:
+        """PhysX's digital (key) smoothing rates."""
+        return cls(rise=(3.0, 3.0, 10.0, 2.5), fall=(5.0, 5.0, 10.0, 5.0))
+
+
+def steer_limit(p: SmoothingParams, forward_speed: np.ndarray) -> np.ndarray:
+    """Largest steer command magnitude at ``|forward_speed|`` (m/s)."""
+    table = np.array(p.steer_vs_speed)
+    return np.interp(np.abs(forward_speed), table[:, 0], table[:, 1])
+
+
+def smooth(p: SmoothingParams, current: np.ndarray, raw: np.ndarray, forward_speed: np.ndarray,
+           dt: float) -> np.ndarray:
+    """Move ``current`` toward ``raw`` at the channel rates and apply the steer limit.
+
+    A value whose magnitude grows (moves away from 0) uses the rise rate, otherwise the fall rate;
+    a steer that changes sign first falls to 0 at the fall rate.
+
+    Args:
+        p: smoothing parameters.
+        current: smoothed values ``(n_vehicles, 4)`` (throttle, brake, handbrake, steer).
+        raw: raw values, same shape; digital inputs are 0/1 (steer -1/0/1).
+        forward_speed: ``(n_vehicles,)`` m/s.
+        dt: step (s).
+
+    Returns:
+        New smoothed values, same shape.
+    """
+    rise = np.asarray(p.rise) * dt
+    fall = np.asarray(p.fall) * dt
+    grows = (np.abs(raw) > np.abs(current)) & (raw * current >= 0)
+    step = np.where(grows, rise, fall)
+    out = current + np.clip(raw - current, -step, step)
+    crossing = (current != 0) & (np.sign(out) != np.sign(current)) & ~grows
+    out = np.where(crossing & (np.abs(raw - current) > step), current - np.sign(current) * step, out)
+    out[:, 3] = np.clip(out[:, 3], -steer_limit(p, forward_speed), steer_limit(p, forward_speed))
+    return out

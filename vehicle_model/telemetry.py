@@ -1,0 +1,86 @@
+"""Telemetry: ring buffers of the PhysX telemetry channels, as arrays, with a CSV writer.
+
+Per wheel: jounce, suspension force, tyre load, normalised load, wheel omega, friction,
+longitudinal slip, normalised longitudinal force, lateral slip, normalised lateral force,
+normalised aligning moment. Per vehicle: engine revs, engine drive torque, clutch slip, throttle,
+brake, handbrake and steer commands, gear ratio. Recording is optional and costs one copy per
+sample; nothing is recorded unless :meth:`Telemetry.record` is called.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+from .vehicle import Commands, VehicleOutputs, VehicleState
+
+WHEEL_CHANNELS = ("jounce", "suspension_force", "tire_load", "normalised_tire_load", "wheel_omega",
+                  "tire_friction", "long_slip", "norm_long_force", "lat_slip", "norm_lat_force",
+                  "norm_aligning_moment")
+VEHICLE_CHANNELS = ("engine_revs", "engine_drive_torque", "clutch_slip", "accel_control",
+                    "brake_control", "handbrake_control", "steer_control", "gear_ratio")
+
+
+class Telemetry:
+    """Last ``capacity`` samples of every channel for a batch of vehicles.
+
+    Attributes:
+        time: ``(capacity,)`` sample times (s).
+        wheel: ``(capacity, n_vehicles, n_wheels, 11)`` wheel channels.
+        vehicle: ``(capacity, n_vehicles, 8)`` vehicle channels.
+    """
+
+    def __init__(self, n_vehicles: int, n_wheels: int, capacity: int = 256):
+        self.capacity = capacity
+        self.time = np.zeros(capacity)
+        self.wheel = np.zeros((capacity, n_vehicles, n_wheels, len(WHEEL_CHANNELS)))
+        self.vehicle = np.zeros((capacity, n_vehicles, len(VEHICLE_CHANNELS)))
+        self.count = 0
+
+    def record(self, t: float, out: VehicleOutputs, state: VehicleState, cmd: Commands) -> None:
+        """Store one sample (overwrites the oldest when full)."""
+        i = self.count % self.capacity
+        load = np.where(out.load > 0, out.load, 1.0)
+        norm = np.where(out.load > 0, 1.0 / load, 0.0)
+        self.time[i] = t
+        self.wheel[i] = np.stack([
+            out.jounce, out.spring_force, out.load, out.normalised_load, state.omega,
+            out.friction, out.long_slip, out.long_force * norm, out.lat_slip,
+            out.lat_force * norm, out.aligning_moment * norm], axis=-1)
+        self.vehicle[i] = np.stack([
+            out.engine_omega, out.engine_torque, out.clutch_slip, out.throttle,
+            np.clip(cmd.brake, 0, 1), np.clip(cmd.handbrake, 0, 1), np.clip(cmd.steer, -1, 1),
+            out.gear_ratio], axis=-1)
+        self.count += 1
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Samples in time order: ``{"time": (k,), "<wheel channel>": (k, n, w), "<vehicle
+        channel>": (k, n)}`` for the ``k = min(count, capacity)`` stored samples."""
+        k = min(self.count, self.capacity)
+        order = (np.arange(k) + (self.count - k)) % self.capacity
+        out = {"time": self.time[order]}
+        for j, name in enumerate(WHEEL_CHANNELS):
+            out[name] = self.wheel[order, :, :, j]
+        for j, name in enumerate(VEHICLE_CHANNELS):
+            out[name] = self.vehicle[order, :, j]
+        return out
+
+    def write_csv(self, path: str | Path, vehicle: int = 0,
+                  wheel_names: tuple[str, ...] | None = None) -> Path:
+        """Write one vehicle's samples as CSV (a column per channel and wheel)."""
+        data = self.arrays()
+        n_wheels = self.wheel.shape[2]
+        names = wheel_names or tuple(f"w{j}" for j in range(n_wheels))
+        header = ["time", *VEHICLE_CHANNELS]
+        header += [f"{c}_{w}" for c in WHEEL_CHANNELS for w in names]
+        path = Path(path)
+        with path.open("w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(header)
+            for s in range(len(data["time"])):
+                row = [data["time"][s], *(data[c][s, vehicle] for c in VEHICLE_CHANNELS)]
+                row += [data[c][s, vehicle, j] for c in WHEEL_CHANNELS for j in range(n_wheels)]
+                writer.writerow([f"{x:.6g}" for x in row])
+        return path
