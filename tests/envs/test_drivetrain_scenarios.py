@@ -1,0 +1,139 @@
+"""Drivetrain scenarios in MuJoCo: gears, autobox, differentials, 6x6 on crests, tank turns."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from traction.envs import VehicleSim
+from traction.scenes import build_scene
+from traction.vehicle_model import load_vehicle
+
+
+def _variant(preset, **parts):
+    p = load_vehicle(preset)
+    return dataclasses.replace(p, **{k: dataclasses.replace(getattr(p, k), **v)
+                                     for k, v in parts.items()})
+
+
+def _yaw(sim):
+    m = sim.data.xmat[sim.body]
+    return np.arctan2(m[3], m[0])
+
+
+def test_engine_and_wheel_speeds_follow_gear_ratio_at_top_speed():
+    p = _variant("sedan_rwd", gearbox={"autobox": 0.0})
+    sim = VehicleSim(build_scene(p, "flat"))
+    sim.state.gearbox.gear[:] = 2
+    sim.state.gearbox.target[:] = 2
+    sim.set_commands(throttle=1.0)
+    sim.step(int(10 / sim.dt))
+    out = sim.outputs
+    assert out.engine_omega[0] > 0.97 * p.engine.max_omega          # on the rev limiter
+    wheel = sim.state.omega[0] @ p.base_split                       # driven (rear) wheels
+    ratio = p.gearbox.forward_ratios[1] * p.gearbox.final_ratio
+    assert out.engine_omega[0] == pytest.approx(wheel * ratio, rel=0.02)
+
+
+def _run_gears(p, seconds, throttle=1.0, brake=0.0, sim=None):
+    sim = sim or VehicleSim(build_scene(p, "flat"))
+    sim.set_commands(throttle=throttle, brake=brake)
+    gears, targets, neutral = [], [], 0
+    for _ in range(int(seconds / sim.dt)):
+        sim.substep()
+        gears.append(int(sim.state.gearbox.gear[0]))
+        targets.append(int(sim.state.gearbox.target[0]))
+        neutral += sim.outputs.gear_ratio[0] == 0.0
+    return sim, np.array(gears), np.array(targets), neutral * sim.dt / seconds
+
+
+def test_autobox_shifts_up_through_every_gear_and_down_when_braking():
+    p = load_vehicle("sedan_rwd")
+    sim, gears, targets, _ = _run_gears(p, 12.0)
+    changes = gears[np.flatnonzero(np.diff(gears)) + 1]
+    assert list(changes) == [2, 3, 4, 5]                            # each gear once, in order
+    sim, gears, targets, _ = _run_gears(p, 10.0, throttle=0.0, brake=1.0, sim=sim)
+    assert np.all(np.diff(gears) <= 0) and gears[-1] == 1           # down to first, never up
+    assert targets.min() >= 1                                       # never asked for neutral
+    assert abs(sim.forward_speed()) < 0.01
+
+
+def test_autobox_latency_shorter_than_switch_time_cycles_like_physx_warns():
+    """PhysX troubleshooting: with its default gear table (ratios halving, up 0.65 / down 0.5) and
+    a latency below the switch time, each upshift lands below the down ratio and the car drops
+    straight back: 1 -> 2 -> 1 -> 2 ... The shipped gear table and latency (1 s > 0.3 s) only shift up.
+    A 150 N m engine keeps the tyres from spinning, as in the PhysX case."""
+    physx_box = {"forward_ratios": np.array([4.0, 2.0, 1.5, 1.1, 1.0]), "final_ratio": 4.0,
+                 "up_ratios": np.full(5, 0.65), "down_ratios": np.full(5, 0.5),
+                 "switch_time": 0.5, "latency": 0.1}
+    weak = {"peak_torque": 150.0}
+    _, g_bad, t_bad, _ = _run_gears(_variant("sedan_rwd", gearbox=physx_box, engine=weak), 10.0)
+    _, g_good, _, _ = _run_gears(_variant("sedan_rwd", engine=weak), 20.0)
+    assert np.count_nonzero(np.diff(g_bad) < 0) >= 2 and g_bad.max() <= 2
+    assert t_bad.min() >= 1                                         # the autobox never picks N
+    assert np.count_nonzero(np.diff(g_good) < 0) == 0 and g_good.max() >= 3
+
+
+def _split_friction_run(kind):
+    p = _variant("sedan_rwd", differential={"kind": kind}, gearbox={"autobox": 0.0})
+    sim = VehicleSim(build_scene(p, "flat", patches=[("ice", (0.0, 0.8), (400.0, 0.6))]))
+    sim.set_commands(throttle=1.0)
+    x0 = sim.com_position()[0]
+    sim.step(int(5.0 / sim.dt))
+    return sim.com_position()[0] - x0, sim.state.omega[0]
+
+
+def test_open_differential_spins_the_ice_wheel_and_limited_slip_moves_the_car():
+    d_open, w_open = _split_friction_run("open")
+    d_lsd, _ = _split_friction_run("limited_slip")
+    assert w_open[2] > 10 * w_open[3]                               # rear left (ice) spins
+    assert d_lsd > 3 * d_open
+
+
+def _crest_run(diff_type):
+    p = _variant("truck_6x6", differential={"type": diff_type})
+    sim = VehicleSim(build_scene(p, "crest", incline_deg=5.0))
+    sim.step(250)
+    assert not sim.outputs.in_contact[0, 2:4].any()                 # middle axle hangs
+    x0 = sim.com_position()[0]
+    sim.set_commands(throttle=1.0)
+    sim.step(int(10.0 / sim.dt))
+    return sim.com_position()[0] - x0, sim.state.omega[0]
+
+
+def test_six_by_six_equal_split_sticks_on_crests_torque_vectoring_crosses():
+    progress_equal, omega_equal = _crest_run("multi_wheel")
+    progress_tv, _ = _crest_run("torque_vectoring")
+    assert progress_equal < 0.5
+    assert omega_equal[2:4].min() > 20 * np.abs(omega_equal[[0, 1, 4, 5]]).max()  # middle spins
+    assert progress_tv > 3.0 + 3.6                                  # the whole truck crossed
+
+
+@pytest.mark.parametrize("mode", ["special", "standard"])
+def test_tank_turns_on_the_spot_or_about_a_track(mode):
+    p = _variant("tank", differential={"tank_mode": mode})
+    sim = VehicleSim(build_scene(p, "flat"))
+    sim.set_commands(throttle=1.0, thrust=[[-1.0, 1.0]])
+    sim.step(int(2.0 / sim.dt))                                     # spin up
+    c0, yaw0 = sim.com_position(), _yaw(sim)
+    seconds = 4.0
+    turned, prev = 0.0, yaw0
+    for _ in range(int(seconds / sim.dt)):
+        sim.substep()
+        yaw = _yaw(sim)
+        turned += (yaw - prev + np.pi) % (2 * np.pi) - np.pi
+        prev = yaw
+    rate = turned / seconds
+    drift = np.linalg.norm((sim.com_position() - c0)[:2])
+    turns = turned / (2 * np.pi)
+    if mode == "special":
+        assert rate > 0.3                                           # rad/s, counter-clockwise
+        assert drift < 0.2 * max(turns, 1.0)
+        np.testing.assert_allclose(sim.state.omega[0, :6], -sim.state.omega[0, 6:])
+    else:
+        assert rate > 0.15
+        assert np.all(sim.state.omega[0, :6] == 0)                  # left track braked
+        # pivoting about the left track: the centre stays on a circle of half the track width
+        half_track = p.suspension.position[0, 1]
+        assert drift <= 2 * half_track + 0.2
+        assert np.all(sim.state.omega[0, 6:] > 0)
