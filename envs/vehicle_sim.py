@@ -18,6 +18,7 @@ import numpy as np
 
 from traction import vehicle_model as vm
 from traction.scenes import Scene, names
+from traction.vehicle_model.telemetry import Telemetry
 from traction.vehicle_model.vec import cross
 
 from .surfaces import SurfaceLookup
@@ -33,9 +34,16 @@ class VehicleSim:
         commands: the driver's commands applied at every substep (set with ``set_commands``).
         outputs: the last :class:`~traction.vehicle_model.VehicleOutputs` (telemetry).
         friction_table: tyre/surface friction, editable between steps.
+        telemetry: :class:`~traction.vehicle_model.telemetry.Telemetry` ring buffer, or None.
     """
 
-    def __init__(self, scene: Scene, friction_table: vm.FrictionTable | None = None):
+    def __init__(self, scene: Scene, friction_table: vm.FrictionTable | None = None,
+                 telemetry: int = 0):
+        """Args:
+            scene: compiled scene from :func:`traction.scenes.build_scene`.
+            friction_table: tyre/surface friction (default table if None).
+            telemetry: ring-buffer capacity in substeps (0 = no telemetry recorded).
+        """
         self.model = scene.model
         self.data = mujoco.MjData(self.model)
         self.params = scene.vehicle
@@ -56,6 +64,7 @@ class VehicleSim:
                                                        names.wheel_visual(i))
                                      for i in range(self.params.n_wheels)])
         self.wheel_angle = np.zeros((1, self.params.n_wheels))
+        self.telemetry = Telemetry(1, self.params.n_wheels, telemetry) if telemetry else None
         self.reset()
 
     # --- episode ---------------------------------------------------------------------------
@@ -106,6 +115,8 @@ class VehicleSim:
                                self.friction_table, self.dt, self.gravity)
         self._apply(kin, self.outputs)
         self.wheel_angle += self.state.omega * self.dt
+        if self.telemetry is not None:
+            self.telemetry.record(self.data.time, self.outputs, self.state, self.commands)
         mujoco.mj_step2(self.model, self.data)
 
     def step(self, n_substeps: int = 1) -> None:

@@ -25,3 +25,17 @@ def test_visual_wheels_follow_jounce_steer_and_spin(sedan):
         np.testing.assert_allclose(axle, [-np.sin(d), np.cos(d), 0.0], atol=1e-9)
     assert np.all(sim.wheel_angle[0, 2:] > 0)                # driven wheels rolled forward
     assert np.all(sim.model.geom_contype[sim.wheel_geoms] == 0)
+
+
+def test_telemetry_records_every_substep_when_enabled(tmp_path):
+    sim = VehicleSim(build_scene("sedan_rwd", "flat"), telemetry=100)
+    sim.set_commands(throttle=1.0)
+    sim.step(150)
+    data = sim.telemetry.arrays()
+    assert len(data["time"]) == 100
+    np.testing.assert_allclose(np.diff(data["time"]), sim.dt)
+    assert data["engine_revs"][-1, 0] == sim.outputs.engine_omega[0]
+    assert np.all(data["wheel_omega"][-1, 0] >= 0)
+    path = sim.telemetry.write_csv(tmp_path / "tel.csv", wheel_names=sim.params.wheel_names)
+    assert len(path.read_text().splitlines()) == 101
+    assert VehicleSim(build_scene("sedan_rwd", "flat")).telemetry is None
