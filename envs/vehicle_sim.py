@@ -145,7 +145,7 @@ class VehicleSim:
         torque = (cross(out.susp_point - kin.com[:, None], out.susp_force)
                   + cross(out.tire_point - kin.com[:, None], out.tire_force))
         self.data.xfrc_applied[self.body, :3] = force[0].sum(axis=0)
-        self.data.xfrc_applied[self.body, 3:] = torque[0].sum(axis=0)
+        self.data.xfrc_applied[self.body, 3:] = torque[0].sum(axis=0) + out.extra_torque[0]
 
     # --- queries ---------------------------------------------------------------------------
     def chassis_position(self) -> np.ndarray:

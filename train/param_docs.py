@@ -16,6 +16,7 @@ from traction.vehicle_model import (
     StickyParams,
     SuspensionParams,
     TireLoadFilter,
+    TireForceScaling,
     TireParams,
     WheelParams,
 )
@@ -28,7 +29,12 @@ SECTIONS = (
     ("suspension (`[defaults.suspension]` / `wheels[i].suspension`)", SuspensionParams,
      "Per wheel. `position` comes from `wheels[i].position`; `sprung_mass` is computed from the "
      "CoM when omitted; both force points default to the wheel centre at rest."),
-    ("tire (`[defaults.tire]` / `wheels[i].tire`)", TireParams, "Per wheel, PhysX default model."),
+    ("tire (`[defaults.tire]` / `wheels[i].tire`)", TireParams,
+     "Per wheel. `model`, `tire_type` and `curve_set` take names; `custom = \"name\"` names a "
+     "function registered with `traction.vehicle_model.register_tire_model`. Each model reads "
+     "its own keys (prefix or note in the table)."),
+    ("[tire_force_scaling]", TireForceScaling,
+     "Scales the pitch and roll parts of the tyre forces' moment about the CoM."),
     ("[steering]", SteeringParams,
      "`multiplier` is given per wheel as `wheels[i].steer_multiplier`; `reference_x` defaults to "
      "the mean x of the unsteered wheels."),
@@ -55,6 +61,12 @@ def render() -> str:
                   "|---|---|---|---|"]
         lines += [f"| `{n}` | {u} | {r} | {d} |" for n, u, r, d in describe(cls)]
         lines.append("")
+    lines += ["## [tire_curves.NAME]", "",
+              "A curve set for `model = \"curve\"`: `long_slip_angles = [...]` (rad, increasing) "
+              "with `long = [curve, ...]` (normalised force vs slip ratio, one curve per angle) and "
+              "`lat_slip_ratios = [...]` with `lat = [curve, ...]` (normalised force vs |slip "
+              "angle|). A curve is a list of `[x, y]` points, x increasing, y in [-1, 1]. The set "
+              "`default` is built in (see `vehicle_model/tire_curve.py`).", ""]
     lines += ["## [[anti_roll_bars]]", "",
               "One entry per bar: `wheels = [a, b]` (two wheel names) and `stiffness` (N/m, "
               "[0, 1e+07]); adds `stiffness * (jounce_a - jounce_b)` to a's strut force and "

@@ -20,13 +20,17 @@ from .steering import SteeringParams
 from .sticky import StickyParams
 from .surface import FrictionTable
 from .suspension import SuspensionParams, compute_sprung_masses
-from .tire import TireLoadFilter, TireParams
+from .tire import MODELS as TIRE_MODELS
+from .tire import TireInputs, TireLoadFilter, TireParams
+from .tire_curve import CurveSet
+from .tire_custom import register_tire_model
 from .update import step
 from .vehicle import (
     ChassisKinematics,
     Commands,
     GroundHits,
     SimulationParams,
+    TireForceScaling,
     VehicleOutputs,
     VehicleParams,
     VehicleState,
@@ -35,6 +39,7 @@ from .vehicle import (
 from .wheel import WheelParams
 
 __all__ = [
+    "TIRE_MODELS", "CurveSet", "TireForceScaling", "TireInputs", "register_tire_model",
     "AntiRollParams", "ChassisKinematics", "ChassisParams", "ClutchParams", "Commands",
     "DifferentialParams", "EngineParams", "FrictionTable", "GearboxParams", "GearboxState",
     "GroundHits", "SimulationParams", "SteeringParams", "StickyParams", "SuspensionParams",

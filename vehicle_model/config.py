@@ -32,9 +32,13 @@ from .gearbox import GearboxParams
 from .params import check_value
 from .steering import SteeringParams, find_partners
 from .sticky import StickyParams
+from .surface import DEFAULT_TIRES
 from .suspension import SuspensionParams, compute_sprung_masses
-from .tire import TireLoadFilter, TireParams
-from .vehicle import SimulationParams, VehicleParams
+from .tire import MODELS, TireLoadFilter, TireParams
+from .tire_curve import DEFAULT as DEFAULT_CURVES
+from .tire_curve import CurveSet
+from .tire_custom import lookup as lookup_tire_model
+from .vehicle import SimulationParams, TireForceScaling, VehicleParams
 from .wheel import WheelParams
 
 #: Built-in per-wheel defaults (PhysX defaults / Tuning Guide starting values).
@@ -45,20 +49,26 @@ SUSPENSION_DEFAULTS = {"travel_direction": [0.0, 0.0, -1.0], "max_compression": 
                        "bump_stop_stiffness": 0.0,
                        "camber_at_rest": 0.0, "camber_at_max_compression": 0.0,
                        "camber_at_max_droop": 0.0}
-TIRE_DEFAULTS = {"lat_stiff_x": 2.0, "lat_stiff_y": 0.3125 * 180.0 / math.pi,
-                 "long_stiff_per_unit_gravity": 1000.0,
+TIRE_DEFAULTS = {"model": "physx", "tire_type": "road", "lat_stiff_x": 2.0,
+                 "lat_stiff_y": 0.3125 * 180.0 / math.pi, "long_stiff_per_unit_gravity": 1000.0,
                  "camber_stiff_per_unit_gravity": 0.1 * 180.0 / math.pi,
-                 "friction_vs_slip": [[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]], "tire_type": 0}
+                 "friction_vs_slip": [[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]],
+                 "arcade_long_stiffness": 1.0, "arcade_lat_stiffness": 2.0, "grip": 1.0,
+                 "curve_set": "default", "curve_min_speed": 1.0, "clamps": 1.0,
+                 "mf_long": [12.0, 1.65, 1.0, 0.2], "mf_lat": [10.0, 1.9, 1.0, 0.1],
+                 "trail": 0.03}
+#: Tyre fields given by name in the file: field -> allowed names (index = stored code).
+TIRE_NAMED = {"model": MODELS, "tire_type": DEFAULT_TIRES}
 #: Suspension fields derived from others when not given.
 DERIVED = {"position", "sprung_mass", "force_point", "tire_force_point", "moi"}
 TOP_KEYS = {"name", "description", "chassis", "simulation", "sticky", "tire_load_filter",
             "defaults", "wheels", "steering", "differential", "engine", "gearbox", "clutch",
-            "anti_roll_bars"}
+            "anti_roll_bars", "tire_curves", "tire_force_scaling"}
 WHEEL_KEYS = {"name", "position", "steer_multiplier", "wheel", "suspension", "tire"}
 #: Simple sections: TOML table -> params class.
 SECTIONS = {"engine": EngineParams, "gearbox": GearboxParams, "clutch": ClutchParams,
             "tire_load_filter": TireLoadFilter, "sticky": StickyParams,
-            "simulation": SimulationParams}
+            "simulation": SimulationParams, "tire_force_scaling": TireForceScaling}
 INT_FIELDS = {"substeps_low", "substeps_high", "estimate_iterations", "min_wheels_on_ground"}
 
 
@@ -72,7 +82,7 @@ def _convert(value: Any, meta: dict, path: str, where: str) -> Any:
     if shape == "choice":
         check_value(path, value, meta, where)
         return value
-    want = {"wheel3": (3,), "vec3": (3,), "table": (3, 2)}.get(shape, ())
+    want = {"wheel3": (3,), "vec3": (3,), "table": (3, 2), "wheel4": (4,)}.get(shape, ())
     try:
         if isinstance(value, bool) or isinstance(value, str):
             raise TypeError
@@ -107,17 +117,72 @@ def _read(table: Any, cls, path: str, where: str, skip=()) -> dict[str, Any]:
     return out
 
 
-def _per_wheel(wheels: list, defaults: dict, builtin: dict, part: str, cls, where: str):
+def _names_to_codes(table: Any, named: dict, path: str, where: str) -> Any:
+    """Replace names (e.g. ``model = "curve"``) by their index; numbers pass through."""
+    if not isinstance(table, dict):
+        return table
+    out = dict(table)
+    for key, allowed in named.items():
+        value = out.get(key)
+        if isinstance(value, str):
+            if value not in allowed:
+                raise VehicleConfigError(f"{where}: {path}.{key} = {value!r}; allowed: "
+                                         f"{', '.join(allowed)}")
+            out[key] = allowed.index(value)
+    out.pop("custom", None)
+    return out
+
+
+def _per_wheel(wheels: list, defaults: dict, builtin: dict, part: str, cls, where: str,
+               named: dict | None = None):
     """Merge built-in defaults, [defaults.<part>] and each wheel's <part> table into columns."""
+    named = named or {}
+    builtin = _names_to_codes(builtin, named, f"defaults.{part}", where)
     base = {k: _convert(v, _fields(cls)[k].metadata, f"defaults.{part}.{k}", where)
             for k, v in builtin.items()}
-    base.update(_read(defaults.get(part, {}), cls, f"defaults.{part}", where))
+    table = _names_to_codes(defaults.get(part, {}), named, f"defaults.{part}", where)
+    base.update(_read(table, cls, f"defaults.{part}", where))
     rows = []
     for i, w in enumerate(wheels):
         row = dict(base)
-        row.update(_read(w.get(part, {}), cls, f"wheels[{i}].{part}", where))
+        table = _names_to_codes(w.get(part, {}), named, f"wheels[{i}].{part}", where)
+        row.update(_read(table, cls, f"wheels[{i}].{part}", where))
         rows.append(row)
     return rows
+
+
+def _curve_sets(tables: Any, where: str) -> tuple[CurveSet, ...]:
+    """``[tire_curves.NAME]`` tables: long_slip_angles, long, lat_slip_ratios, lat."""
+    if not isinstance(tables, dict):
+        raise VehicleConfigError(f"{where}: tire_curves must hold [tire_curves.NAME] tables")
+    sets = [DEFAULT_CURVES]
+    keys = {"long_slip_angles", "long", "lat_slip_ratios", "lat"}
+    for name, t in tables.items():
+        if not isinstance(t, dict) or set(t) != keys:
+            raise VehicleConfigError(f"{where}: tire_curves.{name} needs exactly the keys "
+                                     f"{', '.join(sorted(keys))}")
+        try:
+            cs = CurveSet(name, tuple(float(v) for v in t["long_slip_angles"]),
+                          tuple(np.array(c, dtype=float) for c in t["long"]),
+                          tuple(float(v) for v in t["lat_slip_ratios"]),
+                          tuple(np.array(c, dtype=float) for c in t["lat"]))
+        except (TypeError, ValueError):
+            raise VehicleConfigError(f"{where}: tire_curves.{name}: curves are lists of "
+                                     "[x, y] number pairs") from None
+        cs.validate(where)
+        sets.append(cs)
+    return tuple(sets)
+
+
+def _custom_tire(wheels: list, defaults: dict, where: str):
+    """The registered custom tyre function named by ``tire.custom`` (one per vehicle)."""
+    names = {t.get("custom") for t in [defaults.get("tire", {})] + [w.get("tire", {})
+                                                                     for w in wheels]
+             if isinstance(t, dict) and "custom" in t}
+    if len(names) > 1:
+        raise VehicleConfigError(f"{where}: tire.custom names {sorted(names)}; a vehicle uses one "
+                                 "custom tyre function")
+    return lookup_tire_model(names.pop(), where) if names else None
 
 
 def _column(rows: list[dict], key: str, part: str, where: str) -> np.ndarray:
@@ -179,7 +244,10 @@ def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
         for row, m in zip(srows, masses, strict=True):
             row.setdefault("sprung_mass", m)
     scols = {k: _column(srows, k, "suspension", where) for k in _fields(SuspensionParams)}
-    trows = _per_wheel(wheels, defaults, TIRE_DEFAULTS, "tire", TireParams, where)
+    curve_sets = _curve_sets(data.get("tire_curves", {}), where)
+    custom = _custom_tire(wheels, defaults, where)
+    named = {**TIRE_NAMED, "curve_set": tuple(c.name for c in curve_sets)}
+    trows = _per_wheel(wheels, defaults, TIRE_DEFAULTS, "tire", TireParams, where, named)
     tcols = {k: _column(trows, k, "tire", where) for k in _fields(TireParams)}
 
     sections = {key: cls(**_read(data.get(key, {}), cls, key, where))
@@ -189,7 +257,8 @@ def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
         wheels=wheel_params, suspension=SuspensionParams(**scols), tires=TireParams(**tcols),
         steering=_steering(data, wheels, positions, where),
         differential=_differential(data.get("differential", {}), names, where),
-        anti_roll=_anti_roll(data.get("anti_roll_bars", []), names, where), **sections)
+        anti_roll=_anti_roll(data.get("anti_roll_bars", []), names, where),
+        curve_sets=curve_sets, custom_tire=custom, **sections)
     params.validate(where)
     _check_mass_balance(params, where)
     return params

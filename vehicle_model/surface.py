@@ -11,15 +11,17 @@ import numpy as np
 
 from .errors import VehicleConfigError
 
-#: Default surfaces (name, friction for the "normal" tyre).
+#: Default tyre types (columns of the table).
+DEFAULT_TIRES = ("road", "offroad", "track")
+#: Default surfaces: (name, friction for road, offroad and track tyres).
 DEFAULT_SURFACES = (
-    ("tarmac", 1.0),
-    ("wet_tarmac", 0.7),
-    ("gravel", 0.6),
-    ("grass", 0.5),
-    ("mud", 0.4),
-    ("rock", 0.9),
-    ("ice", 0.05),
+    ("tarmac", (1.0, 0.9, 0.9)),
+    ("wet_tarmac", (0.7, 0.65, 0.7)),
+    ("gravel", (0.6, 0.75, 0.85)),
+    ("grass", (0.5, 0.65, 0.8)),
+    ("mud", (0.35, 0.55, 0.7)),
+    ("rock", (0.9, 0.9, 0.9)),
+    ("ice", (0.05, 0.07, 0.15)),
 )
 
 
@@ -42,9 +44,10 @@ class FrictionTable:
 
     @classmethod
     def default(cls) -> FrictionTable:
-        """The shipped table: tarmac, wet tarmac, gravel, grass, mud, rock, ice x one normal tyre."""
+        """The shipped table: tarmac, wet tarmac, gravel, grass, mud, rock, ice x road, offroad
+        and track tyres."""
         names = [n for n, _ in DEFAULT_SURFACES]
-        return cls(names, ["normal"], [[f] for _, f in DEFAULT_SURFACES])
+        return cls(names, list(DEFAULT_TIRES), [list(f) for _, f in DEFAULT_SURFACES])
 
     def surface_index(self, name: str) -> int:
         """Surface type of a name (raises VehicleConfigError listing the known names)."""

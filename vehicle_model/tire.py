@@ -1,17 +1,26 @@
-"""Tyre: slips, load filter and the PhysX default tyre model.
+"""Tyres: parameters, slips, load filter, and the dispatcher over the tyre models.
 
 Contact frame: ``long`` is the wheel's heading projected on the ground plane, ``lat`` points to the
-wheel's left in that plane. Forces act on the chassis.
+wheel's left in that plane. Forces act on the chassis. Every model takes the same
+:class:`TireInputs` and returns the same four arrays (longitudinal force, lateral force, aligning
+moment, wheel reaction torque), so the rest of the update does not care which one runs; a vehicle
+picks its model per wheel (``tire.model`` in its TOML file):
 
-Slips (PhysX conventions):
+=================  ============================================================================
+``physx``          PhysX default model (``tire_physx.py``)
+``arcade``         velocity difference at the contact patch x stiffness, limited by friction x
+                   load (``tire_arcade.py``)
+``curve``          drawn normalised friction curves with combined-slip families, grip, friction
+                   clamps (``tire_curve.py``, ``friction_clamps.py``)
+``magic_formula``  Pacejka B, C, D, E per direction, combined slip by normalised slip vector
+                   (``tire_magic.py``)
+``custom``         a registered Python callable with the PhysX tyre-shader signature
+                   (``tire_custom.py``)
+=================  ============================================================================
 
-* longitudinal slip ``(omega*r - v_long) / max(|v_long|, |omega*r|, min_long_slip_denominator)``,
-  positive when the wheel spins faster than the ground passes (traction);
-* lateral slip ``atan(v_lat / max(|v_long|, min_lat_slip_denominator))`` (rad), positive when the
-  contact patch slides left; the lateral force opposes it.
-
-The PhysX model computes linear longitudinal, lateral and camber stiffnesses, then normalises the
-combined force with smoothing polynomials so that ``|F| <= friction * load`` always holds.
+PhysX slips: longitudinal ``(omega*r - v_long) / max(|v_long|, |omega*r|, min_long_denominator)``
+(positive = traction) and lateral ``atan(v_lat / max(|v_long|, min_lat_denominator))`` (rad,
+positive when the patch slides left; the lateral force opposes it).
 """
 
 from __future__ import annotations
@@ -23,30 +32,54 @@ import numpy as np
 from .errors import VehicleConfigError
 from .params import freeze_arrays, param, validate_fields
 
+#: Tyre model names; the index is the per-wheel ``model`` code.
+MODELS = ("physx", "arcade", "curve", "magic_formula", "custom")
+
 
 @dataclass(frozen=True)
 class TireParams:
-    """Per-wheel PhysX tyre data; arrays of shape ``(n_wheels,)`` (graph: ``(n_wheels, 3, 2)``)."""
+    """Per-wheel tyre data, arrays of shape ``(n_wheels,)`` (vectors ``(n_wheels, k)``)."""
 
-    lat_stiff_x: np.ndarray = param(unit="-", lo=0.0, hi=100.0, lo_open=True,
-                                    doc="normalised load at which lateral stiffness saturates")
-    lat_stiff_y: np.ndarray = param(unit="1/rad", lo=0.0, hi=1000.0, lo_open=True,
-                                    doc="max lateral stiffness per unit rest load")
-    long_stiff_per_unit_gravity: np.ndarray = param(
-        unit="kg/unit slip", lo=0.0, hi=1e6, lo_open=True,
-        doc="longitudinal stiffness divided by g")
-    camber_stiff_per_unit_gravity: np.ndarray = param(
-        unit="kg/rad", lo=0.0, hi=1e6, doc="camber thrust stiffness divided by g")
+    model: np.ndarray = param(unit="-", lo=0, hi=len(MODELS) - 1,
+                              doc="physx | arcade | curve | magic_formula | custom")
+    tire_type: np.ndarray = param(unit="-", lo=0, hi=255,
+                                  doc="friction table column: road | offroad | track (or index)")
     friction_vs_slip: np.ndarray = param(
         unit="-", lo=0.0, hi=10.0, shape="table",
-        doc="3 (long slip, friction multiplier) points: zero, peak, plateau")
-    tire_type: np.ndarray = param(unit="-", lo=0, hi=255, doc="row index in the friction table")
+        doc="physx: 3 (long slip, friction multiplier) points: zero, peak, plateau")
+    lat_stiff_x: np.ndarray = param(unit="-", lo=0.0, hi=100.0, lo_open=True,
+                                    doc="physx: normalised load at which lateral stiffness saturates")
+    lat_stiff_y: np.ndarray = param(unit="1/rad", lo=0.0, hi=1000.0, lo_open=True,
+                                    doc="physx: max lateral stiffness per unit rest load")
+    long_stiff_per_unit_gravity: np.ndarray = param(
+        unit="kg/unit slip", lo=0.0, hi=1e6, lo_open=True,
+        doc="physx: longitudinal stiffness divided by g")
+    camber_stiff_per_unit_gravity: np.ndarray = param(
+        unit="kg/rad", lo=0.0, hi=1e6, doc="physx: camber thrust stiffness divided by g")
+    arcade_long_stiffness: np.ndarray = param(unit="s/m", lo=0.0, hi=1e3, lo_open=True,
+                                              doc="arcade: force per load per m/s of long slip speed")
+    arcade_lat_stiffness: np.ndarray = param(unit="s/m", lo=0.0, hi=1e3, lo_open=True,
+                                             doc="arcade: force per load per m/s of lateral speed")
+    grip: np.ndarray = param(unit="-", lo=0.0, hi=20.0, lo_open=True,
+                             doc="curve: grip multiplier (curve x grip x friction x load)")
+    curve_set: np.ndarray = param(unit="-", lo=0, hi=255,
+                                  doc="curve: name of a [tire_curves.NAME] set (or 'default')")
+    curve_min_speed: np.ndarray = param(unit="m/s", lo=0.0, hi=100.0, lo_open=True,
+                                        doc="curve: smallest slip denominator")
+    clamps: np.ndarray = param(unit="-", lo=0.0, hi=1.0,
+                               doc="curve: 1 = friction clamps on, 0 = off")
+    mf_long: np.ndarray = param(unit="-", lo=-10.0, hi=100.0, shape="wheel4",
+                                doc="magic_formula: B, C, D, E vs slip ratio")
+    mf_lat: np.ndarray = param(unit="-", lo=-10.0, hi=100.0, shape="wheel4",
+                               doc="magic_formula: B (1/rad), C, D, E vs slip angle")
+    trail: np.ndarray = param(unit="m", lo=0.0, hi=1.0,
+                              doc="curve, magic_formula: pneumatic trail for the aligning moment")
 
     def __post_init__(self):
         freeze_arrays(self)
 
     def validate(self, prefix: str = "tire.", where: str = "") -> None:
-        """Range checks plus a friction graph with increasing slips starting at 0."""
+        """Range checks plus a PhysX friction graph with increasing slips starting at 0."""
         validate_fields(self, prefix, where)
         pre = f"{where}: " if where else ""
         g = self.friction_vs_slip
@@ -56,6 +89,10 @@ class TireParams:
                 raise VehicleConfigError(
                     f"{pre}{prefix}friction_vs_slip[{i}] slips {xs.tolist()} must be 0 < peak < "
                     "plateau")
+
+    def uses(self, name: str) -> np.ndarray:
+        """Mask ``(n_wheels,)`` of wheels using tyre model ``name``."""
+        return self.model == MODELS.index(name)
 
 
 @dataclass(frozen=True)
@@ -87,17 +124,33 @@ class TireLoadFilter:
                          [self.min_filtered_normalised_load, self.max_filtered_normalised_load])
 
 
+@dataclass
+class TireInputs:
+    """Everything a tyre model may use, ``(n_vehicles, n_wheels)`` arrays (SI units)."""
+
+    v_long: np.ndarray        # contact-patch velocity along the wheel heading (m/s)
+    v_lat: np.ndarray         # contact-patch velocity to the wheel's left (m/s)
+    omega: np.ndarray         # wheel spin (rad/s)
+    radius: np.ndarray        # (n_wheels,) m
+    moi: np.ndarray           # (n_wheels,) kg m^2
+    long_slip: np.ndarray     # PhysX longitudinal slip (-)
+    lat_slip: np.ndarray      # PhysX lateral slip (rad)
+    camber: np.ndarray        # rad
+    friction: np.ndarray      # surface friction x PhysX graph (-)
+    surface_friction: np.ndarray  # surface friction alone (-)
+    load: np.ndarray          # N, filtered load used by the model
+    rest_load: np.ndarray     # (n_wheels,) N
+    normalised_load: np.ndarray   # filtered load / rest load (-)
+    gravity: float            # m/s^2
+    dt: np.ndarray            # (n_vehicles, 1) s, step the forces act over
+    drive_torque: np.ndarray  # N m on the wheel from the drivetrain (last substep)
+    mass_long: np.ndarray     # kg, useful mass along the heading (incl. rotation)
+    mass_lat: np.ndarray      # kg, useful mass sideways (incl. rotation)
+
+
 def slips(v_long: np.ndarray, v_lat: np.ndarray, wheel_speed: np.ndarray,
           min_long_denominator: float, min_lat_denominator: float) -> tuple[np.ndarray, np.ndarray]:
-    """Longitudinal slip (-) and lateral slip angle (rad); see the module docstring.
-
-    Args:
-        v_long: contact-patch velocity along the wheel heading (m/s).
-        v_lat: contact-patch velocity to the wheel's left (m/s).
-        wheel_speed: ``omega * radius`` (m/s).
-        min_long_denominator: ``minLongSlipDenominator`` (m/s), PhysX default 4.
-        min_lat_denominator: smallest lateral-slip denominator (m/s), PhysX 5 default 1.
-    """
+    """PhysX longitudinal slip (-) and lateral slip angle (rad); see the module docstring."""
     denom = np.maximum(np.maximum(np.abs(v_long), np.abs(wheel_speed)), min_long_denominator)
     long_slip = (wheel_speed - v_long) / denom
     lat_slip = np.arctan(v_lat / np.maximum(np.abs(v_long), min_lat_denominator))
@@ -105,7 +158,7 @@ def slips(v_long: np.ndarray, v_lat: np.ndarray, wheel_speed: np.ndarray,
 
 
 def friction_multiplier(p: TireParams, long_slip: np.ndarray) -> np.ndarray:
-    """Friction-vs-longitudinal-slip graph value at ``|long_slip|`` (flat beyond the plateau)."""
+    """PhysX friction-vs-longitudinal-slip graph value at ``|long_slip|`` (flat past the plateau)."""
     g = p.friction_vs_slip
     s = np.abs(long_slip)
     x0, x1, x2 = g[:, 0, 0], g[:, 1, 0], g[:, 2, 0]
@@ -115,54 +168,10 @@ def friction_multiplier(p: TireParams, long_slip: np.ndarray) -> np.ndarray:
     return np.where(s < x1, rise, fall)
 
 
-def _smooth_force(k: np.ndarray) -> np.ndarray:
-    """PhysX smoothing for force: K - K^2/3 + K^3/27, reaching 1 with zero slope at K = 3."""
-    k = np.minimum(k, 3.0)
-    return k - k * k / 3.0 + k * k * k / 27.0
-
-
-def _smooth_moment(k: np.ndarray) -> np.ndarray:
-    """PhysX smoothing for aligning moment: K - K^2 + K^3/3 - K^4/27, zero from K = 3."""
-    k = np.minimum(k, 3.0)
-    return k - k * k + k**3 / 3.0 - k**4 / 27.0
-
-
-def physx_forces(p: TireParams, long_slip, lat_slip, camber, friction, load, rest_load,
-                 filtered_normalised_load, gravity: float):
-    """The PhysX default tyre model, vectorised.
-
-    Args:
-        p: tyre parameters.
-        long_slip: longitudinal slip (-).
-        lat_slip: lateral slip angle (rad).
-        camber: camber angle (rad).
-        friction: surface-tyre friction times the friction-vs-slip graph (-).
-        load: tyre load used by the model (N) (filtered normalised load x rest load).
-        rest_load: load at rest (N).
-        filtered_normalised_load: filtered load / rest load (-).
-        gravity: |g| (m/s^2).
-
-    Returns:
-        ``(f_long, f_lat, aligning_moment)`` in N, N, N m; zero where ``load`` or ``friction`` is 0.
-    """
-    lat_stiff = rest_load * p.lat_stiff_y * _smooth_force(
-        filtered_normalised_load * 3.0 / p.lat_stiff_x)
-    long_stiff = p.long_stiff_per_unit_gravity * gravity
-    camber_stiff = p.camber_stiff_per_unit_gravity * gravity
-    safe_lat = np.maximum(lat_stiff, 1e-9)
-    t_eff = np.tan(lat_slip - camber * camber_stiff / safe_lat)
-    limit = friction * load
-    ok = limit > 1e-9
-    safe_limit = np.where(ok, limit, 1.0)
-    k = np.hypot(lat_stiff * t_eff, long_stiff * long_slip) / safe_limit
-    f_bar = _smooth_force(k)
-    m_bar = _smooth_moment(k)
-    ratio = lat_stiff / long_stiff
-    nu = np.where(k <= 2.0 * np.pi, 0.5 * (1.0 + ratio - (1.0 - ratio) * np.cos(k * 0.5)), 1.0)
-    mag = np.hypot(long_slip, nu * t_eff)
-    ok &= mag > 1e-12
-    f_zero = np.where(ok, safe_limit / np.where(ok, mag, 1.0), 0.0)
-    f_long = long_slip * f_bar * f_zero
-    f_lat = -nu * t_eff * f_bar * f_zero
-    moment = nu * t_eff * m_bar * f_zero
-    return f_long, f_lat, moment
+def peak_coefficient(p: TireParams) -> np.ndarray:
+    """Largest ``|F| / (friction x load)`` each wheel's model can produce (inf for custom)."""
+    coef = np.ones(len(p.model))
+    coef = np.where(p.uses("curve"), p.grip, coef)
+    coef = np.where(p.uses("magic_formula"), np.maximum(np.abs(p.mf_long[:, 2]),
+                                                        np.abs(p.mf_lat[:, 2])), coef)
+    return np.where(p.uses("custom"), np.inf, coef)

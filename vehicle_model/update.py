@@ -8,7 +8,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import antiroll, differential, drivetrain, gearbox, steering, sticky, suspension, tire, wheel
+from . import (
+    antiroll,
+    differential,
+    drivetrain,
+    gearbox,
+    steering,
+    sticky,
+    suspension,
+    tire,
+    tire_arcade,
+    tire_curve,
+    tire_custom,
+    tire_magic,
+    tire_physx,
+    wheel,
+)
 from .surface import FrictionTable
 from .vec import cross, dot
 from .vehicle import ChassisKinematics, Commands, GroundHits, VehicleOutputs, VehicleParams, VehicleState
@@ -93,8 +108,11 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
     v_long, v_lat = dot(v_patch, fwd), dot(v_patch, left)
     mu_surface = friction_table.lookup(hits.surface, ti.tire_type)
     camber = suspension.camber(sus, jounce)
+    mass_long, mass_lat = _useful_masses(p, ck, patch, fwd, left)
     # 5. sticky tyre (static friction at rest), once per update
-    mu_limit = mu_surface * ti.friction_vs_slip[:, 0, 1] * model_load
+    static = np.where(ti.uses("physx"), ti.friction_vs_slip[:, 0, 1],
+                      np.where(ti.uses("custom"), 1.0, tire.peak_coefficient(ti)))
+    mu_limit = mu_surface * static * model_load
     locked = (s.omega == 0.0) & (brake_torque > 0.0)
     stick_long, f_stick_long = sticky.update(p.sticky, s.sticky_anchor[..., 0], s.sticky_timer[..., 0],
                                              v_long, contact & locked, sus.sprung_mass, mu_limit, dt)
@@ -114,16 +132,22 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
         long_slip, lat_slip = tire.slips(v_long, v_lat, s.omega * wh.radius,
                                          sim.min_long_slip_denominator, sim.min_lat_slip_denominator)
         long_slip, lat_slip = np.where(contact, long_slip, 0.0), np.where(contact, lat_slip, 0.0)
-        mu = mu_surface * tire.friction_multiplier(ti, long_slip)
-        f_long, f_lat, moment = tire.physx_forces(ti, long_slip, lat_slip, camber, mu, model_load,
-                                                  rest_load, filtered, gravity)
+        mu = mu_surface * np.where(ti.uses("physx"), tire.friction_multiplier(ti, long_slip), 1.0)
+        x = tire.TireInputs(v_long, v_lat, s.omega, wh.radius, wh.moi, long_slip, lat_slip, camber,
+                            mu, mu_surface, model_load, rest_load, filtered, gravity,
+                            h[:, None], s.drive_torque, mass_long, mass_lat)
+        f_long, f_lat, moment, road = _tire_forces(p, x, contact)
         f_long = np.where(stick_long, f_stick_long, f_long)
         f_lat = np.where(stick_lat, f_stick_lat, f_lat)
-        scale = np.minimum(1.0, mu * model_load / np.maximum(np.hypot(f_long, f_lat), 1e-9))
+        cap = mu * model_load * np.where(ti.uses("physx"), 1.0, tire.peak_coefficient(ti))
+        scale = np.minimum(1.0, cap / np.maximum(np.hypot(f_long, f_lat), 1e-9))
+        scale = np.where(stick_long | stick_lat, scale, 1.0)
         f_long, f_lat = f_long * scale, f_lat * scale
+        road = np.where(stick_long, -f_long * wh.radius, road)
         omega, drive, engine_omega, engine_torque, clutch_k = _spin(
-            p, s, cmd, contact, f_spring, -f_long * wh.radius, brake_torque, throttle, ratio, h)
+            p, s, cmd, contact, f_spring, road, brake_torque, throttle, ratio, h)
         s.omega = np.where(run[:, None], omega, s.omega)
+        s.drive_torque = np.where(run[:, None], drive, s.drive_torque)
         s.engine_omega = np.where(run, engine_omega, s.engine_omega)
         w = np.where(run, h, 0.0)
         for key, val in (("long", f_long), ("lat", f_lat), ("drive", drive)):
@@ -133,17 +157,68 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
     f_long, f_lat = acc["long"] / dt, acc["lat"] / dt
     # 7. forces out, world frame, with their application points
     origin = ck.position[:, None, :]
+    tire_force = fwd * f_long[..., None] + left * f_lat[..., None]
+    tire_point = origin + _world(ck.rotation, sus.tire_force_point)
     return VehicleOutputs(
         susp_force=-down * f_spring[..., None],
         susp_point=origin + _world(ck.rotation, sus.force_point),
-        tire_force=fwd * f_long[..., None] + left * f_lat[..., None],
-        tire_point=origin + _world(ck.rotation, sus.tire_force_point),
+        tire_force=tire_force, tire_point=tire_point,
+        extra_torque=_pitch_roll_scaling(p, ck, tire_force, tire_point),
         in_contact=contact, jounce=jounce, spring_force=f_spring, load=model_load,
         normalised_load=normalised, friction=mu, long_slip=long_slip, lat_slip=lat_slip,
         long_force=f_long, lat_force=f_lat, aligning_moment=moment, steer=steer, camber=camber,
         drive_torque=acc["drive"] / dt, engine_omega=s.engine_omega.copy(),
         engine_torque=acc_engine / dt, clutch_slip=clutch / max(p.clutch.strength, 1e-9),
         gear=s.gearbox.gear.copy(), gear_ratio=ratio, throttle=throttle)
+
+
+def _useful_masses(p: VehicleParams, ck: ChassisKinematics, patch, fwd, left):
+    """Effective masses (kg) a tyre force meets along the heading and sideways: the wheel's sprung
+    mass (its share of the static load) with its share of the chassis inertia, so a force at the
+    patch also has to turn the body: ``1/m = 1/m_s + (r x d) . J_s^-1 (r x d)`` (body axes)."""
+    m_s = p.suspension.sprung_mass
+    share_inertia = p.chassis.inertia[None, :] * (m_s / p.chassis.mass)[:, None]   # (w, 3)
+    r = patch - ck.com[:, None, :]
+    out = []
+    for d in (fwd, left):
+        arm = np.einsum("vji,vwj->vwi", ck.rotation, cross(r, d))   # to body axes
+        out.append(1.0 / (1.0 / m_s + (arm**2 / share_inertia).sum(axis=-1)))
+    return out
+
+
+def _tire_forces(p: VehicleParams, x: tire.TireInputs, contact):
+    """Run each tyre model on its wheels; ``(f_long, f_lat, moment, road_torque)``."""
+    ti = p.tires
+    out = [np.zeros_like(x.load) for _ in range(4)]
+    for name, fn in (("physx", None), ("arcade", tire_arcade.forces),
+                     ("curve", None), ("magic_formula", tire_magic.forces), ("custom", None)):
+        mask = ti.uses(name)
+        if not mask.any():
+            continue
+        if name == "physx":
+            fl, fy, mz = tire_physx.forces(ti, x.long_slip, x.lat_slip, x.camber, x.friction,
+                                           x.load, x.rest_load, x.normalised_load, x.gravity)
+            res = (fl, fy, mz, -fl * x.radius)
+        elif name == "curve":
+            res = tire_curve.forces(ti, x, p.curve_sets, mask)
+        elif name == "custom":
+            res = tire_custom.forces(p.custom_tire, ti, x, mask)
+        else:
+            res = fn(ti, x)
+        for o, r in zip(out, res, strict=True):
+            o[...] = np.where(mask & contact, r, o)
+    return tuple(out)
+
+
+def _pitch_roll_scaling(p: VehicleParams, ck: ChassisKinematics, force, point):
+    """World torque removing the unwanted share of the tyre forces' pitch and roll moments."""
+    sc = p.tire_force_scaling
+    if sc.pitch == 1.0 and sc.roll == 1.0:
+        return np.zeros((force.shape[0], 3))
+    moment = cross(point - ck.com[:, None, :], force).sum(axis=1)          # world, about CoM
+    body = np.einsum("vji,vj->vi", ck.rotation, moment)
+    cut = body * np.array([1.0 - sc.roll, 1.0 - sc.pitch, 0.0])
+    return -np.einsum("vij,vj->vi", ck.rotation, cut)
 
 
 def _spin(p, s, cmd, contact, f_spring, road, brake_torque, throttle, ratio, h):

@@ -8,6 +8,7 @@ batch (all of the same :class:`VehicleParams`), like PhysX's ``PxVehicleUpdates`
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -18,9 +19,12 @@ from .antiroll import AntiRollParams
 from .chassis import ChassisParams
 from .clutch import ClutchParams
 from .engine import EngineParams
+from .errors import VehicleConfigError
 from .gearbox import GearboxParams, GearboxState
 from .params import param, validate_fields
 from .steering import SteeringParams
+from .tire_curve import DEFAULT as DEFAULT_CURVES
+from .tire_curve import CurveSet
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,18 @@ class SimulationParams:
 
 
 @dataclass(frozen=True)
+class TireForceScaling:
+    """Scale the pitch and roll parts of the tyre forces' moment about the CoM (the talk's trick
+    for high grip without wallowing): 1 = physical, 0 = no pitch/roll moment from tyre forces."""
+
+    pitch: float = param(1.0, lo=0.0, hi=1.0, shape="scalar", doc="share of the pitch moment kept")
+    roll: float = param(1.0, lo=0.0, hi=1.0, shape="scalar", doc="share of the roll moment kept")
+
+    def validate(self, prefix: str = "tire_force_scaling.", where: str = "") -> None:
+        validate_fields(self, prefix, where)
+
+
+@dataclass(frozen=True)
 class VehicleParams:
     """Everything that defines one vehicle type. Built by :func:`traction.vehicle_model.load_vehicle`."""
 
@@ -63,6 +79,9 @@ class VehicleParams:
     tire_load_filter: tire.TireLoadFilter = field(default_factory=tire.TireLoadFilter)
     sticky: sticky.StickyParams = field(default_factory=sticky.StickyParams)
     simulation: SimulationParams = field(default_factory=SimulationParams)
+    tire_force_scaling: TireForceScaling = field(default_factory=TireForceScaling)
+    curve_sets: tuple[CurveSet, ...] = (DEFAULT_CURVES,)
+    custom_tire: Callable | None = None
 
     @property
     def n_wheels(self) -> int:
@@ -86,8 +105,14 @@ class VehicleParams:
         """Validate every part (raises VehicleConfigError naming file and field)."""
         for part in (self.chassis, self.wheels, self.suspension, self.tires, self.steering,
                      self.differential, self.engine, self.gearbox, self.clutch, self.anti_roll,
-                     self.tire_load_filter, self.sticky, self.simulation):
+                     self.tire_load_filter, self.sticky, self.simulation, self.tire_force_scaling,
+                     *self.curve_sets):
             part.validate(where=where)
+        if self.tires.uses("custom").any() and self.custom_tire is None:
+            raise VehicleConfigError(f"{where}: a wheel uses tire.model = 'custom' but no "
+                                     "custom tyre function is set")
+        if np.any(self.tires.curve_set >= len(self.curve_sets)):
+            raise VehicleConfigError(f"{where}: tire.curve_set refers to a missing curve set")
 
 
 @dataclass
@@ -99,13 +124,14 @@ class VehicleState:
     sticky_timer: np.ndarray   # time spent slow enough to stick (s), (..., 2)
     engine_omega: np.ndarray   # (n_vehicles,) rad/s
     gearbox: GearboxState
+    drive_torque: np.ndarray   # drive torque on each wheel in the last substep (N m)
 
     @classmethod
     def zeros(cls, params: VehicleParams, n_vehicles: int = 1, gear: int = 1) -> VehicleState:
         """All at rest, engine idle at 0, in ``gear`` (first by default)."""
         shape = (n_vehicles, params.n_wheels)
         return cls(np.zeros(shape), np.zeros(shape + (2,)), np.zeros(shape + (2,)),
-                   np.zeros(n_vehicles), GearboxState.initial(n_vehicles, gear))
+                   np.zeros(n_vehicles), GearboxState.initial(n_vehicles, gear), np.zeros(shape))
 
 
 @dataclass
@@ -189,6 +215,7 @@ class VehicleOutputs:
     gear: np.ndarray          # (n,) int
     gear_ratio: np.ndarray    # (n,) gear x final, 0 in neutral or during a change
     throttle: np.ndarray      # (n,) applied (0 during automatic shifts)
+    extra_torque: np.ndarray  # (n, 3) world torque about the CoM (tyre pitch/roll scaling)
 
 
 def check_timestep(p: VehicleParams, dt: float) -> list[str]:

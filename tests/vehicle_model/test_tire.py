@@ -1,9 +1,11 @@
 """PhysX tyre model: slips, zero-slip, friction bound, linear region, symmetry."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
-from traction.vehicle_model import FrictionTable, tire
+from traction.vehicle_model import FrictionTable, tire, tire_physx
 
 G = 9.81
 
@@ -11,7 +13,7 @@ G = 9.81
 def _forces(p, long_slip, lat_slip, load, friction=1.0, camber=0.0):
     rest = np.full(4, 3500.0)
     n = load / rest
-    return tire.physx_forces(p, long_slip, lat_slip, np.full_like(long_slip, camber),
+    return tire_physx.forces(p, long_slip, lat_slip, np.full_like(long_slip, camber),
                              np.full_like(long_slip, friction), load, rest, n, G)
 
 
@@ -38,7 +40,7 @@ def test_linear_region_matches_stiffnesses(sedan):
     fx, _, _ = _forces(p, np.full((1, 4), 1e-4), np.zeros((1, 4)), load)
     np.testing.assert_allclose(fx[0], p.long_stiff_per_unit_gravity * G * 1e-4, rtol=1e-3)
     _, fy, _ = _forces(p, np.zeros((1, 4)), np.full((1, 4), 1e-4), load)
-    lat_stiff = 3500.0 * p.lat_stiff_y * tire._smooth_force(np.array(3.0 / p.lat_stiff_x))
+    lat_stiff = 3500.0 * p.lat_stiff_y * tire_physx._smooth_force(np.array(3.0 / p.lat_stiff_x))
     np.testing.assert_allclose(fy[0], -lat_stiff * 1e-4, rtol=1e-3)
 
 
@@ -62,15 +64,12 @@ def test_slip_definitions_and_denominators():
 def test_friction_graph_and_table(sedan):
     p = sedan.tires
     graph = np.array([[0.0, 0.4], [0.5, 1.0], [0.75, 0.6]])
-    q = tire.TireParams(**{**{k: getattr(p, k) for k in ("lat_stiff_x", "lat_stiff_y",
-                                                          "long_stiff_per_unit_gravity",
-                                                          "camber_stiff_per_unit_gravity",
-                                                          "tire_type")},
-                           "friction_vs_slip": np.repeat(graph[None], 4, axis=0)})
+    q = dataclasses.replace(p, friction_vs_slip=np.repeat(graph[None], 4, axis=0))
     v = tire.friction_multiplier(q, np.array([[0.0, -0.25, 0.5, 2.0]]))
     np.testing.assert_allclose(v[0], [0.4, 0.7, 1.0, 0.6])
     table = FrictionTable.default()
     assert table.lookup(np.array([table.surface_index("ice"), 99, -1]), np.zeros(3))[0] == 0.05
+    assert table.tires == ["road", "offroad", "track"]
     np.testing.assert_allclose(table.lookup(np.array([99, -1]), np.zeros(2)), 1.0)  # fallback
 
 
