@@ -51,8 +51,8 @@ def build_scene(vehicle: str | VehicleParams = "sedan", terrain_name: str = "fla
     params = vehicle if isinstance(vehicle, VehicleParams) else load_vehicle(vehicle)
     if terrain_name not in TERRAINS:
         raise ValueError(f"terrain_name = {terrain_name!r}; allowed: {', '.join(TERRAINS)}")
-    if not 1e-4 <= physics_dt <= 0.02:
-        raise ValueError(f"physics_dt = {physics_dt}; allowed [0.0001, 0.02] s")
+    if not 1e-4 <= physics_dt <= 0.05:
+        raise ValueError(f"physics_dt = {physics_dt}; allowed [0.0001, 0.05] s")
     table = friction_table or FrictionTable.default()
     surface_type = table.surface_index(surface)
     spec = mujoco.MjSpec()

@@ -15,8 +15,8 @@ from traction.vehicle_model import (
     SteeringParams,
     StickyParams,
     SuspensionParams,
-    TireLoadFilter,
     TireForceScaling,
+    TireLoadFilter,
     TireParams,
     WheelParams,
 )

@@ -54,7 +54,7 @@ TIRE_DEFAULTS = {"model": "physx", "tire_type": "road", "lat_stiff_x": 2.0,
                  "camber_stiff_per_unit_gravity": 0.1 * 180.0 / math.pi,
                  "friction_vs_slip": [[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]],
                  "arcade_long_stiffness": 1.0, "arcade_lat_stiffness": 2.0, "grip": 1.0,
-                 "curve_set": "default", "curve_min_speed": 1.0, "clamps": 1.0,
+                 "curve_set": "default", "min_slip_speed": 1.0, "clamps": 1.0,
                  "mf_long": [12.0, 1.65, 1.0, 0.2], "mf_lat": [10.0, 1.9, 1.0, 0.1],
                  "trail": 0.03}
 #: Tyre fields given by name in the file: field -> allowed names (index = stored code).

@@ -26,6 +26,7 @@ positive when the patch slides left; the lateral force opposes it).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -64,8 +65,8 @@ class TireParams:
                              doc="curve: grip multiplier (curve x grip x friction x load)")
     curve_set: np.ndarray = param(unit="-", lo=0, hi=255,
                                   doc="curve: name of a [tire_curves.NAME] set (or 'default')")
-    curve_min_speed: np.ndarray = param(unit="m/s", lo=0.0, hi=100.0, lo_open=True,
-                                        doc="curve: smallest slip denominator")
+    min_slip_speed: np.ndarray = param(unit="m/s", lo=0.0, hi=100.0, lo_open=True,
+                                        doc="curve, magic_formula: smallest slip denominator")
     clamps: np.ndarray = param(unit="-", lo=0.0, hi=1.0,
                                doc="curve: 1 = friction clamps on, 0 = off")
     mf_long: np.ndarray = param(unit="-", lo=-10.0, hi=100.0, shape="wheel4",
@@ -89,6 +90,12 @@ class TireParams:
                 raise VehicleConfigError(
                     f"{pre}{prefix}friction_vs_slip[{i}] slips {xs.tolist()} must be 0 < peak < "
                     "plateau")
+
+    @cached_property
+    def mf_peak_slips(self) -> tuple[np.ndarray, np.ndarray]:
+        """Magic formula pure-slip peak positions (slip ratio, slip angle rad), per wheel."""
+        from .tire_magic import peak_slip
+        return peak_slip(self.mf_long), peak_slip(self.mf_lat)
 
     def uses(self, name: str) -> np.ndarray:
         """Mask ``(n_wheels,)`` of wheels using tyre model ``name``."""

@@ -1,8 +1,8 @@
 """The drawn-curve tyre (``model = "curve"``), after the Just Cause 4 talk in the references.
 
-Inputs: slip ratio ``(omega*r - v) / max(|v|, curve_min_speed)``, kept at or above -1 when the
+Inputs: slip ratio ``(omega*r - v) / max(|v|, min_slip_speed)``, kept at or above -1 when the
 wheel spins against the direction of travel (and mirrored when reversing), slip angle
-``atan2(v_lat, max(|v_long|, curve_min_speed))`` shifted by camber, and load.
+``atan2(v_lat, max(|v_long|, min_slip_speed))`` shifted by camber, and load.
 
 Friction curves are normalised piecewise-linear curves (zero, peak, saturation; any number of
 points) in two families: longitudinal force vs slip ratio, one curve per slip angle; lateral force
@@ -98,8 +98,8 @@ def slip_ratio(v_long, wheel_speed, min_speed):
 
 def forces(p, x, sets: tuple[CurveSet, ...], mask):
     """``(f_long, f_lat, aligning_moment, wheel_torque)`` for every wheel (see ``TireInputs``)."""
-    sr = slip_ratio(x.v_long, x.omega * x.radius, p.curve_min_speed)
-    alpha = np.arctan2(x.v_lat, np.maximum(np.abs(x.v_long), p.curve_min_speed))
+    sr = slip_ratio(x.v_long, x.omega * x.radius, p.min_slip_speed)
+    alpha = np.arctan2(x.v_lat, np.maximum(np.abs(x.v_long), p.min_slip_speed))
     alpha = alpha - CAMBER_FACTOR * x.camber
     f_long = np.zeros_like(sr)
     f_lat = np.zeros_like(sr)

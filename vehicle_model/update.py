@@ -17,14 +17,10 @@ from . import (
     sticky,
     suspension,
     tire,
-    tire_arcade,
-    tire_curve,
-    tire_custom,
-    tire_magic,
-    tire_physx,
     wheel,
 )
 from .surface import FrictionTable
+from .tire_models import evaluate as tire_forces
 from .vec import cross, dot
 from .vehicle import ChassisKinematics, Commands, GroundHits, VehicleOutputs, VehicleParams, VehicleState
 
@@ -136,7 +132,7 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
         x = tire.TireInputs(v_long, v_lat, s.omega, wh.radius, wh.moi, long_slip, lat_slip, camber,
                             mu, mu_surface, model_load, rest_load, filtered, gravity,
                             h[:, None], s.drive_torque, mass_long, mass_lat)
-        f_long, f_lat, moment, road = _tire_forces(p, x, contact)
+        f_long, f_lat, moment, road = tire_forces(p, x, contact)
         f_long = np.where(stick_long, f_stick_long, f_long)
         f_lat = np.where(stick_lat, f_stick_lat, f_lat)
         cap = mu * model_load * np.where(ti.uses("physx"), 1.0, tire.peak_coefficient(ti))
@@ -167,6 +163,7 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
         in_contact=contact, jounce=jounce, spring_force=f_spring, load=model_load,
         normalised_load=normalised, friction=mu, long_slip=long_slip, lat_slip=lat_slip,
         long_force=f_long, lat_force=f_lat, aligning_moment=moment, steer=steer, camber=camber,
+        patch_slide=np.stack([v_long - s.omega * wh.radius, v_lat], axis=-1),
         drive_torque=acc["drive"] / dt, engine_omega=s.engine_omega.copy(),
         engine_torque=acc_engine / dt, clutch_slip=clutch / max(p.clutch.strength, 1e-9),
         gear=s.gearbox.gear.copy(), gear_ratio=ratio, throttle=throttle)
@@ -184,30 +181,6 @@ def _useful_masses(p: VehicleParams, ck: ChassisKinematics, patch, fwd, left):
         arm = np.einsum("vji,vwj->vwi", ck.rotation, cross(r, d))   # to body axes
         out.append(1.0 / (1.0 / m_s + (arm**2 / share_inertia).sum(axis=-1)))
     return out
-
-
-def _tire_forces(p: VehicleParams, x: tire.TireInputs, contact):
-    """Run each tyre model on its wheels; ``(f_long, f_lat, moment, road_torque)``."""
-    ti = p.tires
-    out = [np.zeros_like(x.load) for _ in range(4)]
-    for name, fn in (("physx", None), ("arcade", tire_arcade.forces),
-                     ("curve", None), ("magic_formula", tire_magic.forces), ("custom", None)):
-        mask = ti.uses(name)
-        if not mask.any():
-            continue
-        if name == "physx":
-            fl, fy, mz = tire_physx.forces(ti, x.long_slip, x.lat_slip, x.camber, x.friction,
-                                           x.load, x.rest_load, x.normalised_load, x.gravity)
-            res = (fl, fy, mz, -fl * x.radius)
-        elif name == "curve":
-            res = tire_curve.forces(ti, x, p.curve_sets, mask)
-        elif name == "custom":
-            res = tire_custom.forces(p.custom_tire, ti, x, mask)
-        else:
-            res = fn(ti, x)
-        for o, r in zip(out, res, strict=True):
-            o[...] = np.where(mask & contact, r, o)
-    return tuple(out)
 
 
 def _pitch_roll_scaling(p: VehicleParams, ck: ChassisKinematics, force, point):

@@ -206,6 +206,7 @@ class VehicleOutputs:
     long_force: np.ndarray   # N
     lat_force: np.ndarray    # N
     aligning_moment: np.ndarray  # N m
+    patch_slide: np.ndarray  # m/s, contact patch over the road: (v_long - omega r, v_lat), (..., 2)
     steer: np.ndarray        # rad
     camber: np.ndarray       # rad
     drive_torque: np.ndarray  # N m delivered to each wheel by the drivetrain

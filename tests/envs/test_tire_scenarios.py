@@ -1,0 +1,96 @@
+"""Tyre models in MuJoCo: the 30 Hz jitter test, parking on 15 degrees, custom tyres, and
+editing the friction table between steps."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from traction import vehicle_model as vm
+from traction.envs import VehicleSim
+from traction.scenes import build_scene
+
+
+def _with_model(preset, model, **tire_kw):
+    p = vm.load_vehicle(preset)
+    n = p.n_wheels
+    tires = dataclasses.replace(p.tires, model=np.full(n, float(vm.TIRE_MODELS.index(model))),
+                                **{k: np.full(n, v) for k, v in tire_kw.items()})
+    return dataclasses.replace(p, tires=tires)
+
+
+def _flips_per_second(samples, seconds, deadband=0.02):
+    s = np.sign(np.where(np.abs(samples) < deadband, 0.0, samples))
+    return np.count_nonzero(s[1:] * s[:-1] < 0) / samples.shape[1] / seconds
+
+
+def _launch_and_turn(clamps):
+    """Curve tyres with grip x3, vehicle update at 30 Hz: full throttle from rest, then a turn."""
+    p = _with_model("sedan_rwd", "curve", grip=3.0, clamps=float(clamps))
+    soft = {"spring_strength": np.full(4, 9000.0), "damper_rate": np.full(4, 3700.0)}
+    p = dataclasses.replace(p, suspension=dataclasses.replace(p.suspension, **soft),
+                            gearbox=dataclasses.replace(p.gearbox, autobox=0.0))
+    sim = VehicleSim(build_scene(p, "flat", physics_dt=1 / 30))  # alpha 6 with the soft springs
+    sim.set_commands(throttle=1.0)
+    slide = []
+    for k in range(6 * 30):
+        if k == 3 * 30:
+            sim.set_commands(throttle=0.6, steer=0.5)
+        sim.substep()
+        slide.append(sim.outputs.patch_slide[0].copy())
+    return np.array(slide), sim
+
+
+def test_friction_clamps_remove_jitter_at_30_hz_with_triple_grip():
+    slide, sim = _launch_and_turn(clamps=True)
+    assert _flips_per_second(slide[..., 0], 6.0) < 2.0          # longitudinal slide
+    assert _flips_per_second(slide[..., 1], 6.0) < 2.0          # lateral contact velocity
+    assert sim.forward_speed() > 5.0 and sim.data.qvel[5] > 0.3   # it launched and turned
+    slide_off, _ = _launch_and_turn(clamps=False)
+    assert _flips_per_second(slide_off[..., 0], 6.0) > 10.0     # the same run jitters unclamped
+
+
+@pytest.mark.parametrize("model", ["physx", "arcade", "curve", "magic_formula"])
+def test_parked_on_15_degrees_does_not_creep(model):
+    sim = VehicleSim(build_scene(_with_model("sedan", model), "slope", angle_deg=15.0,
+                                 physics_dt=0.005))
+    sim.set_commands(brake=1.0)
+    sim.step(400)                                                 # settle 2 s
+    p0 = sim.com_position()
+    sim.step(2000)                                                # 10 s
+    assert np.linalg.norm(sim.com_position() - p0) < 0.01
+
+
+def test_custom_constant_force_tyre_accelerates_the_car_as_expected():
+    def push(friction, long_slip, lat_slip, camber, wheel_omega, wheel_radius, rest_load,
+             normalised_load, load, gravity):
+        zero = np.zeros_like(load)
+        return zero, np.where(load > 0, 500.0, 0.0), zero, zero
+
+    vm.register_tire_model("push_500", push)
+    p = dataclasses.replace(_with_model("sedan", "custom"), custom_tire=push)
+    sim = VehicleSim(build_scene(p, "flat"))
+    sim.step(1000)                                                # 2 s
+    expected = 4 * 500.0 / p.chassis.mass * 2.0
+    assert sim.forward_speed() == pytest.approx(expected, rel=0.03)
+
+
+def _braking_distance(sim, v0=20.0):
+    sim.reset(velocity=[v0, 0, 0])
+    sim.state.omega[:] = v0 / sim.params.wheels.radius
+    sim.set_commands(brake=1.0)
+    x0 = sim.com_position()[0]
+    for _ in range(int(10 / sim.dt)):
+        sim.substep()
+        if sim.forward_speed() < 0.01:
+            break
+    return sim.com_position()[0] - x0
+
+
+def test_editing_the_friction_table_between_steps_changes_braking_distance():
+    sim = VehicleSim(build_scene("sedan", "flat"))
+    d_dry = _braking_distance(sim)
+    sim.friction_table.set("tarmac", 0.5)
+    d_half = _braking_distance(sim)
+    assert d_dry == pytest.approx(400 / (2 * 9.81), rel=0.15)
+    assert d_half / d_dry == pytest.approx(2.0, rel=0.15)

@@ -1,0 +1,25 @@
+"""The tyre plotting tool writes one non-trivial PNG per distinct tyre."""
+
+import numpy as np
+import pytest
+
+from traction.train import plot_tires
+from traction.vehicle_model import load_vehicle
+from traction.vehicle_model.tire_models import sweep
+
+
+def test_plot_tires_writes_pngs(tmp_path):
+    paths = plot_tires.main(["truck_6x6", "--out", str(tmp_path)])
+    assert len(paths) == 1                                    # one tyre spec on every wheel
+    data = paths[0].read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+
+
+def test_sweep_matches_pure_slip_expectations():
+    p = load_vehicle("sedan_rwd")
+    rest = p.suspension.sprung_mass[0] * 9.81
+    f_long, f_lat = sweep(p, 0, np.array([0.0, 1e-3]), np.array([0.0, 0.0]), rest)
+    assert f_long[0] == 0.0 and f_lat[0] == 0.0
+    # PhysX linear region: F = C_long * slip, slip = (wr - v) / max(|v|, |wr|, 4)
+    expected = p.tires.long_stiff_per_unit_gravity[0] * 9.81 * 1e-3 / 1.001
+    assert f_long[1] == pytest.approx(expected, rel=1e-3)

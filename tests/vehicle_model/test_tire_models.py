@@ -1,0 +1,157 @@
+"""Every tyre model: zero slip, symmetry, force bounds; magic formula peak; curve slip edge cases;
+friction clamps on a single-corner rig at 30 Hz; custom callables."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from traction import vehicle_model as vm
+from traction.vehicle_model import tire, tire_curve, tire_magic
+from traction.vehicle_model.tire_models import evaluate as _tire_forces
+
+MODELS = ("physx", "arcade", "curve", "magic_formula")
+
+
+def _params(model, **tire_kw):
+    p = vm.load_vehicle("sedan")
+    tires = dataclasses.replace(p.tires, model=np.full(4, float(vm.TIRE_MODELS.index(model))),
+                                **{k: np.full(4, v) for k, v in tire_kw.items()})
+    return dataclasses.replace(p, tires=tires)
+
+
+def _inputs(p, v_long, v_lat, omega, load=3500.0, mu=1.0, dt=0.002, drive=0.0):
+    shape = np.broadcast_shapes(np.shape(v_long), np.shape(v_lat), np.shape(omega), (1, 4))
+    b = lambda a: np.broadcast_to(np.asarray(a, float), shape).copy()  # noqa: E731
+    r = p.wheels.radius
+    v_long, v_lat, omega = b(v_long), b(v_lat), b(omega)
+    ls, la = tire.slips(v_long, v_lat, omega * r, 4.0, 1.0)
+    rest = p.suspension.sprung_mass * 9.81
+    load = b(load)
+    return tire.TireInputs(v_long, v_lat, omega, r, p.wheels.moi, ls, la, b(0.0), b(mu), b(mu),
+                           load, rest, load / rest, 9.81, np.full((shape[0], 1), dt), b(drive),
+                           b(p.suspension.sprung_mass), b(p.suspension.sprung_mass))
+
+
+def _forces(p, x):
+    return _tire_forces(p, x, np.ones_like(x.load, dtype=bool))
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_zero_slip_gives_zero_force(model):
+    p = _params(model)
+    v = np.array([[0.0], [5.0], [20.0]])
+    f_long, f_lat, moment, torque = _forces(p, _inputs(p, v, 0.0, v / p.wheels.radius))
+    assert np.all(np.abs(f_long) < 1e-9) and np.all(np.abs(f_lat) < 1e-9)
+    assert np.all(np.abs(moment) < 1e-9) and np.all(np.abs(torque) < 1e-9)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_lateral_force_is_odd_in_slip_angle(model, rng):
+    p = _params(model)
+    v = rng.uniform(0.5, 30, (200, 1))
+    vy = rng.uniform(-5, 5, (200, 4))
+    w = v * rng.uniform(0.5, 1.5, (200, 4)) / p.wheels.radius
+    a = _forces(p, _inputs(p, v, vy, w))
+    b = _forces(p, _inputs(p, v, -vy, w))
+    np.testing.assert_allclose(a[1], -b[1], atol=1e-9)
+    np.testing.assert_allclose(a[0], b[0], atol=1e-9)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_force_within_peak_coefficient_times_friction_times_load(model, rng):
+    p = _params(model, grip=2.5) if model == "curve" else _params(model)
+    n = 2000
+    x = _inputs(p, rng.uniform(-30, 30, (n, 1)), rng.uniform(-10, 10, (n, 4)),
+                rng.uniform(-150, 150, (n, 4)), load=rng.uniform(0, 12000, (n, 4)),
+                mu=rng.uniform(0.05, 1.2, (n, 4)), drive=rng.uniform(-3000, 3000, (n, 4)))
+    f_long, f_lat, _, _ = _forces(p, x)
+    bound = tire.peak_coefficient(p.tires) * x.friction * x.load
+    assert np.all(np.isfinite(f_long)) and np.all(np.hypot(f_long, f_lat) <= bound * (1 + 1e-9))
+
+
+def test_magic_formula_peak_is_d_times_load_where_the_formula_puts_it():
+    coef = np.array([12.0, 1.65, 0.9, 0.2])
+    s = np.linspace(0, 1, 200001)
+    curve = tire_magic.pure(coef, s)
+    assert curve.max() == pytest.approx(0.9, rel=1e-9)
+    assert s[np.argmax(curve)] == pytest.approx(tire_magic.peak_slip(coef), abs=1e-4)
+    no_e = np.array([10.0, 1.9, 1.0, 0.0])
+    assert tire_magic.peak_slip(no_e) == pytest.approx(np.tan(np.pi / (2 * 1.9)) / 10.0, rel=1e-6)
+    p = _params("magic_formula")
+    k = tire_magic.peak_slip(p.tires.mf_long[0])
+    r = p.wheels.radius[0]
+    f_long, _, _, _ = _forces(p, _inputs(p, 20.0, 0.0, 20.0 * (1 + k) / r, load=4000.0))
+    assert f_long[0, 0] == pytest.approx(p.tires.mf_long[0, 2] * 4000.0, rel=1e-6)
+
+
+def test_curve_slip_ratio_sign_edge_cases():
+    sr = tire_curve.slip_ratio(np.array([5.0, 5.0, -5.0, 10.0, 0.0]),
+                               np.array([-5.0, 10.0, 5.0, 0.0, 2.0]), 1.0)
+    np.testing.assert_allclose(sr, [-1.0, 1.0, 1.0, -1.0, 2.0])
+
+
+def _corner(clamps, dt=1 / 30, seconds=4.0):
+    """One corner of the car as its useful mass: launch at full torque, then slide sideways."""
+    p = _params("curve", grip=3.0, clamps=float(clamps))
+    m, r, inertia = p.suspension.sprung_mass[0], p.wheels.radius[0], p.wheels.moi[0]
+    v, vy, w = 0.0, 0.0, 0.0
+    slides = []
+    for k in range(int(seconds / dt)):
+        drive = 1500.0 if k * dt < 2.0 else 0.0
+        if k * dt >= 2.0 and vy == 0.0:
+            vy = 1.5                                             # kicked sideways
+        x = _inputs(p, v, vy, w, load=m * 9.81, dt=dt, drive=drive)
+        f_long, f_lat, _, torque = (a[0, 0] for a in _forces(p, x))
+        v += f_long * dt / m
+        vy += f_lat * dt / m
+        w += (drive + torque) * dt / inertia
+        slides.append((v - w * r, vy))
+    return np.array(slides)
+
+
+def test_friction_clamps_never_reverse_the_patch_velocity_in_one_step():
+    for slides in (_corner(clamps=True),):
+        for j in range(2):
+            s = slides[:, j]
+            assert np.all(s[1:] * s[:-1] >= -1e-12), "a clamped step reversed the slide"
+    off = _corner(clamps=False)
+    flips = sum(np.count_nonzero(off[1:, j] * off[:-1, j] < -1e-9) for j in range(2))
+    assert flips > 20                                            # without clamps it chatters
+
+
+def test_custom_tyre_gets_arrays_and_its_outputs_are_used():
+    seen = {}
+
+    def constant(friction, long_slip, lat_slip, camber, wheel_omega, wheel_radius, rest_load,
+                 normalised_load, load, gravity):
+        seen["shapes"] = (friction.shape, wheel_radius.shape, rest_load.shape, load.shape)
+        return (np.full_like(load, -7.0), np.full_like(load, 500.0), np.zeros_like(load),
+                np.ones_like(load))
+
+    vm.register_tire_model("constant_500", constant)
+    p = dataclasses.replace(_params("custom"), custom_tire=constant)
+    f_long, f_lat, moment, torque = _forces(p, _inputs(p, np.zeros((3, 1)), 0.0, 0.0))
+    assert seen["shapes"] == ((3, 4), (4,), (4,), (3, 4))
+    assert np.all(f_long == 500.0) and np.all(torque == -7.0) and np.all(moment == 1.0)
+    with pytest.raises(vm.VehicleConfigError, match="not a registered tyre model"):
+        vm.parse_vehicle({**_minimal_with_tire({"model": "custom", "custom": "nope"})}, "x.toml")
+
+
+def _minimal_with_tire(tire_table):
+    wheels = [{"position": [x, y, 0.0]} for x in (1.2, -1.2) for y in (0.8, -0.8)]
+    return {"chassis": {"mass": 1000.0, "com": [0, 0, 0.3], "body_size": [4, 1.8, 0.8],
+                        "body_centre": [0, 0, 0.3]},
+            "defaults": {"wheel": {"radius": 0.3}, "tire": tire_table}, "wheels": wheels}
+
+
+def test_tyre_models_and_types_by_name_in_vehicle_files():
+    p = vm.parse_vehicle(_minimal_with_tire({"model": "magic_formula", "tire_type": "offroad"}))
+    assert np.all(p.tires.uses("magic_formula")) and np.all(p.tires.tire_type == 1)
+    with pytest.raises(vm.VehicleConfigError, match=r"defaults\.tire\.model = 'slick'"):
+        vm.parse_vehicle(_minimal_with_tire({"model": "slick"}), "x.toml")
+    data = _minimal_with_tire({"model": "curve", "curve_set": "mine"})
+    data["tire_curves"] = {"mine": {"long_slip_angles": [0.0], "long": [[[-1, -1], [1, 1]]],
+                                    "lat_slip_ratios": [0.0], "lat": [[[0, 0], [1, 1]]]}}
+    p = vm.parse_vehicle(data)
+    assert p.curve_sets[1].name == "mine" and np.all(p.tires.curve_set == 1)
