@@ -94,3 +94,21 @@ def test_editing_the_friction_table_between_steps_changes_braking_distance():
     d_half = _braking_distance(sim)
     assert d_dry == pytest.approx(400 / (2 * 9.81), rel=0.15)
     assert d_half / d_dry == pytest.approx(2.0, rel=0.15)
+
+
+def _brake_dive_deg(scale):
+    p = dataclasses.replace(vm.load_vehicle("sedan_rwd"),
+                            tire_force_scaling=vm.TireForceScaling(pitch=scale, roll=scale))
+    sim = VehicleSim(build_scene(p, "flat"))
+    sim.reset(velocity=[20.0, 0, 0])
+    sim.state.omega[:] = 20.0 / p.wheels.radius
+    sim.set_commands(brake=1.0)
+    sim.step(300)
+    x_axis = sim.data.xmat[sim.body].reshape(3, 3)[:, 0]
+    return np.degrees(np.arcsin(-x_axis[2]))                        # nose down positive
+
+
+def test_scaling_tyre_pitch_moment_reduces_brake_dive():
+    full, none = _brake_dive_deg(1.0), _brake_dive_deg(0.0)
+    assert full > 0.5                                                # the nose dives
+    assert abs(none) < 0.1 * full
