@@ -14,11 +14,14 @@ $(VENV)/.installed-dev: $(VENV)/bin/python pyproject.toml
 	$(PIP) install -e ".[dev]"
 	@touch $@
 
+# Offscreen rendering backend for MuJoCo (EGL, or OSMesa installed on demand).
+GL = MUJOCO_GL=$$(sh .ci/gl-backend $(PY))
+
 demo: $(VENV)/.installed-dev
-	$(PY) -m traction.train.demo --out runs/demo
+	$(GL) $(PY) -m traction.train.demo --out runs/demo
 
 test: $(VENV)/.installed-dev
-	$(PY) -m pytest -q
+	$(GL) $(PY) -m pytest -q
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .

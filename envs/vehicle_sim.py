@@ -80,7 +80,7 @@ class VehicleSim:
         self.commands = vm.Commands.zeros(self.params, 1)
         self.wheel_angle[:] = 0.0
         mujoco.mj_forward(self.model, self.data)
-        self.surfaces = SurfaceLookup(self.model, self.data, self.scene.geom_surface)
+        self.surfaces = SurfaceLookup(self.model, self.data, self.scene)
         self.outputs = None
 
     def set_commands(self, **values) -> None:

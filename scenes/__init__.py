@@ -1,6 +1,15 @@
-"""MuJoCo scenes: vehicles and terrains built with ``mujoco.MjSpec``; owns every MJCF name."""
+"""MuJoCo scenes: vehicles and terrains built with ``mujoco.MjSpec``; owns every MJCF name.
 
-from . import names
-from .build import TERRAINS, Scene, build_scene
+Importing this package before ``mujoco`` selects EGL offscreen rendering when there is no display
+and ``MUJOCO_GL`` is unset (MuJoCo reads the variable when it is first imported).
+"""
 
-__all__ = ["TERRAINS", "Scene", "build_scene", "names"]
+import os
+
+if not os.environ.get("MUJOCO_GL") and not os.environ.get("DISPLAY"):
+    os.environ["MUJOCO_GL"] = "egl"
+
+from . import names  # noqa: E402
+from .build import TERRAINS, Scene, build_scene, build_spec  # noqa: E402
+
+__all__ = ["TERRAINS", "Scene", "build_scene", "build_spec", "names"]

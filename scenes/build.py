@@ -1,4 +1,4 @@
-"""Builds complete MuJoCo models (vehicle + terrain) and the per-geom surface map."""
+"""Builds complete MuJoCo models (vehicle + terrain) and the surface lookup data."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from traction.vehicle_model import FrictionTable, VehicleParams, load_vehicle
 from . import names, terrain
 from .vehicle import add_vehicle
 
-TERRAINS = ("flat", "slope", "crest")
+TERRAINS = tuple(terrain.BUILDERS)
 
 
 @dataclass
@@ -22,55 +22,102 @@ class Scene:
     Attributes:
         model: the compiled MjModel.
         vehicle: vehicle parameters the chassis was built from.
-        spawn_pos: chassis frame origin at spawn (world, m).
-        spawn_quat: chassis orientation at spawn (w, x, y, z).
+        terrain: what the terrain builder made (grid, goal, knobs); see :mod:`.terrain`.
+        spawn_pos, spawn_quat: chassis frame pose at spawn (world).
         geom_surface: surface type per geom (``-1`` = not a drivable surface), ``(ngeom,)``.
+        grid_surface: friction-table surface type of each of the terrain grid's surface names.
+        friction_table: the table surface names were resolved in.
     """
 
     model: mujoco.MjModel
     vehicle: VehicleParams
-    spawn_pos: np.ndarray
-    spawn_quat: np.ndarray
+    terrain: terrain.Terrain
     geom_surface: np.ndarray
+    grid_surface: np.ndarray
+    friction_table: FrictionTable
+
+    @property
+    def spawn_pos(self) -> np.ndarray:
+        return self.terrain.spawn_pos
+
+    @property
+    def spawn_quat(self) -> np.ndarray:
+        return self.terrain.spawn_quat
+
+    def regenerate(self, seed: int, context: mujoco.MjrContext | None = None) -> None:
+        """New terrain from ``seed`` with the same knobs, written into the model in place (no
+        recompilation); spawn pose and goal follow. Terrains without a seeded heightfield keep
+        their shape. ``context``: a render context whose heightfield copy must be refreshed."""
+        t = self.terrain
+        if t.grid is None or t.name in ("crest", "skidpad"):
+            return
+        fresh = terrain.BUILDERS[t.name](mujoco.MjSpec(), self.vehicle, seed, **t.knobs)
+        terrain.regenerate(self.model, t, fresh.grid, context)
+        t.spawn_pos, t.spawn_quat, t.goal = fresh.spawn_pos, fresh.spawn_quat, fresh.goal
+        if t.goal is not None:
+            sid = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, names.GOAL_MARKER)
+            if sid >= 0:
+                self.model.site_pos[sid] = t.goal + [0, 0, 1.0]
 
 
-def build_scene(vehicle: str | VehicleParams = "sedan", terrain_name: str = "flat", *,
-                physics_dt: float = 0.002, surface: str = "tarmac",
-                friction_table: FrictionTable | None = None, **terrain_kwargs) -> Scene:
-    """Build ``vehicle`` on ``terrain_name`` with MjSpec and compile it.
-
-    Args:
-        vehicle: preset name, TOML path or loaded params.
-        terrain_name: ``"flat"`` (``patches=...``), ``"slope"`` (``angle_deg=...``) or
-            ``"crest"`` (``spacing, depth, width, count, incline_deg``).
-        physics_dt: MuJoCo timestep (s).
-        surface: surface name of the ground (row of the friction table).
-        friction_table: table the surface name is looked up in (default table if None).
-        **terrain_kwargs: passed to the terrain function.
-    """
-    params = vehicle if isinstance(vehicle, VehicleParams) else load_vehicle(vehicle)
-    if terrain_name not in TERRAINS:
+def build_spec(vehicle: VehicleParams, terrain_name: str, seed: int, physics_dt: float,
+               **terrain_kwargs) -> tuple[mujoco.MjSpec, terrain.Terrain]:
+    """The uncompiled MjSpec of a scene and its terrain record."""
+    if terrain_name not in terrain.BUILDERS:
         raise ValueError(f"terrain_name = {terrain_name!r}; allowed: {', '.join(TERRAINS)}")
     if not 1e-4 <= physics_dt <= 0.05:
         raise ValueError(f"physics_dt = {physics_dt}; allowed [0.0001, 0.05] s")
-    table = friction_table or FrictionTable.default()
-    surface_type = table.surface_index(surface)
     spec = mujoco.MjSpec()
-    spec.modelname = f"{params.name}_{terrain_name}"
+    spec.modelname = f"{vehicle.name}_{terrain_name}"
     spec.option.timestep = physics_dt
     spec.visual.global_.offwidth = 1280
     spec.visual.global_.offheight = 720
     spec.visual.rgba.rangefinder = [1.0, 1.0, 0.1, 0.0]  # rays hidden unless a viewer turns them on
-    spec.worldbody.add_light(pos=[0, 0, 30], dir=[0, 0, -1],
-                            type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL)
-    wheel_height = float(np.max(params.wheels.radius - params.suspension.position[:, 2]))
-    fn = getattr(terrain, terrain_name)
-    pos, quat, surfaces = fn(spec, wheel_height, **terrain_kwargs)
-    add_vehicle(spec, params, pos, quat)
+    spec.visual.headlight.ambient = [0.35, 0.35, 0.35]
+    # The 5 km ground plane would set the model extent, and MuJoCo scales the clip planes with
+    # it (near = 0.01 extent): pin it to vehicle scale so nearby ground is drawn.
+    spec.stat.extent = 20.0
+    spec.visual.map.zfar = 30.0
+    spec.worldbody.add_light(pos=[0, 0, 50], dir=[0.3, 0.2, -1],
+                             type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL)
+    spec.add_texture(name="sky", type=mujoco.mjtTexture.mjTEXTURE_SKYBOX,
+                     builtin=mujoco.mjtBuiltin.mjBUILTIN_GRADIENT, rgb1=[0.55, 0.7, 0.9],
+                     rgb2=[0.15, 0.2, 0.3], width=256, height=256)
+    t = terrain.BUILDERS[terrain_name](spec, vehicle, seed, **terrain_kwargs)
+    add_vehicle(spec, vehicle, t.spawn_pos, t.spawn_quat)
+    return spec, t
+
+
+def build_scene(vehicle: str | VehicleParams = "sedan", terrain_name: str = "flat", *,
+                seed: int = 0, physics_dt: float = 0.002, surface: str | None = None,
+                friction_table: FrictionTable | None = None, **terrain_kwargs) -> Scene:
+    """Build ``vehicle`` on a terrain with MjSpec and compile it.
+
+    Args:
+        vehicle: preset name, TOML path or loaded params.
+        terrain_name: one of :data:`TERRAINS`; knobs go in ``terrain_kwargs`` (see the builders
+            in :mod:`traction.scenes.terrain`, e.g. ``angle_deg`` for ``slope``, ``difficulty``
+            for ``rough_hill``, ``patches`` for ``flat``).
+        seed: terrain seed (procedural terrains).
+        physics_dt: MuJoCo timestep (s).
+        surface: surface name of the whole ground geom (default: the terrain's own surfaces, or
+            tarmac).
+        friction_table: table the surface names are looked up in (default table if None).
+
+    Raises:
+        ValueError: unknown terrain, knob out of range, or bad timestep.
+        VehicleConfigError: unknown vehicle or surface name.
+    """
+    params = vehicle if isinstance(vehicle, VehicleParams) else load_vehicle(vehicle)
+    table = friction_table or FrictionTable.default()
+    spec, t = build_spec(params, terrain_name, seed, physics_dt, **terrain_kwargs)
     model = spec.compile()
     geom_surface = np.full(model.ngeom, -1, dtype=np.int64)
-    geom_surface[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, names.GROUND)] = surface_type
-    for geom, name in surfaces.items():
+    ground = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, names.GROUND)
+    geom_surface[ground] = table.surface_index(surface or "tarmac")
+    for geom, name in t.surfaces.items():
         geom_surface[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, geom)] = \
             table.surface_index(name)
-    return Scene(model, params, pos, quat, geom_surface)
+    grid_surface = np.array([table.surface_index(surface or n) for n in t.grid.surfaces]
+                            if t.grid is not None else [], dtype=np.int64)
+    return Scene(model, params, t, geom_surface, grid_surface, table)

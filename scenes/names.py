@@ -7,6 +7,8 @@ CHASSIS_CABIN = "chassis_cabin"
 CHASSIS_VISUAL = "chassis_body"
 GROUND = "ground"
 TERRAIN_HFIELD = "terrain"
+GOAL_MARKER = "goal"
+CAMERA_DRIVER = "driver"
 CAMERA_CHASE = "chase"
 CAMERA_TOP = "top"
 
@@ -33,3 +35,8 @@ def wheel_visual(i: int) -> str:
 def ground_patch(i: int) -> str:
     """Surface patch ``i`` lying on the ground."""
     return f"{GROUND}_patch{i}"
+
+
+def marker(i: int) -> str:
+    """Marker site ``i`` of a terrain (circle posts, heading posts)."""
+    return f"marker{i}"

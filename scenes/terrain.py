@@ -1,35 +1,127 @@
-"""Terrains: flat ground (with optional surface patches), a plane slope, and a crest course.
+"""Terrains: ``flat``, ``slope``, ``rough_hill``, ``crest``, ``skidpad``, ``arena``.
 
-Each function adds ground geoms to the world body of an MjSpec and returns ``(pos, quat,
-surfaces)``: the spawn pose of the vehicle's chassis frame origin (its height above ground is the
-wheel-centre height, so the suspension starts at rest) and ``{geom name: surface name}`` for geoms
-whose surface differs from the scene's ground surface.
+Each builder adds ground geoms (and marker sites, which rays and contacts ignore) to an MjSpec
+and returns a :class:`Terrain`: the spawn pose of the vehicle's chassis frame (wheels at rest on
+the ground), surface names of extra geoms, an optional :class:`~.heightfield.TerrainGrid` (heights
+and per-cell surfaces) and a goal point. Heightfield terrains can be regenerated with a new seed
+at reset by rewriting the model's ``hfield_data`` (:func:`regenerate`), without recompiling.
 
-Planes are finite for MuJoCo ray casts (their size bounds the hit test), hence the 5 km default.
+Planes are finite for MuJoCo ray casts (their size bounds the hit test), hence the 5 km size.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
 import mujoco
 import numpy as np
 
-from . import names
+from traction.vehicle_model import VehicleParams
+
+from . import heightfield, names
 
 PATCH_HEIGHT = 0.01  # m, thickness of surface patches lying on flat ground
+PLANE_SIZE = 5000.0
 
 
-def flat(spec: mujoco.MjSpec, wheel_height: float, size: float = 5000.0,
-         patches: tuple = ()):
-    """Flat plane at z = 0, with optional surface patches.
+@dataclass
+class Terrain:
+    """What a terrain builder made (see the module docstring)."""
 
-    Args:
-        patches: ``(surface, (x, y), (length, width))`` entries: thin boxes lying on the ground
-            with their own surface (e.g. an ice patch under the left wheels).
-    """
+    name: str
+    spawn_pos: np.ndarray
+    spawn_quat: np.ndarray
+    surfaces: dict[str, str] = field(default_factory=dict)
+    grid: heightfield.TerrainGrid | None = None
+    goal: np.ndarray | None = None
+    knobs: dict = field(default_factory=dict)
+
+
+def _quat_yaw_pitch(yaw: float, pitch: float, roll: float = 0.0) -> np.ndarray:
+    """(w, x, y, z) for yaw about z, then pitch about y (nose up positive), then roll about x."""
+    q = np.zeros(4)
+    mat = np.zeros(9)
+    cy, sy, cp, sp = math.cos(yaw), math.sin(yaw), math.cos(-pitch), math.sin(-pitch)
+    cr, sr = math.cos(roll), math.sin(roll)
+    rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
+    ry = np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
+    rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
+    mat[:] = (rz @ ry @ rx).ravel()
+    mujoco.mju_mat2Quat(q, mat)
+    return q
+
+
+def spawn_on_grid(grid: heightfield.TerrainGrid, vehicle: VehicleParams, x: float, y: float,
+                  yaw: float = 0.0):
+    """Chassis pose resting on the grid at ``(x, y)`` facing ``yaw``: the body is aligned with
+    the plane fitted through the ground under the wheels and raised until no wheel is compressed
+    past rest. Returns ``(pos, quat)``."""
+    c, s = math.cos(yaw), math.sin(yaw)
+    wp = vehicle.suspension.position
+    wx = x + c * wp[:, 0] - s * wp[:, 1]
+    wy = y + s * wp[:, 0] + c * wp[:, 1]
+    h = grid.height_at(wx, wy)
+    a = np.column_stack([np.ones_like(wx), wx - x, wy - y])
+    coef, *_ = np.linalg.lstsq(a, h, rcond=None)
+    gx, gy = coef[1], coef[2]                                  # dz/dx, dz/dy in world
+    pitch = math.atan(gx * c + gy * s)
+    roll = math.atan(-(-gx * s + gy * c))
+    quat = _quat_yaw_pitch(yaw, pitch, roll)
+    rot = np.zeros(9)
+    mujoco.mju_quat2Mat(rot, quat)
+    rot = rot.reshape(3, 3)
+    lift = float(np.max(h - (coef[0] + a[:, 1] * gx + a[:, 2] * gy)))
+    wheel_height = float(np.max(vehicle.wheels.radius - wp[:, 2]))
+    pos = np.array([x, y, coef[0] + lift]) + rot[:, 2] * wheel_height
+    return pos, quat
+
+
+def add_heightfield(spec: mujoco.MjSpec, grid: heightfield.TerrainGrid, rgba) -> None:
+    """The grid as the ``ground`` heightfield geom (data normalised to [0, 1])."""
+    lo, span = _normalise(grid)
+    length, width = grid.extent
+    nrow, ncol = grid.heights.shape
+    field = spec.add_hfield(name=names.TERRAIN_HFIELD, size=[length / 2, width / 2, span, 0.5],
+                            nrow=nrow, ncol=ncol)
+    field.userdata = ((grid.heights - lo) / span).ravel().tolist()
+    spec.worldbody.add_geom(name=names.GROUND, type=mujoco.mjtGeom.mjGEOM_HFIELD,
+                            hfieldname=names.TERRAIN_HFIELD, rgba=rgba,
+                            pos=[grid.x0 + length / 2, grid.y0 + width / 2, lo])
+
+
+def _normalise(grid):
+    lo, hi = float(grid.heights.min()), float(grid.heights.max())
+    return lo, max(hi - lo, 1e-3)
+
+
+def _plane(spec, rgba, quat=(1.0, 0.0, 0.0, 0.0)):
+    """The ground plane, with a 2 m checker so motion is visible."""
+    spec.add_texture(name="grid", type=mujoco.mjtTexture.mjTEXTURE_2D,
+                     builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER, rgb1=rgba[:3],
+                     rgb2=[0.9 * c for c in rgba[:3]], width=64, height=64)
+    material = spec.add_material(name="ground")
+    material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "grid"
+    material.texrepeat = [PLANE_SIZE, PLANE_SIZE]
     spec.worldbody.add_geom(name=names.GROUND, type=mujoco.mjtGeom.mjGEOM_PLANE,
-                            size=[size, size, 0.1], rgba=[0.45, 0.45, 0.42, 1.0])
+                            size=[PLANE_SIZE, PLANE_SIZE, 0.1], quat=list(quat),
+                            material="ground")
+
+
+def _marker(spec, name, pos, size, rgba, kind=mujoco.mjtGeom.mjGEOM_CYLINDER):
+    spec.worldbody.add_site(name=name, type=kind, pos=list(pos), size=list(size), rgba=rgba)
+
+
+def _wheel_height(v: VehicleParams) -> float:
+    return float(np.max(v.wheels.radius - v.suspension.position[:, 2]))
+
+
+# --- builders: (spec, vehicle, seed, **knobs) -> Terrain -------------------------------------
+
+def flat(spec, vehicle, seed=0, patches: tuple = ()):
+    """Flat plane at z = 0 with optional ``(surface, (x, y), (length, width))`` patches (thin
+    boxes lying on the ground with their own surface)."""
+    _plane(spec, [0.45, 0.45, 0.42, 1.0])
     surfaces = {}
     for i, (surface, (x, y), (length, width)) in enumerate(patches):
         name = names.ground_patch(i)
@@ -37,38 +129,69 @@ def flat(spec: mujoco.MjSpec, wheel_height: float, size: float = 5000.0,
                                 size=[length / 2, width / 2, PATCH_HEIGHT / 2],
                                 pos=[x, y, PATCH_HEIGHT / 2], rgba=[0.75, 0.85, 0.95, 1.0])
         surfaces[name] = surface
-    return np.array([0.0, 0.0, wheel_height]), np.array([1.0, 0.0, 0.0, 0.0]), surfaces
+    return Terrain("flat", np.array([0.0, 0.0, _wheel_height(vehicle)]),
+                   np.array([1.0, 0, 0, 0]), surfaces)
 
 
-def _incline(angle_deg: float, wheel_height: float):
-    a = math.radians(angle_deg)
-    quat = np.array([math.cos(-a / 2), 0.0, math.sin(-a / 2), 0.0])  # pitch nose up
-    normal = np.array([-math.sin(a), 0.0, math.cos(a)])
-    return a, quat, normal * wheel_height
-
-
-def slope(spec: mujoco.MjSpec, wheel_height: float, angle_deg: float, size: float = 5000.0):
-    """Plane through the origin rising toward +x at ``angle_deg``; the vehicle faces uphill.
-
-    Raises:
-        ValueError: angle outside [0, 60) degrees.
-    """
+def slope(spec, vehicle, seed=0, angle_deg: float = 10.0, roughness: float = 0.0):
+    """Incline rising toward +x at ``angle_deg``; with ``roughness`` > 0 (m) a bumpy heightfield."""
     if not 0.0 <= angle_deg < 60.0:
         raise ValueError(f"slope angle_deg = {angle_deg}; allowed [0, 60)")
-    _, quat, pos = _incline(angle_deg, wheel_height)
-    spec.worldbody.add_geom(name=names.GROUND, type=mujoco.mjtGeom.mjGEOM_PLANE,
-                            size=[size, size, 0.1], quat=quat.tolist(),
-                            rgba=[0.45, 0.42, 0.38, 1.0])
-    return pos, quat, {}
+    if roughness < 0:
+        raise ValueError(f"slope roughness = {roughness}; allowed >= 0 m")
+    knobs = {"angle_deg": angle_deg, "roughness": roughness}
+    if roughness == 0.0:
+        a = math.radians(angle_deg)
+        quat = _quat_yaw_pitch(0.0, a)
+        _plane(spec, [0.45, 0.42, 0.38, 1.0], quat)
+        pos = np.array([-math.sin(a), 0.0, math.cos(a)]) * _wheel_height(vehicle)
+        return Terrain("slope", pos, quat, knobs=knobs)
+    grid = heightfield.bumpy_plane(seed, roughness, length=120.0, width=40.0,
+                                   incline_deg=angle_deg)
+    add_heightfield(spec, grid, [0.45, 0.42, 0.38, 1.0])
+    pos, quat = spawn_on_grid(grid, vehicle, -40.0, 0.0)
+    return Terrain("slope", pos, quat, grid=grid, knobs=knobs)
 
 
-def crest_profile(x: np.ndarray, spacing: float, depth: float, width: float, count: int,
-                  incline_deg: float) -> np.ndarray:
-    """Height (m) of the crest course along x: an incline with ``count`` smooth ditches.
+def rough_hill(spec, vehicle, seed=0, difficulty: float = 0.5, **knobs):
+    """Rough hill climb toward a summit (see :func:`.heightfield.rough_hill` for the knobs)."""
+    grid, summit = heightfield.rough_hill(seed, difficulty, **knobs)
+    add_heightfield(spec, grid, [0.42, 0.5, 0.33, 1.0])
+    _marker(spec, names.GOAL_MARKER, summit + [0, 0, 1.0], [1.5, 1.0, 0], [0.9, 0.2, 0.2, 0.5])
+    pos, quat = spawn_on_grid(grid, vehicle, grid.x0 + 8.0, 0.0)
+    return Terrain("rough_hill", pos, quat, grid=grid, goal=summit,
+                   knobs={"difficulty": difficulty, **knobs})
 
-    Ditch ``k`` is centred at ``x = k * spacing`` with a raised-cosine cross-section of the given
-    depth and width; between ditches the ground is the plain incline (the crests).
-    """
+
+def crest(spec, vehicle, seed=0, spacing: float = 8.0, depth: float = 0.6, width: float = 3.0,
+          count: int = 5, incline_deg: float = 0.0, resolution: float = 0.1):
+    """A course of crests and ditches along +x (the 6x6 scenario): ditch ``k`` centred at
+    ``x = k * spacing`` with a raised-cosine section (``depth``, ``width``) on an incline. The
+    vehicle spawns with its wheel-set centre over the first ditch, so a 6x6 rests on the crests
+    with its middle wheels hanging when ``depth`` exceeds their droop."""
+    for name, value, lo, hi in (("spacing", spacing, 1.0, 100.0), ("depth", depth, 0.0, 5.0),
+                                ("width", width, 0.2, spacing), ("count", count, 1, 50),
+                                ("incline_deg", incline_deg, 0.0, 30.0)):
+        if not lo <= value <= hi:
+            raise ValueError(f"crest {name} = {value}; allowed [{lo}, {hi}]")
+    length = (count - 1) * spacing + 40.0
+    xs, _ = heightfield._grid(length, 20.0, resolution, -20.0)
+    h = crest_profile(xs, spacing, depth, width, count, incline_deg)
+    grid = heightfield.TerrainGrid(h, np.zeros(h.shape, dtype=np.int64), ("gravel",), -20.0,
+                                   -10.0, resolution)
+    add_heightfield(spec, grid, [0.5, 0.45, 0.35, 1.0])
+    a = math.radians(incline_deg)
+    quat = _quat_yaw_pitch(0.0, a)
+    centre = float(np.mean(vehicle.suspension.position[:, 0]))
+    pos = np.array([-centre * math.cos(a), 0.0, -centre * math.sin(a)])
+    pos += np.array([-math.sin(a), 0.0, math.cos(a)]) * _wheel_height(vehicle)
+    return Terrain("crest", pos, quat, grid=grid,
+                   knobs={"spacing": spacing, "depth": depth, "width": width, "count": count,
+                          "incline_deg": incline_deg})
+
+
+def crest_profile(x, spacing, depth, width, count, incline_deg):
+    """Height (m) along x of the crest course: an incline minus ``count`` raised-cosine ditches."""
     h = x * math.tan(math.radians(incline_deg))
     for k in range(count):
         u = (x - k * spacing) / (width / 2)
@@ -76,44 +199,59 @@ def crest_profile(x: np.ndarray, spacing: float, depth: float, width: float, cou
     return h
 
 
-def crest(spec: mujoco.MjSpec, wheel_height: float, spacing: float = 8.0, depth: float = 0.6,
-          width: float = 3.0, count: int = 5, incline_deg: float = 0.0,
-          resolution: float = 0.1, half_width: float = 10.0):
-    """A heightfield course of crests and ditches along +x (the 6x6 scenario).
+def skidpad(spec, vehicle, seed=0, radius: float = 20.0, resolution: float = 0.5):
+    """A 140 m tarmac pad with a marked circle of ``radius`` (m) around the origin; a quarter of
+    the ring is wet tarmac and the run-off beyond ``radius + 15`` m is gravel (surface map)."""
+    if not 5.0 <= radius <= 60.0:
+        raise ValueError(f"skidpad radius = {radius}; allowed [5, 60] m")
+    _plane(spec, [0.3, 0.3, 0.32, 1.0])
+    size = 140.0
+    xs, ys = heightfield._grid(size, size, resolution, -size / 2)
+    r = np.hypot(xs, ys)
+    surface = np.zeros(xs.shape, dtype=np.int64)
+    surface[(np.abs(r - radius) < 4.0) & (xs > 0) & (ys > 0)] = 1
+    surface[r > radius + 15.0] = 2
+    grid = heightfield.TerrainGrid(np.zeros(xs.shape), surface, ("tarmac", "wet_tarmac", "gravel"),
+                                   -size / 2, -size / 2, resolution)
+    for i in range(48):
+        t = 2 * math.pi * i / 48
+        _marker(spec, names.marker(i), [radius * math.cos(t), radius * math.sin(t), 0.01],
+                [0.25, 0.01, 0], [0.95, 0.95, 0.95, 1.0])
+    pos = np.array([0.0, -radius, _wheel_height(vehicle)])   # on the circle, heading +x (CCW)
+    return Terrain("skidpad", pos, np.array([1.0, 0, 0, 0]), grid=grid,
+                   knobs={"radius": radius})
 
-    The vehicle spawns facing +x with its wheel-set centre over the first ditch, so a 6x6 whose
-    outer axles are more than ``width / 2`` from its middle axle rests on the crests with its
-    middle wheels hanging (when ``depth`` exceeds their droop).
 
-    Args:
-        spacing: distance between ditch centres (m).
-        depth: ditch depth (m).
-        width: ditch width (m).
-        count: number of ditches.
-        incline_deg: overall climb of the course toward +x (deg).
-        resolution: heightfield cell size (m).
-        half_width: course half-width in y (m).
+def arena(spec, vehicle, seed=0, bump_amplitude: float = 0.04, size: float = 60.0):
+    """Flat ground with mild bumps (``bump_amplitude`` m) and heading markers every 45 degrees
+    (the +x marker is red)."""
+    grid = heightfield.bumpy_plane(seed, bump_amplitude, length=size, width=size)
+    add_heightfield(spec, grid, [0.4, 0.42, 0.4, 1.0])
+    for i in range(8):
+        t = 2 * math.pi * i / 8
+        rgba = [0.9, 0.15, 0.15, 1] if i == 0 else [0.9, 0.9, 0.2, 1]
+        _marker(spec, names.marker(i), [15 * math.cos(t), 15 * math.sin(t), 1.0], [0.2, 1.0, 0],
+                rgba)
+    pos, quat = spawn_on_grid(grid, vehicle, 0.0, 0.0)
+    return Terrain("arena", pos, quat, grid=grid, knobs={"bump_amplitude": bump_amplitude})
 
-    Raises:
-        ValueError: a knob out of range.
-    """
-    for name, value, lo, hi in (("spacing", spacing, 1.0, 100.0), ("depth", depth, 0.0, 5.0),
-                                ("width", width, 0.2, spacing), ("count", count, 1, 50),
-                                ("incline_deg", incline_deg, 0.0, 30.0)):
-        if not lo <= value <= hi:
-            raise ValueError(f"crest {name} = {value}; allowed [{lo}, {hi}]")
-    x0, x1 = -20.0, (count - 1) * spacing + 20.0
-    ncol = int(round((x1 - x0) / resolution)) + 1
-    nrow = int(round(2 * half_width / resolution)) + 1
-    xs = np.linspace(x0, x1, ncol)
-    h = crest_profile(xs, spacing, depth, width, count, incline_deg)
-    lo, hi = float(h.min()), float(h.max())
-    span = max(hi - lo, 1e-3)
-    field = spec.add_hfield(name=names.TERRAIN_HFIELD, size=[(x1 - x0) / 2, half_width, span, 0.5],
-                            nrow=nrow, ncol=ncol)
-    field.userdata = np.tile((h - lo) / span, (nrow, 1)).ravel().tolist()
-    spec.worldbody.add_geom(name=names.GROUND, type=mujoco.mjtGeom.mjGEOM_HFIELD,
-                            hfieldname=names.TERRAIN_HFIELD, pos=[(x0 + x1) / 2, 0.0, lo],
-                            rgba=[0.5, 0.45, 0.35, 1.0])
-    _, quat, pos = _incline(incline_deg, wheel_height)
-    return pos, quat, {}
+
+BUILDERS = {"flat": flat, "slope": slope, "rough_hill": rough_hill, "crest": crest,
+            "skidpad": skidpad, "arena": arena}
+
+
+def regenerate(model: mujoco.MjModel, terrain: Terrain, grid: heightfield.TerrainGrid,
+               context: mujoco.MjrContext | None = None) -> None:
+    """Write a new grid of the same shape into the model's heightfield (and GPU copy, if any)."""
+    hid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_HFIELD, names.TERRAIN_HFIELD)
+    gid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, names.GROUND)
+    if hid < 0 or grid.heights.shape != (model.hfield_nrow[hid], model.hfield_ncol[hid]):
+        raise ValueError("regenerate: the terrain has no heightfield of this shape")
+    lo, span = _normalise(grid)
+    adr = model.hfield_adr[hid]
+    model.hfield_data[adr:adr + grid.heights.size] = ((grid.heights - lo) / span).ravel()
+    model.hfield_size[hid, 2] = span
+    model.geom_pos[gid, 2] = lo
+    terrain.grid = grid
+    if context is not None:
+        mujoco.mjr_uploadHField(model, context, hid)

@@ -81,6 +81,12 @@ def add_vehicle(spec: mujoco.MjSpec, p: VehicleParams, pos, quat=(1.0, 0.0, 0.0,
                       size=[float(wh.radius[i]), float(wh.width[i]) / 2, 0],
                       pos=sus.position[i].tolist(), quat=axle.tolist(), density=0, contype=0,
                       conaffinity=0, rgba=[0.1, 0.1, 0.1, 1.0])
+    length, _, height = ch.body_size
     body.add_camera(name=names.CAMERA_CHASE, mode=mujoco.mjtCamLight.mjCAMLIGHT_TRACKCOM,
-                    pos=[-4.0 * ch.body_size[0] / 2 - 4.0, 0.0, 3.0],
+                    pos=[-1.2 * length - 4.0, 0.0, 0.6 * length + 1.5],
                     xyaxes=[0, -1, 0, 0.45, 0, 0.9])
+    body.add_camera(name=names.CAMERA_TOP, mode=mujoco.mjtCamLight.mjCAMLIGHT_TRACKCOM,
+                    pos=[0.0, 0.0, 4.0 * length + 10.0], xyaxes=[1, 0, 0, 0, 1, 0])
+    body.add_camera(name=names.CAMERA_DRIVER, pos=[0.1 * length, 0.25 * ch.body_size[1],
+                                                    ch.body_centre[2] + 0.6 * height],
+                    xyaxes=[0, -1, 0, 0.1, 0, 1], fovy=75)

@@ -1,9 +1,13 @@
 """Shared fixtures."""
 
-import numpy as np
-import pytest
+import os
 
-from traction.vehicle_model import load_vehicle
+os.environ.setdefault("MUJOCO_GL", "egl")  # before anything imports mujoco (no display here)
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from traction.vehicle_model import load_vehicle  # noqa: E402
 
 
 @pytest.fixture(scope="session")

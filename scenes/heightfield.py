@@ -1,0 +1,172 @@
+"""Procedural terrain grids: heights and a per-cell surface map, pure functions of a seed.
+
+A :class:`TerrainGrid` covers ``[x0, x0 + (ncol-1) cell] x [y0, y0 + (nrow-1) cell]`` with heights
+(m) and surface names per cell. Generators take ``seed`` and documented knobs and return identical
+bytes for the same arguments. The grid becomes a MuJoCo heightfield (``terrain.py``) whose data can
+be rewritten at reset without recompiling the model.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class TerrainGrid:
+    """Heights ``(nrow, ncol)`` (m), surface indices into ``surfaces`` per cell, grid placement."""
+
+    heights: np.ndarray
+    surface: np.ndarray
+    surfaces: tuple[str, ...]
+    x0: float
+    y0: float
+    cell: float
+
+    @property
+    def extent(self) -> tuple[float, float]:
+        """Full length in x and y (m)."""
+        nrow, ncol = self.heights.shape
+        return (ncol - 1) * self.cell, (nrow - 1) * self.cell
+
+    def _index(self, x, y):
+        c = (np.asarray(x) - self.x0) / self.cell
+        r = (np.asarray(y) - self.y0) / self.cell
+        return r, c
+
+    def height_at(self, x, y) -> np.ndarray:
+        """Height (m) at world ``x, y`` on MuJoCo's triangulation of the grid (clamped to the edge)."""
+        nrow, ncol = self.heights.shape
+        r, c = self._index(x, y)
+        r = np.clip(r, 0, nrow - 1 - 1e-9)
+        c = np.clip(c, 0, ncol - 1 - 1e-9)
+        r0, c0 = np.floor(r).astype(int), np.floor(c).astype(int)
+        fr, fc = r - r0, c - c0
+        h = self.heights
+        h00, h01 = h[r0, c0], h[r0, c0 + 1]
+        h10, h11 = h[r0 + 1, c0], h[r0 + 1, c0 + 1]
+        lower = fc >= fr                    # triangles split along the (0,0)-(1,1) diagonal
+        return np.where(lower, h00 + fc * (h01 - h00) + fr * (h11 - h01),
+                        h00 + fr * (h10 - h00) + fc * (h11 - h10))
+
+    def surface_at(self, x, y) -> np.ndarray:
+        """Surface index of the cell nearest to world ``x, y`` (edge cells beyond the grid)."""
+        nrow, ncol = self.heights.shape
+        r, c = self._index(x, y)
+        return self.surface[np.clip(np.rint(r).astype(int), 0, nrow - 1),
+                            np.clip(np.rint(c).astype(int), 0, ncol - 1)]
+
+
+def _grid(length: float, width: float, resolution: float, x0: float):
+    ncol = int(round(length / resolution)) + 1
+    nrow = int(round(width / resolution)) + 1
+    xs = x0 + np.arange(ncol) * resolution
+    ys = -width / 2 + np.arange(nrow) * resolution
+    return np.meshgrid(xs, ys)
+
+
+def value_noise(rng: np.random.Generator, shape, period: float) -> np.ndarray:
+    """Smooth noise in [-1, 1]: random values every ``period`` cells, bilinearly interpolated."""
+    nrow, ncol = shape
+    coarse = rng.uniform(-1, 1, (int(nrow / period) + 2, int(ncol / period) + 2))
+    r = np.arange(nrow) / period
+    c = np.arange(ncol) / period
+    r0, c0 = np.floor(r).astype(int), np.floor(c).astype(int)
+    fr, fc = (r - r0)[:, None], (c - c0)[None, :]
+    fr, fc = fr * fr * (3 - 2 * fr), fc * fc * (3 - 2 * fc)       # smoothstep
+    g = coarse
+    top = g[r0][:, c0] * (1 - fc) + g[r0][:, c0 + 1] * fc
+    bot = g[r0 + 1][:, c0] * (1 - fc) + g[r0 + 1][:, c0 + 1] * fc
+    return top * (1 - fr) + bot * fr
+
+
+def fractal_noise(rng, shape, period: float, octaves: int = 4) -> np.ndarray:
+    """Sum of value-noise octaves (period halves, amplitude halves), normalised to about [-1, 1]."""
+    out = np.zeros(shape)
+    amp, total = 1.0, 0.0
+    for _ in range(octaves):
+        out += amp * value_noise(rng, shape, max(period, 1.0))
+        total += amp
+        amp *= 0.5
+        period *= 0.5
+    return out / total
+
+
+def hill_knobs(difficulty: float) -> dict:
+    """Map ``difficulty`` in [0, 1] onto the rough-hill knobs (the curriculum dial)."""
+    if not 0.0 <= difficulty <= 1.0:
+        raise ValueError(f"difficulty = {difficulty}; allowed [0, 1]")
+    return {"slope_deg": 4.0 + 14.0 * difficulty, "roughness": 0.03 + 0.25 * difficulty,
+            "bump_scale": 0.15 + 0.45 * difficulty, "ditches": int(round(1 + 4 * difficulty))}
+
+
+def rough_hill(seed: int, difficulty: float = 0.5, *, slope_deg: float | None = None,
+               roughness: float | None = None, bump_scale: float | None = None,
+               ditches: int | None = None, length: float = 100.0, width: float = 40.0,
+               resolution: float = 0.25) -> tuple[TerrainGrid, np.ndarray]:
+    """A hill rising toward a summit plateau along +x, with fractal roughness, rocks and ditches.
+
+    Args:
+        seed: RNG seed; same seed and knobs give identical bytes.
+        difficulty: 0..1, sets the knobs below unless they are given explicitly.
+        slope_deg: average climb of the hill (deg).
+        roughness: amplitude of the fractal roughness (m).
+        bump_scale: height (m) of the rocks (their radius is 3x that).
+        ditches: number of ditches crossing the climb.
+        length, width: terrain size (m); the vehicle starts near ``x = -length/2 + 10``.
+        resolution: cell size (m).
+
+    Returns:
+        ``(grid, summit)``: the terrain and the summit centre ``(x, y, z)`` (m).
+    """
+    k = hill_knobs(difficulty)
+    slope_deg = k["slope_deg"] if slope_deg is None else slope_deg
+    roughness = k["roughness"] if roughness is None else roughness
+    bump_scale = k["bump_scale"] if bump_scale is None else bump_scale
+    ditches = k["ditches"] if ditches is None else ditches
+    rng = np.random.default_rng(seed)
+    x0 = -length / 2
+    xs, ys = _grid(length, width, resolution, x0)
+    start, summit_x = x0 + 15.0, length / 2 - 15.0
+    u = np.clip((xs - start) / (summit_x - start), 0.0, 1.0)
+    rise = math.tan(math.radians(slope_deg)) * (summit_x - start)
+    h = rise * u * u * (3 - 2 * u)                                   # smooth ramp to the summit
+    climb = (u > 0) & (u < 1)
+    ramp = np.clip((xs - start) / 5.0, 0, 1) * np.clip((summit_x - xs) / 5.0 + 1, 0, 1)
+    h += roughness * fractal_noise(rng, h.shape, 16.0 / resolution) * ramp
+    for _ in range(int(8 + 20 * bump_scale)):                        # rocks
+        cx, cy = rng.uniform(start + 5, summit_x), rng.uniform(-width / 2 + 4, width / 2 - 4)
+        rad = 3.0 * bump_scale * rng.uniform(0.6, 1.4)
+        h += bump_scale * rng.uniform(0.5, 1.0) * np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2)
+                                                          / (2 * (rad / 2) ** 2))
+    for i in range(ditches):                                         # ditches across the climb
+        cx = start + (i + 1) * (summit_x - start) / (ditches + 1) + rng.uniform(-3, 3)
+        angle = rng.uniform(-0.4, 0.4)
+        d = (xs - cx) * math.cos(angle) + ys * math.sin(angle)
+        w = rng.uniform(1.5, 3.0)
+        h -= np.where(np.abs(d) < w / 2, (0.15 + bump_scale) * 0.5 * (1 + np.cos(2 * np.pi * d / w)),
+                      0.0)
+    names = ("grass", "mud", "gravel", "rock")
+    mud = fractal_noise(rng, h.shape, 10.0 / resolution, 2) > 0.35
+    surface = np.where(mud & climb, 1, 0)
+    slope = np.hypot(*np.gradient(h, resolution))
+    surface = np.where(slope > math.tan(math.radians(slope_deg + 12)), 3, surface)
+    surface = np.where(climb & (fractal_noise(rng, h.shape, 6.0 / resolution, 2) < -0.45), 2,
+                       surface)
+    grid = TerrainGrid(h, surface.astype(np.int64), names, x0, -width / 2, resolution)
+    summit = np.array([summit_x + 7.5, 0.0, float(grid.height_at(summit_x + 7.5, 0.0))])
+    return grid, summit
+
+
+def bumpy_plane(seed: int, amplitude: float = 0.05, *, length: float = 60.0,
+                width: float = 60.0, resolution: float = 0.25, incline_deg: float = 0.0,
+                surface: str = "tarmac") -> TerrainGrid:
+    """A plane (optionally inclined toward +x) with mild fractal bumps of ``amplitude`` (m)."""
+    rng = np.random.default_rng(seed)
+    xs, ys = _grid(length, width, resolution, -length / 2)
+    h = xs * math.tan(math.radians(incline_deg))
+    h = h + amplitude * fractal_noise(rng, h.shape, 8.0 / resolution)
+    return TerrainGrid(h, np.zeros(h.shape, dtype=np.int64), (surface,), -length / 2,
+                       -width / 2, resolution)

@@ -1,0 +1,64 @@
+"""Offscreen rendering of scenes: RGB frames from a named camera, optional text overlay.
+
+Headless machines need ``MUJOCO_GL=egl`` (or ``osmesa`` with Debian's ``libosmesa6``);
+``import traction.scenes`` sets ``egl`` when nothing is set and there is no display.
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+from . import names
+
+
+class SceneRenderer:
+    """Renders ``rgb_array`` frames of one model.
+
+    Args:
+        model: the compiled model.
+        width, height: frame size in pixels (at most the model's offscreen buffer, 1280x720).
+        camera: camera name (``chase``, ``top`` or ``driver``) or -1 for the free camera.
+    """
+
+    def __init__(self, model: mujoco.MjModel, width: int = 640, height: int = 480,
+                 camera: str | int = names.CAMERA_CHASE):
+        self.model = model
+        self.renderer = mujoco.Renderer(model, height=height, width=width)
+        self.camera = camera
+        self.option = mujoco.MjvOption()
+
+    @property
+    def context(self) -> mujoco.MjrContext:
+        """The GL context (to refresh a regenerated heightfield with ``mjr_uploadHField``)."""
+        return self.renderer._mjr_context
+
+    def frame(self, data: mujoco.MjData, overlay: str | None = None,
+              camera: str | int | None = None, segmentation: bool = False) -> np.ndarray:
+        """One frame ``(height, width, 3)`` uint8 (or ``(h, w, 2)`` object ids/types when
+        ``segmentation``); ``overlay`` is drawn as text in the top-left corner."""
+        cam = self.camera if camera is None else camera
+        if segmentation:
+            self.renderer.enable_segmentation_rendering()
+        self.renderer.update_scene(data, camera=cam, scene_option=self.option)
+        img = self.renderer.render()
+        if segmentation:
+            self.renderer.disable_segmentation_rendering()
+            return img
+        return draw_text(img, overlay) if overlay else img
+
+    def close(self) -> None:
+        self.renderer.close()
+
+
+def draw_text(img: np.ndarray, text: str) -> np.ndarray:
+    """Text (one line per ``\\n``) on a dark box in the top-left corner, using Pillow."""
+    from PIL import Image, ImageDraw
+
+    pil = Image.fromarray(img)
+    draw = ImageDraw.Draw(pil)
+    lines = text.splitlines()
+    width = max(len(line) for line in lines) * 6 + 10
+    draw.rectangle([4, 4, 4 + width, 8 + 11 * len(lines)], fill=(0, 0, 0))
+    draw.multiline_text((8, 6), text, fill=(255, 255, 255), spacing=1)
+    return np.asarray(pil)

@@ -1,0 +1,116 @@
+"""Terrains: deterministic from a seed, rays find the generator's height, every vehicle spawns
+at rest on every terrain, regeneration rewrites the heightfield in place."""
+
+import mujoco
+import numpy as np
+import pytest
+
+from traction.envs import VehicleSim
+from traction.scenes import TERRAINS, build_scene, heightfield, names
+
+VEHICLES = ("sedan", "sedan_rwd", "truck_6x6", "tank")
+
+
+@pytest.mark.parametrize("make", [
+    lambda s: heightfield.rough_hill(s, 0.7)[0],
+    lambda s: heightfield.bumpy_plane(s, 0.1),
+])
+def test_same_seed_same_bytes_other_seed_differs(make):
+    a, b, c = make(3), make(3), make(4)
+    assert a.heights.tobytes() == b.heights.tobytes()
+    assert a.surface.tobytes() == b.surface.tobytes()
+    assert a.heights.tobytes() != c.heights.tobytes()
+
+
+def test_difficulty_maps_to_knobs_monotonically():
+    easy, hard = heightfield.hill_knobs(0.0), heightfield.hill_knobs(1.0)
+    assert all(hard[k] > easy[k] for k in easy)
+    with pytest.raises(ValueError, match="difficulty"):
+        heightfield.hill_knobs(1.5)
+    g_easy, _ = heightfield.rough_hill(1, 0.0)
+    g_hard, _ = heightfield.rough_hill(1, 1.0)
+    assert np.ptp(g_hard.heights) > np.ptp(g_easy.heights)
+
+
+def _ray_heights(model, data, xs, ys):
+    out = []
+    geomid = np.zeros(1, dtype=np.int32)
+    for x, y in zip(xs, ys, strict=True):
+        d = mujoco.mj_ray(model, data, np.array([x, y, 100.0]), np.array([0, 0, -1.0]), None, 1,
+                          -1, geomid)
+        out.append(100.0 - d)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("terrain,kw", [("rough_hill", {"difficulty": 1.0}), ("arena", {}),
+                                        ("slope", {"roughness": 0.1}), ("crest", {})])
+def test_ray_finds_the_generator_height(terrain, kw, rng):
+    scene = build_scene("sedan", terrain, seed=5, **kw)
+    data = mujoco.MjData(scene.model)
+    mujoco.mj_forward(scene.model, data)
+    g = scene.terrain.grid
+    length, width = g.extent
+    xs = g.x0 + rng.uniform(0.05, 0.95, 300) * length
+    ys = g.y0 + rng.uniform(0.05, 0.95, 300) * width
+    far = np.hypot(xs - data.xipos[1, 0], ys - data.xipos[1, 1]) > 6.0   # not under the car
+    got = _ray_heights(scene.model, data, xs[far], ys[far])
+    # same triangulation: exact up to MuJoCo's float32 heightfield storage
+    np.testing.assert_allclose(got, g.height_at(xs[far], ys[far]),
+                               atol=2e-6 * np.ptp(g.heights) + 1e-6)
+
+
+@pytest.mark.parametrize("vehicle", VEHICLES)
+@pytest.mark.parametrize("terrain", TERRAINS)
+def test_every_vehicle_spawns_at_rest_on_every_terrain(vehicle, terrain):
+    sim = VehicleSim(build_scene(vehicle, terrain))
+    sim.substep()
+    out = sim.outputs
+    assert sim.data.ncon == 0                                   # no chassis contact
+    if terrain == "crest":                                      # by design: middle axle hangs
+        assert out.in_contact[0].sum() >= 4
+    else:
+        assert out.in_contact.all()
+    sus = sim.params.suspension
+    assert np.all(out.jounce[0] < sus.max_compression)
+    touching = out.in_contact[0]
+    assert np.all(out.jounce[0][touching] > -sus.max_droop[touching])
+
+
+def test_surface_map_is_used_under_the_wheels():
+    sim = VehicleSim(build_scene("sedan_rwd", "skidpad"))
+    table = sim.scene.friction_table
+    _, hits = sim._gather()
+    assert np.all(hits.surface == table.surface_index("tarmac"))
+    pts = np.array([[[20 * np.cos(0.7), 20 * np.sin(0.7), 0.0], [60.0, 0.0, 0.0]]])
+    np.testing.assert_array_equal(sim.surfaces.lookup(pts),
+                                  [[table.surface_index("wet_tarmac"),
+                                    table.surface_index("gravel")]])
+
+
+def test_regenerate_rewrites_heightfield_without_recompiling():
+    scene = build_scene("truck_6x6", "rough_hill", seed=1)
+    model = scene.model
+    before = model.hfield_data.copy()
+    scene.regenerate(seed=2)
+    assert model.hfield_data.tobytes() != before.tobytes()
+    expected, summit = heightfield.rough_hill(2, 0.5)
+    assert scene.terrain.grid.heights.tobytes() == expected.heights.tobytes()
+    np.testing.assert_allclose(scene.terrain.goal, summit)
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    got = _ray_heights(model, data, [0.0, 20.0], [5.0, -8.0])
+    np.testing.assert_allclose(got, expected.height_at(np.array([0.0, 20.0]),
+                                                       np.array([5.0, -8.0])), atol=1e-4)
+    sim = VehicleSim(scene)                                     # spawn follows the new terrain
+    sim.substep()
+    assert sim.outputs.in_contact.all() and sim.data.ncon == 0
+    assert mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, names.GOAL_MARKER) >= 0
+
+
+def test_bad_terrain_knobs_raise():
+    with pytest.raises(ValueError, match="terrain_name"):
+        build_scene("sedan", "moon")
+    with pytest.raises(ValueError, match="radius"):
+        build_scene("sedan", "skidpad", radius=500)
+    with pytest.raises(TypeError):
+        build_scene("sedan", "arena", spacing=3)
