@@ -1,9 +1,20 @@
-"""Gymnasium environments and the MuJoCo coupling of the vehicle model.
+"""Gymnasium environments (registered on import) and the MuJoCo coupling of the vehicle model.
 
-The three task environments (Climb6x6, Drift, TankTurn) are registered here once they exist;
-for now the package holds the simulator bridge :class:`VehicleSim`.
+``import traction.envs`` registers ``Traction/Climb6x6-v0``, ``Traction/Drift-v0`` and
+``Traction/TankTurn-v0``; :class:`VehicleSim` is the simulator bridge they share.
 """
+
+from gymnasium.envs.registration import register, registry
 
 from .vehicle_sim import VehicleSim
 
-__all__ = ["VehicleSim"]
+ENV_IDS = ("Traction/Climb6x6-v0", "Traction/Drift-v0", "Traction/TankTurn-v0")
+
+for _id, _entry, _steps in (
+        ("Traction/Climb6x6-v0", "traction.envs.climb6x6_v0:Climb6x6Env", 1500),
+        ("Traction/Drift-v0", "traction.envs.drift_v0:DriftEnv", 750),
+        ("Traction/TankTurn-v0", "traction.envs.tank_turn_v0:TankTurnEnv", 400)):
+    if _id not in registry:
+        register(id=_id, entry_point=_entry, max_episode_steps=_steps)
+
+__all__ = ["ENV_IDS", "VehicleSim"]

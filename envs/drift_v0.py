@@ -1,0 +1,167 @@
+"""Traction/Drift-v0: hold a sustained drift around a skidpad circle."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from traction.vehicle_model import load_vehicle
+
+from .base import OBS_LIMIT, TractionEnv
+from .rewards import tolerance
+
+
+def _wrap(a):
+    return (a + np.pi) % (2 * np.pi) - np.pi
+
+
+class DriftEnv(TractionEnv):
+    r"""
+    ## Description
+    The rear-wheel-drive sedan (`sedan_rwd`: 500 N m engine, limited-slip differential, 5-speed
+    autobox, handbrake on the rear wheels) circles a skidpad counter-clockwise. The task is a
+    sustained drift: keep the sideslip angle (between heading and velocity) near
+    `target_sideslip_deg` while staying on the marked circle of radius `radius`, at speed. A
+    quarter of the ring is wet tarmac.
+
+    ## Action Space
+    `Box(-1, 1, (4,), float32)`; clipped; NaN/inf raise `ValueError` naming the channel.
+
+    | index | name | meaning | min | max | unit |
+    |---|---|---|---|---|---|
+    | 0 | steer | steering, positive turns left (max 0.6 rad) | -1 | 1 | - |
+    | 1 | throttle | `(a + 1) / 2` of full throttle | -1 | 1 | - |
+    | 2 | brake | `(a + 1) / 2` of full brake | -1 | 1 | - |
+    | 3 | handbrake | `(a + 1) / 2` of full handbrake (rear wheels) | -1 | 1 | - |
+
+    ## Observation Space
+    `Box(-1000, 1000, (19,), float64)` (values clipped to it); body = chassis frame.
+
+    | index | observation | unit | frame |
+    |---|---|---|---|
+    | 0 | speed of the CoM | m/s | - |
+    | 1 | sideslip angle, positive when drifting the right way (nose inside the circle) | rad | - |
+    | 2 | yaw rate | rad/s | world z |
+    | 3-4 | CoM velocity x, y | m/s | body |
+    | 5 | cross-track error: distance from the circle, positive outside | m | - |
+    | 6-7 | sin, cos of the heading error to the circle's tangent | - | - |
+    | 8-11 | longitudinal slip FL, FR, RL, RR | - | - |
+    | 12-15 | lateral slip angle FL, FR, RL, RR | rad | - |
+    | 16 | engine speed / max engine speed | - | - |
+    | 17 | gear | - | - |
+    | 18 | time in the current sustained drift / `hold_seconds` (capped at 1) | - | - |
+
+    ## Rewards
+    `reward = sideslip + circle + spin_out + off_pad`, each in `info["reward_<term>"]`:
+
+    | term | value | weight argument (default) |
+    |---|---|---|
+    | sideslip | `tolerance(sideslip - target, +-5 deg, margin 15 deg) x moving` per step | `sideslip_weight` (1.0) |
+    | circle | `tolerance(cross-track error, +-1 m, margin 5 m) x moving` per step | `circle_weight` (0.5) |
+    | spin_out | -1 when \|sideslip\| exceeds 80 deg | `spin_out_penalty` (20.0) |
+    | off_pad | -1 when the car leaves the pad (\|cross-track error\| > 15 m) | `off_pad_penalty` (20.0) |
+
+    `moving = min(1, speed / 8 m/s)` so standing still earns nothing.
+
+    ## Starting State
+    On the circle at (0, -radius), heading +x (tangent, counter-clockwise), speed uniform in
+    8-10 m/s in second gear, with heading noise +-3 deg.
+
+    ## Episode End
+    - Termination: spin-out (\|sideslip\| > 80 deg) or leaving the pad.
+    - Truncation: time limit (`max_episode_steps=750`, 30 s) or diverged simulation.
+    - `info["is_success"]`: a drift has been held for `hold_seconds` (sideslip within 10 deg of
+      the target and cross-track error within 3 m).
+
+    ## Arguments
+    | argument | default | meaning |
+    |---|---|---|
+    | `target_sideslip_deg` | 30.0 | deg |
+    | `radius` | 20.0 | circle radius (m) |
+    | `hold_seconds` | 3.0 | s of drift for success |
+    | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 26; tyre coupling stable) |
+    | weights | see Rewards | |
+    | `render_mode`, `width`, `height` | None, 640, 480 | |
+
+    ## Version History
+    - v0: initial release.
+    """
+
+    action_names = ("steer", "throttle", "brake", "handbrake")
+    reward_names = ("sideslip", "circle", "spin_out", "off_pad")
+
+    def __init__(self, target_sideslip_deg: float = 30.0, radius: float = 20.0,
+                 hold_seconds: float = 3.0, control_dt: float = 0.04, physics_dt: float = 0.004,
+                 sideslip_weight: float = 1.0, circle_weight: float = 0.5,
+                 spin_out_penalty: float = 20.0, off_pad_penalty: float = 20.0,
+                 render_mode: str | None = None, width: int = 640, height: int = 480):
+        if not 0.0 <= target_sideslip_deg < 80.0:
+            raise ValueError(f"target_sideslip_deg = {target_sideslip_deg}; allowed [0, 80)")
+        super().__init__(load_vehicle("sedan_rwd"), "skidpad", {"radius": radius}, control_dt,
+                         physics_dt, render_mode, width, height)
+        self.target = np.radians(target_sideslip_deg)
+        self.radius, self.hold_seconds = radius, hold_seconds
+        self.weights = {"sideslip": sideslip_weight, "circle": circle_weight,
+                        "spin_out": spin_out_penalty, "off_pad": off_pad_penalty}
+        self.observation_space = gym.spaces.Box(-OBS_LIMIT, OBS_LIMIT, (19,), np.float64)
+        self._held = 0.0
+
+    def _reset_task(self, options: dict) -> None:
+        speed = float(options.get("speed", self.np_random.uniform(8.0, 10.0)))
+        yaw = float(self.np_random.uniform(-0.05, 0.05))
+        t = self.scene.terrain
+        quat = np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
+        self.sim.reset(pos=t.spawn_pos, quat=quat,
+                       velocity=[speed * np.cos(yaw), speed * np.sin(yaw), 0.0])
+        self.sim.state.omega[:] = speed / self.vehicle.wheels.radius
+        gs = self.sim.state.gearbox
+        gs.gear[:] = gs.target[:] = 2
+        self.sim.state.engine_omega[:] = speed / self.vehicle.wheels.radius[2] * (
+            self.vehicle.gearbox.forward_ratios[1] * self.vehicle.gearbox.final_ratio)
+        self._held = 0.0
+
+    def _apply_action(self, a: np.ndarray) -> None:
+        p = (a[1:] + 1.0) / 2.0
+        self.sim.set_commands(steer=a[0], throttle=p[0], brake=p[1], handbrake=p[2])
+
+    # measurements
+    def sideslip(self) -> float:
+        """Sideslip (rad), positive for a counter-clockwise drift (velocity right of the nose)."""
+        lin, _ = self.body_velocity()
+        return float(-np.arctan2(lin[1], abs(lin[0]) + 1e-6)) if np.hypot(*lin[:2]) > 0.5 else 0.0
+
+    def cross_track(self) -> float:
+        return float(np.hypot(*self.sim.com_position()[:2]) - self.radius)
+
+    def heading_error(self) -> float:
+        x, y = self.sim.com_position()[:2]
+        return float(_wrap(self.heading() - (np.arctan2(y, x) + np.pi / 2)))
+
+    def _moving(self) -> float:
+        return min(1.0, float(np.linalg.norm(self.sim.com_velocity()[:2])) / 8.0)
+
+    def _observation(self) -> np.ndarray:
+        lin, ang = self.body_velocity()
+        out = self.sim.outputs
+        e = self.heading_error()
+        return np.array([np.linalg.norm(self.sim.com_velocity()), self.sideslip(),
+                         self.body_rotation()[2] @ (self.body_rotation() @ ang), lin[0], lin[1],
+                         self.cross_track(), np.sin(e), np.cos(e), *out.long_slip[0],
+                         *out.lat_slip[0], out.engine_omega[0] / self.vehicle.engine.max_omega,
+                         float(out.gear[0]), min(self._held / self.hold_seconds, 1.0)])
+
+    def _reward_terms(self) -> dict[str, float]:
+        beta, e, moving = self.sideslip(), self.cross_track(), self._moving()
+        drifting = abs(beta - self.target) < np.radians(10) and abs(e) < 3.0 and moving > 0.5
+        self._held = self._held + self.control_dt if drifting else 0.0
+        values = {
+            "sideslip": float(tolerance(beta - self.target, (-np.radians(5), np.radians(5)),
+                                        np.radians(15))) * moving,
+            "circle": float(tolerance(e, (-1.0, 1.0), 5.0)) * moving,
+            "spin_out": -float(abs(beta) > np.radians(80)),
+            "off_pad": -float(abs(e) > 15.0)}
+        return {k: self.weights[k] * v for k, v in values.items()}
+
+    def _termination(self) -> tuple[bool, bool]:
+        done = abs(self.sideslip()) > np.radians(80) or abs(self.cross_track()) > 15.0
+        return bool(done), bool(self._held >= self.hold_seconds - 1e-9)

@@ -1,0 +1,136 @@
+"""Contract tests over every registered environment id."""
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import traction.envs
+from traction.envs import ENV_IDS
+
+#: Observation channels a random policy may never change within a short rollout: contact flags
+#: (wheels rarely leave the ground), the gear (no autobox shift), and the drift-hold progress.
+EVENT_CHANNELS = {"Traction/Climb6x6-v0": range(24, 30), "Traction/Drift-v0": (17, 18),
+                  "Traction/TankTurn-v0": ()}
+
+
+@pytest.fixture(scope="module", params=ENV_IDS)
+def env_id(request):
+    return request.param
+
+
+def test_registered_and_made_by_id(env_id):
+    env = gym.make(env_id)
+    assert env.spec.max_episode_steps > 0
+    assert env.unwrapped.model is env.unwrapped.sim.model and env.unwrapped.data is not None
+    env.close()
+
+
+def test_gymnasium_checker_passes_without_warnings(env_id):
+    env = gym.make(env_id).unwrapped
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env, skip_render_check=True)
+
+
+def test_stable_baselines3_checker_passes_without_warnings(env_id):
+    from stable_baselines3.common.env_checker import check_env as sb3_check
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sb3_check(gym.make(env_id).unwrapped, warn=True)
+
+
+def _rollout(env_id, seed, steps=300):
+    env = gym.make(env_id)
+    obs, info = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    out, rewards = [obs], []
+    for _ in range(steps):
+        obs, r, term, trunc, info = env.step(rng.uniform(-1, 1, env.action_space.shape))
+        terms = [v for k, v in info.items() if k.startswith("reward_")]
+        assert r == sum(terms)                                  # exactly the sum of its terms
+        assert set(k[7:] for k in info if k.startswith("reward_")) == \
+            set(env.unwrapped.reward_names)
+        out.append(obs)
+        rewards.append(r)
+        if term or trunc:
+            obs, info = env.reset()
+            out.append(obs)
+    env.close()
+    return np.array(out), np.array(rewards)
+
+
+@pytest.fixture(scope="module")
+def rollouts(env_id):
+    return _rollout(env_id, 7), _rollout(env_id, 7)
+
+
+def test_same_seed_same_actions_bit_identical(rollouts):
+    (o1, r1), (o2, r2) = rollouts
+    assert o1.tobytes() == o2.tobytes() and r1.tobytes() == r2.tobytes()
+
+
+def test_observations_finite_and_not_constant(env_id, rollouts):
+    (obs, _), _ = rollouts
+    assert np.all(np.isfinite(obs))
+    varying = np.ptp(obs, axis=0) > 0
+    allowed = set(EVENT_CHANNELS[env_id])
+    constant = [i for i in np.flatnonzero(~varying) if i not in allowed]
+    assert not constant, f"constant observation elements {constant}"
+
+
+def test_observations_do_not_share_memory(env_id):
+    env = gym.make(env_id)
+    o1, _ = env.reset(seed=1)
+    o2, *_ = env.step(env.action_space.sample())
+    assert not np.shares_memory(o1, o2)
+    env.close()
+
+
+def test_bad_actions_raise_clearly(env_id):
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    a = np.zeros(env.action_space.shape, np.float32)
+    a[-1] = np.nan
+    name = env.unwrapped.action_names[-1]
+    with pytest.raises(ValueError, match=rf"action\[{a.size - 1}\] \({name}\)"):
+        env.step(a)
+    with pytest.raises(ValueError, match="shape"):
+        env.step(np.zeros(a.size + 1))
+    obs, *_ = env.step(np.full(a.shape, 7.0))                    # out of range: clipped
+    assert np.all(np.isfinite(obs))
+    with pytest.raises(TypeError):
+        gym.make(env_id, no_such_argument=1)
+    env.close()
+
+
+def test_reset_randomises_and_options_fix(env_id):
+    env = gym.make(env_id)
+    a, _ = env.reset(seed=1)
+    b, _ = env.reset(seed=2)
+    assert a.tobytes() != b.tobytes()
+    env.close()
+
+
+def test_rgb_array_rendering_returns_a_frame(env_id):
+    env = gym.make(env_id, render_mode="rgb_array", width=160, height=120)
+    env.reset(seed=0)
+    env.step(env.action_space.sample())
+    frame = env.render()
+    assert frame.shape == (120, 160, 3) and frame.dtype == np.uint8 and frame.std() > 5
+    env.close()
+
+
+def test_info_diagnostics(env_id):
+    env = gym.make(env_id)
+    _, info = env.reset(seed=0)
+    for key in ("is_success", "speed", "gear", "engine_rpm", "long_slip", "lat_slip", "tire_load",
+                "wheel_contact", "diverged"):
+        assert key in info
+    n = env.unwrapped.vehicle.n_wheels
+    assert info["long_slip"].shape == (n,)
+    assert traction.envs.VehicleSim is type(env.unwrapped.sim)
+    env.close()
