@@ -1,5 +1,6 @@
 """Drive a vehicle yourself in MuJoCo's viewer (needs a display)::
 
+    python -m traction.envs.drive Traction/Drift-v0          # an environment's vehicle and scene
     python -m traction.envs.drive --vehicle sedan_rwd --terrain skidpad
 
 Keys: Up throttle, Down brake (reverse gear once stopped), Left/Right steer, Space handbrake,
@@ -83,11 +84,21 @@ def main(argv=None) -> None:
     from .vehicle_sim import VehicleSim
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("env_id", nargs="?", help="e.g. Traction/Drift-v0 (else --vehicle/--terrain)")
     ap.add_argument("--vehicle", default="sedan_rwd")
     ap.add_argument("--terrain", default="skidpad")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    sim = VehicleSim(build_scene(args.vehicle, args.terrain, seed=args.seed))
+    if args.env_id:
+        import gymnasium as gym
+
+        import traction.envs  # noqa: F401
+
+        env = gym.make(args.env_id).unwrapped
+        env.reset(seed=args.seed)
+        sim = env.sim
+    else:
+        sim = VehicleSim(build_scene(args.vehicle, args.terrain, seed=args.seed))
     driver = KeyboardDriver(tank=sim.params.differential.type == "tank")
     control_dt = 0.02
     with mujoco.viewer.launch_passive(sim.model, sim.data,

@@ -3,6 +3,7 @@
 CHASSIS_BODY = "chassis"
 CHASSIS_JOINT = "chassis_free"
 CHASSIS_COLLISION = "chassis_collision"
+CHASSIS_HULL_MESH = "chassis_hull"
 CHASSIS_CABIN = "chassis_cabin"
 CHASSIS_VISUAL = "chassis_body"
 GROUND = "ground"

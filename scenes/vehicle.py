@@ -6,6 +6,7 @@ import mujoco
 import numpy as np
 
 from traction.vehicle_model import VehicleParams
+from traction.vehicle_model.chassis import hull_vertices
 
 from . import names
 
@@ -64,9 +65,16 @@ def add_vehicle(spec: mujoco.MjSpec, p: VehicleParams, pos, quat=(1.0, 0.0, 0.0,
     body.mass = float(ch.mass)
     body.ipos = ch.com.tolist()
     body.inertia = ch.inertia.tolist()
-    body.add_geom(name=names.CHASSIS_COLLISION, type=mujoco.mjtGeom.mjGEOM_BOX,
-                  size=(ch.body_size / 2).tolist(), pos=ch.body_centre.tolist(), density=0,
-                  group=COLLISION_GROUP, rgba=[0.8, 0.2, 0.2, 0.5])
+    if ch.body_shape == "hull":
+        mesh = spec.add_mesh(name=names.CHASSIS_HULL_MESH)
+        mesh.uservert = hull_vertices(ch).ravel().tolist()
+        body.add_geom(name=names.CHASSIS_COLLISION, type=mujoco.mjtGeom.mjGEOM_MESH,
+                      meshname=names.CHASSIS_HULL_MESH, density=0, group=COLLISION_GROUP,
+                      rgba=[0.8, 0.2, 0.2, 0.5])
+    else:
+        body.add_geom(name=names.CHASSIS_COLLISION, type=mujoco.mjtGeom.mjGEOM_BOX,
+                      size=(ch.body_size / 2).tolist(), pos=ch.body_centre.tolist(), density=0,
+                      group=COLLISION_GROUP, rgba=[0.8, 0.2, 0.2, 0.5])
     _add_body_visuals(body, p)
     sus, wh = p.suspension, p.wheels
     starts = sus.ray_start(wh.radius)

@@ -23,6 +23,8 @@ class ChassisParams:
                                   doc="collision box full length, width, height")
     body_centre: np.ndarray = param(unit="m", lo=-50, hi=50, shape="vec3",
                                     doc="collision box centre")
+    body_shape: str = param("box", shape="choice", choices=("box", "hull"),
+                            doc="collision shape: the box, or a convex hull tapered inside it")
 
     def __post_init__(self):
         freeze_arrays(self)
@@ -30,6 +32,17 @@ class ChassisParams:
     def validate(self, prefix: str = "chassis.", where: str = "") -> None:
         """Raise VehicleConfigError naming the first field out of range."""
         validate_fields(self, prefix, where)
+
+
+def hull_vertices(p: ChassisParams) -> np.ndarray:
+    """Eight corners (chassis frame, m) of the ``hull`` shape: the box's full footprint at the
+    bottom, 85% of its width and 70% of its length at the top (a cab-over silhouette, so a
+    rolled vehicle rests on a sloped roof line instead of a box edge)."""
+    length, width, height = p.body_size
+    bottom = [(sx * length / 2, sy * width / 2, -height / 2) for sx in (-1, 1) for sy in (-1, 1)]
+    top = [(sx * 0.35 * length - 0.1 * length, sy * 0.425 * width, height / 2)
+           for sx in (-1, 1) for sy in (-1, 1)]
+    return np.array(bottom + top) + p.body_centre
 
 
 def box_inertia(mass: float, size) -> np.ndarray:

@@ -114,3 +114,13 @@ def test_bad_terrain_knobs_raise():
         build_scene("sedan", "skidpad", radius=500)
     with pytest.raises(TypeError):
         build_scene("sedan", "arena", spacing=3)
+
+
+def test_hull_chassis_is_a_convex_mesh_and_catches_a_rollover():
+    sim = VehicleSim(build_scene("truck_6x6", "flat"))
+    g = mujoco.mj_name2id(sim.model, mujoco.mjtObj.mjOBJ_GEOM, names.CHASSIS_COLLISION)
+    assert sim.model.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH
+    sim.reset(pos=[0.0, 0.0, 3.0], quat=[0.0, 1.0, 0.0, 0.0])       # dropped upside down
+    sim.step(1500)
+    top = sim.params.chassis.body_centre[2] + sim.params.chassis.body_size[2] / 2
+    assert sim.chassis_position()[2] == pytest.approx(top, abs=0.02)  # resting on its roof
