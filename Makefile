@@ -18,7 +18,7 @@ $(VENV)/.installed-dev: $(VENV)/bin/python pyproject.toml
 GL = MUJOCO_GL=$$(sh .ci/gl-backend $(PY))
 
 demo: $(VENV)/.installed-dev
-	$(GL) $(PY) -m traction.train.demo --out runs/demo
+	$(GL) $(PY) -m traction.train.benchmark --out runs/benchmark
 
 test: $(VENV)/.installed-dev
 	$(GL) $(PY) -m pytest -q

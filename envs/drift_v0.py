@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import gymnasium as gym
 import numpy as np
 
@@ -18,8 +20,9 @@ def _wrap(a):
 class DriftEnv(TractionEnv):
     r"""
     ## Description
-    The rear-wheel-drive sedan (`sedan_rwd`: 500 N m engine, limited-slip differential, 5-speed
-    autobox, handbrake on the rear wheels) circles a skidpad counter-clockwise. The task is a
+    The rear-wheel-drive sedan (`sedan_rwd`: 500 N m engine, limited-slip differential, handbrake
+    on the rear wheels) circles a skidpad counter-clockwise. Its gearbox is held in second gear
+    (drifting is done in a low gear; an autobox would shift up on wheelspin and kill the slide). The task is a
     sustained drift: keep the sideslip angle (between heading and velocity) near
     `target_sideslip_deg` while staying on the marked circle of radius `radius`, at speed. A
     quarter of the ring is wet tarmac.
@@ -65,7 +68,7 @@ class DriftEnv(TractionEnv):
 
     ## Starting State
     On the circle at (0, -radius), heading +x (tangent, counter-clockwise), speed uniform in
-    8-10 m/s in second gear, with heading noise +-3 deg.
+    8-10 m/s, second gear, with heading noise +-3 deg.
 
     ## Episode End
     - Termination: spin-out (\|sideslip\| > 80 deg) or leaving the pad.
@@ -97,8 +100,10 @@ class DriftEnv(TractionEnv):
                  render_mode: str | None = None, width: int = 640, height: int = 480):
         if not 0.0 <= target_sideslip_deg < 80.0:
             raise ValueError(f"target_sideslip_deg = {target_sideslip_deg}; allowed [0, 80)")
-        super().__init__(load_vehicle("sedan_rwd"), "skidpad", {"radius": radius}, control_dt,
-                         physics_dt, render_mode, width, height)
+        p = load_vehicle("sedan_rwd")
+        p = dataclasses.replace(p, gearbox=dataclasses.replace(p.gearbox, autobox=0.0))
+        super().__init__(p, "skidpad", {"radius": radius}, control_dt, physics_dt, render_mode,
+                         width, height)
         self.target = np.radians(target_sideslip_deg)
         self.radius, self.hold_seconds = radius, hold_seconds
         self.weights = {"sideslip": sideslip_weight, "circle": circle_weight,

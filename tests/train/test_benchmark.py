@@ -1,0 +1,39 @@
+"""The scripted benchmark in --quick mode: outputs, schema, and the thresholds CI asserts."""
+
+import json
+
+import pytest
+
+from traction.train import benchmark
+
+KEYS = {"env_id", "kwargs", "episodes", "success_rate", "mean_return", "std_return",
+        "mean_time_to_success_s", "diverged"}
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    benchmark.run(out, quick=True, progress=False)
+    return out, json.loads((out / "benchmark.json").read_text())
+
+
+def test_outputs_and_schema(quick):
+    out, summary = quick
+    assert set(summary) == {v[0] for v in benchmark.VARIANTS}
+    for entry in summary.values():
+        assert KEYS <= set(entry) and 0.0 <= entry["success_rate"] <= 1.0
+        assert entry["diverged"] == 0
+    assert "mean_abs_sideslip_error_deg" in summary["drift"]
+    assert "centre_drift_m" in summary["tank_turn_special"]
+    for name in ("benchmark.md", "trajectories.png", "telemetry.png", "climb_rough_hill.mp4",
+                 "drift.mp4", "tank_turn_special.mp4"):
+        assert (out / name).stat().st_size > 500, name
+
+
+def test_scripted_thresholds(quick):
+    _, s = quick
+    assert s["tank_turn_special"]["success_rate"] >= 0.9
+    assert s["tank_turn_special"]["centre_drift_m"] < 0.2
+    assert s["climb_crest_torque_vectoring"]["success_rate"] > \
+        s["climb_crest_equal"]["success_rate"]
+    assert s["climb_rough_hill"]["success_rate"] > 0
