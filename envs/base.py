@@ -9,6 +9,7 @@ negative) and the reward is exactly their sum.
 
 from __future__ import annotations
 
+import copy
 import logging
 
 import gymnasium as gym
@@ -35,6 +36,8 @@ class TractionEnv(gym.Env):
     action_names: tuple[str, ...] = ()
     #: reward term names, in order (task)
     reward_names: tuple[str, ...] = ()
+    #: task attributes that change during an episode (saved by get_state) (task)
+    task_state: tuple[str, ...] = ()
 
     def __init__(self, vehicle: VehicleParams | str, terrain: str, terrain_kwargs: dict,
                  control_dt: float, physics_dt: float, render_mode: str | None,
@@ -136,6 +139,38 @@ class TractionEnv(gym.Env):
                 "gear": int(out.gear[0]), "engine_rpm": float(out.engine_omega[0] * 60 / (2 * np.pi)),
                 "long_slip": out.long_slip[0].copy(), "lat_slip": out.lat_slip[0].copy(),
                 "tire_load": out.load[0].copy(), "wheel_contact": out.in_contact[0].copy()}
+
+    # --- save / restore ------------------------------------------------------------------
+    def get_state(self) -> dict:
+        """Everything needed to continue bit for bit: MuJoCo's integration state (incl. warm
+        start), the vehicle state and commands, the RNG, the terrain and the task's own state.
+        (The TimeLimit wrapper's step count lives outside the unwrapped env.)"""
+        spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        mj = np.empty(mujoco.mj_stateSize(self.model, spec))
+        mujoco.mj_getState(self.model, self.data, mj, spec)
+        sim = self.sim
+        return copy.deepcopy({
+            "mujoco": mj, "vehicle": sim.state, "commands": sim.commands,
+            "wheel_angle": sim.wheel_angle, "outputs": sim.outputs,
+            "rng": self.np_random.bit_generator.state, "hfield": self.model.hfield_data,
+            "terrain": (self.scene.terrain, self.model.hfield_size, self.model.geom_pos),
+            "task": {k: getattr(self, k) for k in self.task_state}})
+
+    def set_state(self, state: dict) -> None:
+        """Restore a :meth:`get_state` snapshot (of this environment)."""
+        state = copy.deepcopy(state)
+        spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        mujoco.mj_setState(self.model, self.data, state["mujoco"], spec)
+        sim = self.sim
+        sim.state, sim.commands = state["vehicle"], state["commands"]
+        sim.wheel_angle, sim.outputs = state["wheel_angle"], state["outputs"]
+        self.np_random.bit_generator.state = state["rng"]
+        self.model.hfield_data[:] = state["hfield"]
+        self.scene.terrain, hsize, gpos = state["terrain"]
+        self.model.hfield_size[:] = hsize
+        self.model.geom_pos[:] = gpos
+        for key, value in state["task"].items():
+            setattr(self, key, value)
 
     # --- geometry helpers for tasks ----------------------------------------------------------
     def body_rotation(self) -> np.ndarray:

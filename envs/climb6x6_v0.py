@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from traction.scenes.terrain import spawn_on_grid
-from traction.vehicle_model import Commands, load_vehicle
+from traction.vehicle_model import Commands, VehicleParams, load_vehicle
 
 from .base import OBS_LIMIT, TractionEnv
 
@@ -89,6 +89,7 @@ class Climb6x6Env(TractionEnv):
     | `control_dt` | 0.04 | s per `step` (25 Hz) |
     | `physics_dt` | 0.004 | s per physics substep: spring alpha = sqrt(m/k)/dt ~ 31 (> 5), tyre/wheel coupling rate x dt ~ 0.4 (< 2) |
     | `goal_radius` | 6.0 | m |
+    | `vehicle` | `"truck_6x6"` | preset name, TOML path or `VehicleParams` (six wheels for `wheel_torques`) |
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | `"rgb_array"` or `"human"` |
 
@@ -97,21 +98,22 @@ class Climb6x6Env(TractionEnv):
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover")
+    task_state = ("_drive", "_prev_dist")
 
     def __init__(self, terrain: str = "rough_hill", difficulty: float = 0.5,
                  differential: str = "torque_vectoring", action_mode: str = "pedals",
                  control_dt: float = 0.04, physics_dt: float = 0.004, goal_radius: float = 6.0,
                  progress_weight: float = 1.0, energy_weight: float = 0.05,
                  slip_weight: float = 0.5, success_bonus: float = 10.0,
-                 rollover_penalty: float = 10.0, render_mode: str | None = None,
-                 width: int = 640, height: int = 480):
+                 rollover_penalty: float = 10.0, vehicle: str | VehicleParams = "truck_6x6",
+                 render_mode: str | None = None, width: int = 640, height: int = 480):
         if terrain not in TERRAINS:
             raise ValueError(f"terrain = {terrain!r}; allowed: {', '.join(TERRAINS)}")
         if differential not in ("torque_vectoring", "equal"):
             raise ValueError(f"differential = {differential!r}; allowed: torque_vectoring, equal")
         if action_mode not in ("pedals", "wheel_torques"):
             raise ValueError(f"action_mode = {action_mode!r}; allowed: pedals, wheel_torques")
-        p = load_vehicle("truck_6x6")
+        p = vehicle if isinstance(vehicle, VehicleParams) else load_vehicle(vehicle)
         kind = "torque_vectoring" if differential == "torque_vectoring" else "multi_wheel"
         p = dataclasses.replace(p, differential=dataclasses.replace(p.differential, type=kind))
         self.action_names = ("drive", "steer") + (

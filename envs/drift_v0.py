@@ -7,7 +7,7 @@ import dataclasses
 import gymnasium as gym
 import numpy as np
 
-from traction.vehicle_model import load_vehicle
+from traction.vehicle_model import VehicleParams, load_vehicle
 
 from .base import OBS_LIMIT, TractionEnv
 from .rewards import tolerance
@@ -82,6 +82,7 @@ class DriftEnv(TractionEnv):
     | `target_sideslip_deg` | 30.0 | deg |
     | `radius` | 20.0 | circle radius (m) |
     | `hold_seconds` | 3.0 | s of drift for success |
+    | `vehicle` | `"sedan_rwd"` | preset name, TOML path or `VehicleParams` (4 wheels, engine) |
     | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 26; tyre coupling stable) |
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | |
@@ -92,15 +93,17 @@ class DriftEnv(TractionEnv):
 
     action_names = ("steer", "throttle", "brake", "handbrake")
     reward_names = ("sideslip", "circle", "spin_out", "off_pad")
+    task_state = ("_held",)
 
     def __init__(self, target_sideslip_deg: float = 30.0, radius: float = 20.0,
                  hold_seconds: float = 3.0, control_dt: float = 0.04, physics_dt: float = 0.004,
                  sideslip_weight: float = 1.0, circle_weight: float = 0.5,
                  spin_out_penalty: float = 20.0, off_pad_penalty: float = 20.0,
-                 render_mode: str | None = None, width: int = 640, height: int = 480):
+                 vehicle: str | VehicleParams = "sedan_rwd", render_mode: str | None = None,
+                 width: int = 640, height: int = 480):
         if not 0.0 <= target_sideslip_deg < 80.0:
             raise ValueError(f"target_sideslip_deg = {target_sideslip_deg}; allowed [0, 80)")
-        p = load_vehicle("sedan_rwd")
+        p = vehicle if isinstance(vehicle, VehicleParams) else load_vehicle(vehicle)
         p = dataclasses.replace(p, gearbox=dataclasses.replace(p.gearbox, autobox=0.0))
         super().__init__(p, "skidpad", {"radius": radius}, control_dt, physics_dt, render_mode,
                          width, height)

@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from traction.scenes.terrain import spawn_on_grid
-from traction.vehicle_model import load_vehicle
+from traction.vehicle_model import VehicleParams, load_vehicle
 
 from .base import OBS_LIMIT, TractionEnv
 
@@ -68,6 +68,7 @@ class TankTurnEnv(TractionEnv):
     | argument | default | meaning |
     |---|---|---|
     | `drive_mode` | `"special"` | or `"standard"` |
+    | `vehicle` | `"tank"` | preset name, TOML path or `VehicleParams` with a tank differential |
     | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 27; tyre coupling stable) |
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | |
@@ -78,16 +79,21 @@ class TankTurnEnv(TractionEnv):
 
     action_names = ("left", "right")
     reward_names = ("heading", "translation", "hold")
+    task_state = ("target", "start", "_prev_pos", "_prev_err", "_held")
     TOLERANCE = np.radians(2.0)
     HOLD_SECONDS = 1.0
 
     def __init__(self, drive_mode: str = "special", control_dt: float = 0.04,
                  physics_dt: float = 0.004, heading_weight: float = 1.0,
                  translation_weight: float = 2.0, hold_bonus: float = 5.0,
-                 render_mode: str | None = None, width: int = 640, height: int = 480):
+                 vehicle: str | VehicleParams = "tank", render_mode: str | None = None,
+                 width: int = 640, height: int = 480):
         if drive_mode not in ("special", "standard"):
             raise ValueError(f"drive_mode = {drive_mode!r}; allowed: special, standard")
-        p = load_vehicle("tank")
+        p = vehicle if isinstance(vehicle, VehicleParams) else load_vehicle(vehicle)
+        if p.differential.type != "tank":
+            raise ValueError(f"vehicle {p.name!r} has a {p.differential.type!r} differential; "
+                             "TankTurn needs a tank")
         p = dataclasses.replace(p, differential=dataclasses.replace(p.differential,
                                                                     tank_mode=drive_mode))
         super().__init__(p, "arena", {}, control_dt, physics_dt, render_mode, width, height)

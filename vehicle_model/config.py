@@ -261,6 +261,7 @@ def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
         curve_sets=curve_sets, custom_tire=custom, **sections)
     params.validate(where)
     _check_mass_balance(params, where)
+    _check_geometry(params, where)
     return params
 
 
@@ -330,6 +331,25 @@ def _check_mass_balance(p: VehicleParams, where: str) -> None:
         raise VehicleConfigError(
             f"{where}: suspension.sprung_mass sums to {total:g} kg but chassis.mass = "
             f"{p.chassis.mass:g} kg; they must match (omit sprung_mass to compute it)")
+
+
+#: How far (m) a wheel centre may lie outside the chassis box before the file is rejected.
+WHEEL_OUTSIDE_MARGIN = 1.0
+
+
+def _check_geometry(p: VehicleParams, where: str) -> None:
+    """Wheels must sit at (or near) the chassis: a wheel centre more than
+    :data:`WHEEL_OUTSIDE_MARGIN` outside the collision box in x or y is a typo (a sign or unit
+    slip), not a vehicle."""
+    ch = p.chassis
+    half = ch.body_size[:2] / 2
+    offset = np.abs(p.suspension.position[:, :2] - ch.body_centre[:2]) - half
+    for i, (dx, dy) in enumerate(offset):
+        if max(dx, dy) > WHEEL_OUTSIDE_MARGIN:
+            raise VehicleConfigError(
+                f"{where}: wheels[{i}].position = {p.suspension.position[i].tolist()} lies "
+                f"{max(dx, dy):.2f} m outside the chassis box (body_size {ch.body_size.tolist()}, "
+                f"body_centre {ch.body_centre.tolist()}); allowed up to {WHEEL_OUTSIDE_MARGIN} m")
 
 
 def preset_names() -> list[str]:

@@ -109,3 +109,8 @@ def test_stiff_spring_warns_for_timestep(sedan):
         assert check_timestep(sedan, 0.002) == []
         assert len(check_timestep(sedan, 0.05)) == 4
     assert any("alpha" in str(x.message) for x in w)
+
+
+def test_wheel_far_outside_the_chassis_is_an_error(tmp_path):
+    with pytest.raises(VehicleConfigError, match=r"wheels\[0\]\.position.*outside the chassis"):
+        _load(tmp_path, BASE.replace("position = [1.2, 0.8, 0.0]", "position = [12.0, 0.8, 0.0]"))
