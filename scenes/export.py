@@ -17,10 +17,11 @@ from traction.vehicle_model import load_vehicle
 from .build import TERRAINS, build_spec
 
 
-def _knob(text: str):
-    key, _, value = text.partition("=")
-    if not key or not value:
-        raise argparse.ArgumentTypeError(f"--knob {text!r}: use NAME=VALUE")
+def parse_assignment(text: str) -> tuple[str, object]:
+    """``NAME=VALUE`` from a command line; VALUE as a Python literal when it is one, else text."""
+    key, sep, value = text.partition("=")
+    if not key or not sep or not value:
+        raise argparse.ArgumentTypeError(f"{text!r}: use NAME=VALUE")
     try:
         return key, ast.literal_eval(value)
     except (ValueError, SyntaxError):
@@ -34,7 +35,7 @@ def main(argv=None) -> Path:
     ap.add_argument("--out", type=Path, required=True, help="XML file to write")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--physics-dt", type=float, default=0.002)
-    ap.add_argument("--knob", type=_knob, action="append", default=[],
+    ap.add_argument("--knob", type=parse_assignment, action="append", default=[],
                     help="terrain knob NAME=VALUE (repeatable)")
     args = ap.parse_args(argv)
     spec, _ = build_spec(load_vehicle(args.vehicle), args.terrain, args.seed, args.physics_dt,

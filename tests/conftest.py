@@ -18,3 +18,22 @@ def sedan():
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+def _braking_distance(sim, v0: float = 20.0, seconds: float = 10.0) -> float:
+    """Distance (m) from ``v0`` (m/s, wheels rolling) to standstill with full brakes."""
+    sim.reset(velocity=[v0, 0, 0])
+    sim.state.omega[:] = v0 / sim.params.wheels.radius
+    sim.set_commands(brake=1.0)
+    x0 = sim.com_position()[0]
+    for _ in range(int(seconds / sim.dt)):
+        sim.substep()
+        if sim.forward_speed() < 0.01:
+            break
+    return sim.com_position()[0] - x0
+
+
+@pytest.fixture
+def braking_distance():
+    """``braking_distance(sim, v0=20.0)``: full-brake stopping distance (m)."""
+    return _braking_distance

@@ -13,7 +13,6 @@ and ``tb/`` (TensorBoard, including every ``reward_<term>`` as ``reward_terms/<t
 from __future__ import annotations
 
 import argparse
-import ast
 import shlex
 import sys
 from importlib import resources
@@ -23,19 +22,10 @@ import gymnasium as gym
 import yaml
 
 import traction.envs  # noqa: F401  (registers the ids)
+from traction.scenes.export import parse_assignment
 
 ALGOS = ("ppo", "sac")
 RUN_KEYS = {"n_envs", "normalize", "eval_freq", "eval_episodes", "checkpoint_freq"}
-
-
-def _pair(text: str):
-    key, _, value = text.partition("=")
-    if not key or not _:
-        raise argparse.ArgumentTypeError(f"{text!r}: use NAME=VALUE")
-    try:
-        return key, ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return key, value
 
 
 def hyperparameters(algo: str, env_id: str, overrides: dict) -> dict:
@@ -126,9 +116,9 @@ def main(argv=None) -> Path:
     ap.add_argument("--timesteps", type=int, default=200_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=None, help="run folder")
-    ap.add_argument("--hp", type=_pair, action="append", default=[],
+    ap.add_argument("--hp", type=parse_assignment, action="append", default=[],
                     help="hyperparameter override NAME=VALUE (repeatable)")
-    ap.add_argument("--env-kwarg", type=_pair, action="append", default=[],
+    ap.add_argument("--env-kwarg", type=parse_assignment, action="append", default=[],
                     help="environment argument NAME=VALUE (repeatable)")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = ap.parse_args(argv)

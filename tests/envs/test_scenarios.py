@@ -61,18 +61,10 @@ def test_wheel_beyond_droop_gives_no_force_and_free_spin_up(sedan):
 
 
 @pytest.mark.parametrize("surface,mu", [("tarmac", 1.0), ("wet_tarmac", 0.7)])
-def test_braking_distance(sedan, surface, mu):
+def test_braking_distance(sedan, surface, mu, braking_distance):
     v0 = 20.0
     sim = _sim(sedan, surface=surface)
-    sim.reset(velocity=[v0, 0, 0])
-    sim.state.omega[:] = v0 / sedan.wheels.radius
-    sim.set_commands(brake=1.0)
-    x0 = sim.com_position()[0]
-    for _ in range(int(8.0 / sim.dt)):
-        sim.substep()
-        if sim.forward_speed() < 0.01:
-            break
-    dist = sim.com_position()[0] - x0
+    dist = braking_distance(sim, v0, seconds=8.0)
     assert dist == pytest.approx(v0**2 / (2 * mu * G), rel=0.15)
     sim.step(500)
     assert abs(sim.forward_speed()) < 0.01                # comes to rest and stays

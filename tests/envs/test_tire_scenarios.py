@@ -75,23 +75,11 @@ def test_custom_constant_force_tyre_accelerates_the_car_as_expected():
     assert sim.forward_speed() == pytest.approx(expected, rel=0.03)
 
 
-def _braking_distance(sim, v0=20.0):
-    sim.reset(velocity=[v0, 0, 0])
-    sim.state.omega[:] = v0 / sim.params.wheels.radius
-    sim.set_commands(brake=1.0)
-    x0 = sim.com_position()[0]
-    for _ in range(int(10 / sim.dt)):
-        sim.substep()
-        if sim.forward_speed() < 0.01:
-            break
-    return sim.com_position()[0] - x0
-
-
-def test_editing_the_friction_table_between_steps_changes_braking_distance():
+def test_editing_the_friction_table_between_steps_changes_braking_distance(braking_distance):
     sim = VehicleSim(build_scene("sedan", "flat"))
-    d_dry = _braking_distance(sim)
+    d_dry = braking_distance(sim)
     sim.friction_table.set("tarmac", 0.5)
-    d_half = _braking_distance(sim)
+    d_half = braking_distance(sim)
     assert d_dry == pytest.approx(400 / (2 * 9.81), rel=0.15)
     assert d_half / d_dry == pytest.approx(2.0, rel=0.15)
 
