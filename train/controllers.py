@@ -35,41 +35,50 @@ class ClimbController:
 
 
 class DriftController:
-    """Drift: follow the circle with grip up to speed, kick the tail out with the handbrake,
-    then hold it - the throttle regulates the sideslip (PI on the sideslip error: more power,
-    more slide) and the steering holds the path (counter-steer against the sideslip, plus
-    cross-track and heading corrections)."""
+    """Drift in three phases. *Grip*: follow the circle up to ``kick_speed`` (kinematic steer plus
+    cross-track and course corrections). *Power-over*: full lock and full throttle until the
+    sideslip passes ``kick_sideslip``. *Hold*: the throttle regulates the sideslip (P on the
+    error, damped by its rate) and the steering counter-steers by the sideslip, asks for the yaw
+    rate of the circle (``speed / radius``) and corrects the path. In the slide the cross-track
+    correction acts with the opposite sign to the grip phase (pointing the nose further in
+    tightens the slide and the car runs wide) - found by experiment on this car.
+
+    Holds a continuous slide round the circle for the whole episode; the sideslip settles
+    around 10-15 deg, short of the 30 deg target (see the benchmark's sideslip error).
+    """
 
     def __init__(self, target_sideslip: float = np.radians(30.0), dt: float = 0.04,
-                 radius: float = 20.0, kick_speed: float = 11.0):
-        self.target, self.dt, self.radius, self.kick_speed = target_sideslip, dt, radius, kick_speed
+                 radius: float = 20.0, kick_speed: float = 10.0,
+                 kick_sideslip: float = np.radians(18.0)):
+        self.target, self.dt, self.radius = target_sideslip, dt, radius
+        self.kick_speed, self.kick_sideslip = kick_speed, kick_sideslip
         self.reset()
 
     def reset(self) -> None:
-        self.phase, self.timer, self.i_beta, self.prev_beta = "grip", 0.0, 0.0, 0.0
+        self.phase, self.timer, self.prev_beta = "grip", 0.0, 0.0
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
-        speed, beta, cross = obs[0], obs[1], obs[5]
-        course_err = np.arctan2(obs[6], obs[7]) - beta   # velocity direction vs the tangent
+        speed, beta, yaw_rate, cross = obs[0], obs[1], obs[2], obs[5]
+        course = np.arctan2(obs[6], obs[7]) - beta       # velocity direction vs the tangent
         d_beta = (beta - self.prev_beta) / self.dt
         self.prev_beta = beta
         self.timer += self.dt
-        path = -0.08 * cross - 0.8 * course_err           # back onto the circle, along it
+        wheelbase, max_angle = 2.7, 0.6
         if self.phase == "grip":
-            steer = 2.7 / self.radius / 0.6 * 1.0 + path     # kinematic steer for the circle
-            throttle = np.clip(0.3 + 0.4 * (self.kick_speed - speed), 0.0, 1.0)
-            if speed >= self.kick_speed - 0.3 and self.timer > 1.0:
-                self.phase, self.timer = "kick", 0.0
-            return np.array([np.clip(steer, -1, 1), 2 * throttle - 1, -1.0, -1.0], np.float32)
-        if self.phase == "kick":
-            if beta > 0.5 * self.target or self.timer > 0.6:
+            steer = wheelbase / self.radius / max_angle + 0.06 * cross - 0.6 * course
+            throttle = 0.3 + 0.4 * (self.kick_speed + 1.0 - speed)
+            if speed > self.kick_speed and self.timer > 1.0:
+                self.phase = "power"
+        elif self.phase == "power":
+            steer, throttle = 1.0, 1.0
+            if beta > self.kick_sideslip:
                 self.phase = "hold"
-            return np.array([1.0, 1.0, -1.0, 1.0], np.float32)
-        err = self.target - beta
-        self.i_beta = np.clip(self.i_beta + err * self.dt, -0.5, 0.5)
-        throttle = np.clip(0.6 + 1.5 * err + 1.0 * self.i_beta - 0.25 * d_beta, 0.0, 1.0)
-        steer = np.clip(-beta / 0.6 + 0.35 + path - 0.1 * d_beta, -1.0, 1.0)  # counter-steer
-        return np.array([steer, 2 * throttle - 1, -1.0, -1.0], np.float32)
+        else:
+            throttle = 0.55 + 1.5 * (self.target - beta) - 0.2 * d_beta
+            steer = ((-beta + wheelbase / self.radius) / max_angle
+                     + 1.0 * (speed / self.radius - yaw_rate) - 0.06 * cross - 0.6 * course)
+        return np.array([np.clip(steer, -1, 1), 2 * np.clip(throttle, 0, 1) - 1, -1.0, -1.0],
+                        np.float32)
 
 
 class TankTurnController:
