@@ -4,9 +4,13 @@
 ``Traction/TankTurn-v0``; :class:`VehicleSim` is the simulator bridge they share.
 """
 
-from gymnasium.envs.registration import register, registry
+# traction.scenes picks a headless GL backend (MUJOCO_GL=egl when unset and there is no
+# display); it must run before anything imports mujoco, which reads the variable once.
+import traction.scenes  # noqa: F401  isort: skip
 
-from .vehicle_sim import VehicleSim
+from gymnasium.envs.registration import register, registry  # noqa: E402
+
+from .vehicle_sim import VehicleSim  # noqa: E402
 
 ENV_IDS = ("Traction/Climb6x6-v0", "Traction/Drift-v0", "Traction/TankTurn-v0")
 

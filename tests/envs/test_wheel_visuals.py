@@ -39,3 +39,17 @@ def test_telemetry_records_every_substep_when_enabled(tmp_path):
     path = sim.telemetry.write_csv(tmp_path / "tel.csv", wheel_names=sim.params.wheel_names)
     assert len(path.read_text().splitlines()) == 101
     assert VehicleSim(build_scene("sedan_rwd", "flat")).telemetry is None
+
+
+def test_headless_rendering_works_without_mujoco_gl_set():
+    import os
+    import subprocess
+    import sys
+
+    code = ("import gymnasium as gym, traction.envs\n"
+            "env = gym.make('Traction/TankTurn-v0', render_mode='rgb_array', width=64, height=48)\n"
+            "env.reset(seed=0); print(env.render().shape)")
+    env = {k: v for k, v in os.environ.items() if k not in ("MUJOCO_GL", "DISPLAY")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         cwd="/", check=True)
+    assert out.stdout.strip() == "(48, 64, 3)"
