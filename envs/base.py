@@ -180,7 +180,7 @@ class TractionEnv(gym.Env):
     def body_velocity(self) -> tuple[np.ndarray, np.ndarray]:
         """CoM linear (m/s) and angular (rad/s) velocity in the chassis frame."""
         rot = self.body_rotation()
-        kin, _ = self.sim._gather()
+        kin = self.sim.kinematics()
         return rot.T @ kin.velocity[0], rot.T @ kin.angular_velocity[0]
 
     def heading(self) -> float:

@@ -65,6 +65,8 @@ class VehicleSim:
                                      for i in range(self.params.n_wheels)])
         self.wheel_angle = np.zeros((1, self.params.n_wheels))
         self.telemetry = Telemetry(1, self.params.n_wheels, telemetry) if telemetry else None
+        mujoco.mj_forward(self.model, self.data)
+        self.surfaces = SurfaceLookup(self.model, self.data, scene)   # static geoms: once
         self.reset()
 
     # --- episode ---------------------------------------------------------------------------
@@ -80,7 +82,6 @@ class VehicleSim:
         self.commands = vm.Commands.zeros(self.params, 1)
         self.wheel_angle[:] = 0.0
         mujoco.mj_forward(self.model, self.data)
-        self.surfaces = SurfaceLookup(self.model, self.data, self.scene)
         self.outputs = None
 
     def set_commands(self, **values) -> None:
@@ -124,7 +125,8 @@ class VehicleSim:
         for _ in range(n_substeps):
             self.substep()
 
-    def _gather(self) -> tuple[vm.ChassisKinematics, vm.GroundHits]:
+    def kinematics(self) -> vm.ChassisKinematics:
+        """Chassis pose, CoM and CoM/angular velocity (world frame), batch of one."""
         d, b = self.data, self.body
         rot = d.xmat[b].reshape(1, 3, 3).copy()
         pos = d.xpos[b][None].copy()
@@ -132,7 +134,11 @@ class VehicleSim:
         qv = d.qvel[self.qvel_adr:self.qvel_adr + 6]
         omega = rot[0] @ qv[3:6]                       # free-joint angular velocity is local
         vel = qv[0:3] + cross(omega, com[0] - pos[0])  # linear part is at the body origin
-        kin = vm.ChassisKinematics(pos, rot, com, vel[None], omega[None])
+        return vm.ChassisKinematics(pos, rot, com, vel[None], omega[None])
+
+    def _gather(self) -> tuple[vm.ChassisKinematics, vm.GroundHits]:
+        d = self.data
+        kin = self.kinematics()
         ray = d.sensordata[self.sensor_adr[:, None] + np.arange(names.RAY_DATA_SIZE)]
         dist = ray[None, :, 0]
         points = ray[None, :, 1:4]
@@ -158,8 +164,7 @@ class VehicleSim:
 
     def com_velocity(self) -> np.ndarray:
         """Velocity of the centre of mass, world (m/s)."""
-        kin, _ = self._gather()
-        return kin.velocity[0]
+        return self.kinematics().velocity[0]
 
     def forward_speed(self) -> float:
         """CoM velocity along the chassis x axis (m/s)."""

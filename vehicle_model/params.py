@@ -35,7 +35,7 @@ def param(default: Any = dataclasses.MISSING, *, unit: str = "-", lo: float = -m
         doc: one-line description.
         shape: ``"wheel"`` (one value per wheel), ``"wheel3"`` (a 3-vector per wheel),
             ``"scalar"``, ``"vec3"``, ``"table"`` (an array validated elementwise), ``"list"`` (a
-            1-D array of any length), ``"names"`` (a list of wheel names) or ``"choice"``.
+            1-D array of any length), ``"curve"`` (``(n, 2)`` points) or ``"choice"``.
         choices: allowed strings of a ``"choice"`` field.
     """
     meta = {"unit": unit, "lo": lo, "hi": hi, "lo_open": lo_open, "doc": doc, "shape": shape,
@@ -49,8 +49,6 @@ def range_text(meta: dict) -> str:
     """Human readable allowed range, e.g. ``(0, inf)`` or ``[0, 1]``."""
     if meta["shape"] == "choice":
         return " \\| ".join(meta["choices"])
-    if meta["shape"] == "names":
-        return "wheel names"
     left = "(" if meta["lo_open"] or meta["lo"] == -math.inf else "["
     right = ")" if meta["hi"] == math.inf else "]"
     return f"{left}{meta['lo']:g}, {meta['hi']:g}{right}"
@@ -69,8 +67,6 @@ def check_value(name: str, value: Any, meta: dict, where: str = "") -> None:
     if meta["shape"] == "choice":
         if value not in meta["choices"]:
             raise VehicleConfigError(f"{prefix}{name} = {value!r}; allowed: {', '.join(meta['choices'])}")
-        return
-    if meta["shape"] == "names":
         return
     arr = np.asarray(value, dtype=float)
     bad = ~np.isfinite(arr)
@@ -98,7 +94,7 @@ def freeze_arrays(obj: Any) -> None:
     """Convert numeric fields of a frozen dataclass to read-only float arrays in place."""
     for f in dataclasses.fields(obj):
         shape = f.metadata.get("shape")
-        if shape in (None, "scalar", "choice", "names"):
+        if shape in (None, "scalar", "choice"):
             continue
         arr = np.array(getattr(obj, f.name), dtype=float)
         arr.setflags(write=False)
