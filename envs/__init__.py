@@ -1,7 +1,9 @@
 """Gymnasium environments (registered on import) and the MuJoCo coupling of the vehicle model.
 
 ``import traction.envs`` registers ``Traction/Climb6x6-v0``, ``Traction/Drift-v0`` and
-``Traction/TankTurn-v0``; :class:`VehicleSim` is the simulator bridge they share.
+``Traction/TankTurn-v0`` (each also as a native vector environment:
+``gym.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point")``);
+:class:`VehicleSim` is the simulator bridge they share.
 """
 
 # traction.scenes picks a headless GL backend (MUJOCO_GL=egl when unset and there is no
@@ -10,7 +12,8 @@ import traction.scenes  # noqa: F401  isort: skip
 
 from gymnasium.envs.registration import register, registry  # noqa: E402
 
-from .vehicle_sim import VehicleSim  # noqa: E402
+from .vector import TractionVectorEnv, vector_entry_point  # noqa: E402
+from .vehicle_sim import SimBatch, VehicleSim  # noqa: E402
 
 ENV_IDS = ("Traction/Climb6x6-v0", "Traction/Drift-v0", "Traction/TankTurn-v0")
 
@@ -19,6 +22,7 @@ for _id, _entry, _steps in (
         ("Traction/Drift-v0", "traction.envs.drift_v0:DriftEnv", 750),
         ("Traction/TankTurn-v0", "traction.envs.tank_turn_v0:TankTurnEnv", 400)):
     if _id not in registry:
-        register(id=_id, entry_point=_entry, max_episode_steps=_steps)
+        register(id=_id, entry_point=_entry, max_episode_steps=_steps,
+                 vector_entry_point=vector_entry_point(_entry))
 
-__all__ = ["ENV_IDS", "VehicleSim"]
+__all__ = ["ENV_IDS", "SimBatch", "TractionVectorEnv", "VehicleSim"]

@@ -103,9 +103,16 @@ class TractionEnv(gym.Env):
         return obs, info
 
     def step(self, action):
-        a = self._check_action(action)
-        self._apply_action(a)
+        self._begin_step(action)
         self.sim.step(self.n_substeps)
+        return self._finish_step()
+
+    def _begin_step(self, action) -> None:
+        """Check and apply an action (before the physics substeps)."""
+        self._apply_action(self._check_action(action))
+
+    def _finish_step(self):
+        """Observation, reward terms, termination and info after the physics substeps."""
         diverged = self._diverged()
         if diverged:
             obs = np.zeros(self.observation_space.shape, np.float32)
@@ -150,7 +157,7 @@ class TractionEnv(gym.Env):
         mujoco.mj_getState(self.model, self.data, mj, spec)
         sim = self.sim
         return copy.deepcopy({
-            "mujoco": mj, "vehicle": sim.state, "commands": sim.commands,
+            "mujoco": mj, "state": sim.state, "commands": sim.commands,
             "wheel_angle": sim.wheel_angle, "outputs": sim.outputs,
             "rng": self.np_random.bit_generator.state, "hfield": self.model.hfield_data,
             "terrain": (self.scene.terrain, self.model.hfield_size, self.model.geom_pos),
@@ -161,9 +168,11 @@ class TractionEnv(gym.Env):
         state = copy.deepcopy(state)
         spec = mujoco.mjtState.mjSTATE_INTEGRATION
         mujoco.mj_setState(self.model, self.data, state["mujoco"], spec)
-        sim = self.sim
-        sim.state, sim.commands = state["vehicle"], state["commands"]
-        sim.wheel_angle, sim.outputs = state["wheel_angle"], state["outputs"]
+        sim = self.sim                                   # write into the bound arrays
+        for name in ("state", "commands", "outputs"):
+            for buf, value in vars(state[name]).items():
+                getattr(getattr(sim, name), buf)[...] = value
+        sim.wheel_angle[...] = state["wheel_angle"]
         self.np_random.bit_generator.state = state["rng"]
         self.model.hfield_data[:] = state["hfield"]
         self.scene.terrain, hsize, gpos = state["terrain"]

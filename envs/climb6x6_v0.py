@@ -14,6 +14,7 @@ from .base import OBS_LIMIT, TractionEnv
 
 HEIGHTMAP_AHEAD = np.arange(8) * 1.5            # m ahead of the chassis origin
 HEIGHTMAP_SIDE = np.arange(-2, 3) * 1.0         # m to the left
+_AHEAD, _SIDE = np.meshgrid(HEIGHTMAP_AHEAD, HEIGHTMAP_SIDE, indexing="ij")
 TERRAINS = {"rough_hill": {}, "crest": {"incline_deg": 5.0}, "slope": {"angle_deg": 12.0,
                                                                       "roughness": 0.03}}
 
@@ -180,7 +181,7 @@ class Climb6x6Env(TractionEnv):
     def _heightmap(self) -> np.ndarray:
         yaw = self.heading()
         c, s = np.cos(yaw), np.sin(yaw)
-        ahead, side = np.meshgrid(HEIGHTMAP_AHEAD, HEIGHTMAP_SIDE, indexing="ij")
+        ahead, side = _AHEAD, _SIDE
         origin = self.sim.chassis_position()
         x = origin[0] + c * ahead - s * side
         y = origin[1] + s * ahead + c * side

@@ -1,8 +1,8 @@
-"""Which surface is under each wheel.
+"""Which surface is under each wheel: the arrays the compiled loop looks surfaces up in.
 
 MuJoCo's rangefinder reports the hit point but not the geom, so the surface is resolved from the
-point: the terrain's per-cell surface map (or the ground geom's single surface), overridden by the
-smallest static surface patch whose world bounding box (1 cm margin) contains the point.
+point (``physics.surface_at``): the smallest static surface patch whose world bounding box (1 cm
+margin) contains it, else the terrain's per-cell surface map, else the ground geom's surface.
 """
 
 from __future__ import annotations
@@ -12,11 +12,13 @@ import numpy as np
 
 from traction.scenes import Scene, names
 
+from . import physics
+
 _MARGIN = 0.01
 
 
 class SurfaceLookup:
-    """Surface type (friction-table row) at world points."""
+    """Surface patches of a scene (static, found once) and its current terrain surface map."""
 
     def __init__(self, model: mujoco.MjModel, data: mujoco.MjData, scene: Scene):
         ground = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, names.GROUND)
@@ -24,30 +26,42 @@ class SurfaceLookup:
         self.scene = scene
         ids = [g for g in np.flatnonzero(scene.geom_surface >= 0)
                if model.geom_bodyid[g] == 0 and g != ground]
-        lo, hi, vol = [], [], []
+        rows = []
         for g in ids:
             centre_local, half = model.geom_aabb[g, :3], model.geom_aabb[g, 3:]
             rot = data.geom_xmat[g].reshape(3, 3)
             centre = data.geom_xpos[g] + rot @ centre_local
             ext = np.abs(rot) @ half + _MARGIN
-            lo.append(centre - ext)
-            hi.append(centre + ext)
-            vol.append(float(np.prod(2 * ext)))
-        order = np.argsort(vol, kind="stable")
-        self.lo = np.array(lo).reshape(-1, 3)[order]
-        self.hi = np.array(hi).reshape(-1, 3)[order]
-        self.patch_type = scene.geom_surface[np.array(ids, dtype=int)[order]]
+            rows.append((float(np.prod(2 * ext)), *(centre - ext), *(centre + ext),
+                         scene.geom_surface[g]))
+        rows.sort(key=lambda r: r[0])                 # smallest patch first (stable)
+        self.patches = np.array([r[1:] for r in rows], dtype=float).reshape(-1, 7)
+
+    @property
+    def n_patches(self) -> int:
+        return len(self.patches)
+
+    def grid_shape(self) -> tuple[int, int]:
+        grid = self.scene.terrain.grid
+        return grid.surface.shape if grid is not None else (1, 1)
+
+    def write(self, grid: np.ndarray, grid_info: np.ndarray, patches: np.ndarray) -> None:
+        """Fill the compiled loop's arrays with the current terrain (call after regenerating)."""
+        t = self.scene.terrain.grid
+        patches[...] = self.patches
+        if t is None:
+            grid[...] = self.ground_type
+            grid_info[...] = (0.0, 0.0, 0.0, 1.0)
+            return
+        grid[...] = self.scene.grid_surface[t.surface]
+        grid_info[...] = (1.0, t.x0, t.y0, t.cell)
 
     def lookup(self, points: np.ndarray) -> np.ndarray:
-        """Surface types ``(...)`` for world points ``(..., 3)``."""
-        grid = self.scene.terrain.grid
-        if grid is not None:
-            out = self.scene.grid_surface[grid.surface_at(points[..., 0], points[..., 1])]
-        else:
-            out = np.full(points.shape[:-1], self.ground_type, dtype=np.int64)
-        if len(self.patch_type):
-            p = points[..., None, :]
-            inside = np.all((p >= self.lo) & (p <= self.hi), axis=-1)
-            first = np.argmax(inside, axis=-1)
-            out = np.where(inside.any(axis=-1), self.patch_type[first], out)
-        return out
+        """Surface types ``(...)`` for world points ``(..., 3)`` (the compiled lookup, looped)."""
+        shape = self.grid_shape()
+        grid, info = np.zeros(shape, np.int64), np.zeros(4)
+        patches = np.zeros_like(self.patches)
+        self.write(grid, info, patches)
+        flat = np.asarray(points, dtype=float).reshape(-1, 3)
+        out = [physics.surface_at(grid, info, self.ground_type, patches, *p) for p in flat]
+        return np.array(out, dtype=np.int64).reshape(np.shape(points)[:-1])

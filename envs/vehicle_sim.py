@@ -1,27 +1,73 @@
 """The MuJoCo <-> vehicle_model bridge: the only code that reads or writes MjData for vehicles.
 
-One physics substep::
-
-    mj_step1            positions, velocities, sensors (all wheel rangefinders, in C)
-    gather              chassis pose/velocity + per-wheel (dist, point, normal) -> arrays
-    vehicle_model.step  suspension, tyres, wheel spin on (n_vehicles, n_wheels) arrays
-    apply               sum forces per chassis, add r x F about the CoM, assign xfrc_applied
-    mj_step2            integrate
-
-Forces are recomputed every substep; ``mj_step(nstep=k)`` is never used for vehicles.
+A :class:`VehicleSim` is one MuJoCo world with one vehicle. Its physics substeps run in the
+compiled loop of ``physics.py`` (``mj_step1 -> gather -> vehicle update -> xfrc_applied ->
+mj_step2``). Several sims of the same vehicle and scene kind can be stepped together with one
+batched vehicle update per substep (:class:`SimBatch`, used by the native vector environment);
+each sim's state, commands and outputs are then row views of the batch's arrays.
 """
 
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 import mujoco
 import numpy as np
 
 from traction import vehicle_model as vm
 from traction.scenes import Scene, names
+from traction.vehicle_model import layout as L
 from traction.vehicle_model.telemetry import Telemetry
-from traction.vehicle_model.vec import cross
 
+from . import physics
 from .surfaces import SurfaceLookup
+
+_ONE = np.ones(1, dtype=np.bool_)
+_SCALAR_COMMANDS = {"throttle": L.THROTTLE, "brake": L.BRAKE, "handbrake": L.HANDBRAKE,
+                    "steer": L.STEER}
+
+
+class _Arrays:
+    """Every array the compiled loop reads or writes, for ``n`` worlds (see ``physics.advance``)."""
+
+    def __init__(self, n: int, n_wheels: int, grid_shape: tuple[int, int], n_patches: int):
+        self.models = np.zeros(n, np.int64)
+        self.datas = np.zeros(n, np.int64)
+        self.addr = np.zeros((n, 6), np.int64)
+        self.index = np.zeros((n, 3), np.int64)
+        self.sensor_adr = np.zeros((n, n_wheels), np.int64)
+        self.grid = np.zeros((n, *grid_shape), np.int64)
+        self.grid_info = np.zeros((n, 4))
+        self.ground_type = np.zeros(n, np.int64)
+        self.patches = np.zeros((n, n_patches, 7))
+        self.state = vm.VehicleState(np.zeros((n, n_wheels, L.N_WHEEL_STATE)),
+                                     np.zeros((n, L.N_VEHICLE_STATE)),
+                                     np.zeros((n, L.N_GEAR_STATE), np.int64))
+        self.commands = vm.Commands(np.zeros((n, L.N_VEHICLE_COMMANDS)),
+                                    np.zeros((n, n_wheels, L.N_WHEEL_COMMANDS)))
+        self.outputs = vm.VehicleOutputs(np.zeros((n, n_wheels, L.N_WHEEL_OUTPUTS)),
+                                         np.zeros((n, L.N_VEHICLE_OUTPUTS)))
+        self.kin = np.zeros((n, L.N_KINEMATICS))
+        self.hits = np.zeros((n, n_wheels, L.N_HIT))
+        self.wheel_angle = np.zeros((n, n_wheels))
+
+    def rows(self, i: int) -> dict:
+        """Row ``i`` of every array as a ``(1, ...)`` view."""
+        r = slice(i, i + 1)
+        out = {k: v[r] for k, v in vars(self).items() if isinstance(v, np.ndarray)}
+        out["state"] = vm.VehicleState(self.state.wheel[r], self.state.vehicle[r], self.state.gears[r])
+        out["commands"] = vm.Commands(self.commands.vehicle[r], self.commands.wheel[r])
+        out["outputs"] = vm.VehicleOutputs(self.outputs.wheel[r], self.outputs.vehicle[r])
+        return out
+
+
+def _advance(a: _Arrays, sim: VehicleSim, n_substeps: int, active: np.ndarray) -> None:
+    physics.advance(n_substeps, physics.STEP_FUNCTIONS, a.models, a.datas, a.addr, a.index,
+                    a.sensor_adr, a.grid, a.grid_info, a.ground_type, a.patches,
+                    sim.model.nsensordata, sim.model.nv, sim.params.packed, a.state.wheel,
+                    a.state.vehicle, a.state.gears, a.commands.vehicle, a.commands.wheel,
+                    sim.friction_table.values, sim.dt, sim.gravity, a.outputs.wheel,
+                    a.outputs.vehicle, a.kin, a.hits, a.wheel_angle, active)
 
 
 class VehicleSim:
@@ -32,7 +78,8 @@ class VehicleSim:
         params: vehicle parameters.
         state: vehicle state (``n_vehicles = 1``).
         commands: the driver's commands applied at every substep (set with ``set_commands``).
-        outputs: the last :class:`~traction.vehicle_model.VehicleOutputs` (telemetry).
+        outputs: the last substep's :class:`~traction.vehicle_model.VehicleOutputs` (updated in
+            place; ``outputs.copy()`` keeps a snapshot).
         friction_table: tyre/surface friction, editable between steps.
         telemetry: :class:`~traction.vehicle_model.telemetry.Telemetry` ring buffer, or None.
     """
@@ -42,7 +89,8 @@ class VehicleSim:
         """Args:
             scene: compiled scene from :func:`traction.scenes.build_scene`.
             friction_table: tyre/surface friction (default table if None).
-            telemetry: ring-buffer capacity in substeps (0 = no telemetry recorded).
+            telemetry: ring-buffer capacity in substeps (0 = no telemetry recorded; recording
+                runs the compiled loop one substep at a time).
         """
         self.model = scene.model
         self.data = mujoco.MjData(self.model)
@@ -63,11 +111,35 @@ class VehicleSim:
         self.wheel_geoms = np.array([mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM,
                                                        names.wheel_visual(i))
                                      for i in range(self.params.n_wheels)])
-        self.wheel_angle = np.zeros((1, self.params.n_wheels))
         self.telemetry = Telemetry(1, self.params.n_wheels, telemetry) if telemetry else None
+        self._kin_row = np.zeros(L.N_KINEMATICS)
         mujoco.mj_forward(self.model, self.data)
         self.surfaces = SurfaceLookup(self.model, self.data, scene)   # static geoms: once
+        self._bind(_Arrays(1, self.params.n_wheels, self.surfaces.grid_shape(),
+                           self.surfaces.n_patches), 0)
         self.reset()
+
+    def _bind(self, arrays: _Arrays, row: int) -> None:
+        """Use row ``row`` of ``arrays`` for this world (its own storage, or a batch's),
+        carrying over the current state, commands and outputs."""
+        old = getattr(self, "_own", None)
+        self._own = SimpleNamespace(**arrays.rows(row))
+        if old is not None:
+            for name in ("state", "commands", "outputs"):
+                for buf, value in vars(getattr(old, name)).items():
+                    getattr(getattr(self._own, name), buf)[...] = value
+            self._own.wheel_angle[...] = old.wheel_angle
+        o = self._own
+        o.models[0], o.datas[0] = self.model._address, self.data._address
+        d = self.data
+        o.addr[0] = [d.xpos.ctypes.data, d.xmat.ctypes.data, d.xipos.ctypes.data,
+                     d.qvel.ctypes.data, d.sensordata.ctypes.data, d.xfrc_applied.ctypes.data]
+        o.index[0] = [self.body, self.qvel_adr, self.model.nbody]
+        o.sensor_adr[0] = self.sensor_adr
+        self.surfaces.write(o.grid[0], o.grid_info[0], o.patches[0])
+        o.ground_type[0] = self.surfaces.ground_type
+        self.state, self.commands, self.outputs = o.state, o.commands, o.outputs
+        self.wheel_angle = o.wheel_angle
 
     # --- episode ---------------------------------------------------------------------------
     def reset(self, pos=None, quat=None, velocity=None) -> None:
@@ -78,11 +150,16 @@ class VehicleSim:
         self.data.qpos[a + 3:a + 7] = self.scene.spawn_quat if quat is None else quat
         if velocity is not None:
             self.data.qvel[self.qvel_adr:self.qvel_adr + 3] = velocity
-        self.state = vm.VehicleState.zeros(self.params, 1)
-        self.commands = vm.Commands.zeros(self.params, 1)
-        self.wheel_angle[:] = 0.0
+        zero_state = vm.VehicleState.zeros(self.params, 1)
+        zero_cmd = vm.Commands.zeros(self.params, 1)
+        for name in ("wheel", "vehicle", "gears"):
+            getattr(self.state, name)[...] = getattr(zero_state, name)
+        self.commands.vehicle[...], self.commands.wheel[...] = zero_cmd.vehicle, zero_cmd.wheel
+        self.outputs.wheel[...], self.outputs.vehicle[...] = 0.0, 0.0
+        self.wheel_angle[...] = 0.0
+        o = self._own
+        self.surfaces.write(o.grid[0], o.grid_info[0], o.patches[0])   # terrain may be new
         mujoco.mj_forward(self.model, self.data)
-        self.outputs = None
 
     def set_commands(self, **values) -> None:
         """Set command fields (see :class:`~traction.vehicle_model.Commands`); scalars broadcast.
@@ -94,66 +171,61 @@ class VehicleSim:
             TypeError: unknown field. ValueError: non-finite value or wrong shape.
         """
         for name, value in values.items():
-            if not hasattr(self.commands, name) or name.startswith("_"):
-                raise TypeError(f"unknown command {name!r}; fields: "
-                                f"{', '.join(vars(self.commands))}")
+            col = _SCALAR_COMMANDS.get(name)
+            if col is not None and isinstance(value, float | int | np.floating | np.integer):
+                if not np.isfinite(value):
+                    raise ValueError(f"command {name} must be finite, got {value!r}")
+                self.commands.vehicle[0, col] = value        # the common case, without numpy
+                continue
+            if name not in vm.Commands.FIELDS:
+                raise TypeError(f"unknown command {name!r}; fields: {', '.join(vm.Commands.FIELDS)}")
             current = getattr(self.commands, name)
             arr = np.asarray(value, dtype=current.dtype)
             if name != "torque_split" and arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
                 raise ValueError(f"command {name} must be finite, got {value!r}")
             try:
-                setattr(self.commands, name, np.broadcast_to(arr, current.shape).copy())
+                setattr(self.commands, name, np.broadcast_to(arr, current.shape))
             except ValueError:
                 raise ValueError(f"command {name}: shape {arr.shape} does not fit "
                                  f"{current.shape}") from None
 
-    # --- one physics substep ---------------------------------------------------------------
-    def substep(self) -> None:
-        """mj_step1 -> vehicle update -> xfrc_applied -> mj_step2."""
-        mujoco.mj_step1(self.model, self.data)
-        kin, hits = self._gather()
-        self.outputs = vm.step(self.params, self.state, kin, hits, self.commands,
-                               self.friction_table, self.dt, self.gravity)
-        self._apply(kin, self.outputs)
-        self.wheel_angle += self.state.omega * self.dt
-        if self.telemetry is not None:
-            self.telemetry.record(self.data.time, self.outputs, self.state, self.commands)
-        mujoco.mj_step2(self.model, self.data)
-
+    # --- physics substeps ------------------------------------------------------------------
     def step(self, n_substeps: int = 1) -> None:
-        """Run ``n_substeps`` physics substeps with the current inputs."""
+        """Run ``n_substeps`` physics substeps with the current inputs (compiled loop)."""
+        if self.telemetry is None:
+            _advance(self._own, self, n_substeps, _ONE)
+            return
         for _ in range(n_substeps):
-            self.substep()
+            _advance(self._own, self, 1, _ONE)
+            self.telemetry.record(self.data.time - self.dt, self.outputs, self.state, self.commands)
+
+    def substep(self) -> None:
+        """One physics substep: mj_step1 -> vehicle update -> xfrc_applied -> mj_step2."""
+        self.step(1)
+
+    # --- queries ---------------------------------------------------------------------------
+    def gather(self) -> tuple[vm.ChassisKinematics, vm.GroundHits]:
+        """What the vehicle update sees now: chassis kinematics and wheel ray hits read from
+        MjData by the compiled loop's ``physics.gather`` (after ``mj_forward`` or a step)."""
+        o, m = self._own, self.model
+        physics.gather(o.addr, o.index, o.sensor_adr, o.grid, o.grid_info, o.ground_type,
+                       o.patches, m.nsensordata, m.nv, o.kin, o.hits)
+        h = o.hits[0]
+        kin = self.kinematics()
+        hits = vm.GroundHits(h[None, :, L.H_DIST].copy(), h[None, :, L.H_NORMAL:L.H_NORMAL + 3].copy(),
+                             h[None, :, L.H_SURFACE].astype(np.int64))
+        return kin, hits
 
     def kinematics(self) -> vm.ChassisKinematics:
         """Chassis pose, CoM and CoM/angular velocity (world frame), batch of one."""
-        d, b = self.data, self.body
-        rot = d.xmat[b].reshape(1, 3, 3).copy()
-        pos = d.xpos[b][None].copy()
-        com = d.xipos[b][None].copy()
-        qv = d.qvel[self.qvel_adr:self.qvel_adr + 6]
-        omega = rot[0] @ qv[3:6]                       # free-joint angular velocity is local
-        vel = qv[0:3] + cross(omega, com[0] - pos[0])  # linear part is at the body origin
-        return vm.ChassisKinematics(pos, rot, com, vel[None], omega[None])
+        k = self._kin_row
+        physics.chassis(self._own.addr[0], self._own.index[0], self.model.nv, k)
+        return vm.ChassisKinematics(k[None, L.K_POSITION:L.K_POSITION + 3].copy(),
+                                    k[L.K_ROTATION:L.K_ROTATION + 9].reshape(1, 3, 3).copy(),
+                                    k[None, L.K_COM:L.K_COM + 3].copy(),
+                                    k[None, L.K_VELOCITY:L.K_VELOCITY + 3].copy(),
+                                    k[None, L.K_ANGULAR:L.K_ANGULAR + 3].copy())
 
-    def _gather(self) -> tuple[vm.ChassisKinematics, vm.GroundHits]:
-        d = self.data
-        kin = self.kinematics()
-        ray = d.sensordata[self.sensor_adr[:, None] + np.arange(names.RAY_DATA_SIZE)]
-        dist = ray[None, :, 0]
-        points = ray[None, :, 1:4]
-        normal = ray[None, :, 4:7]
-        hits = vm.GroundHits(dist, normal, self.surfaces.lookup(points))
-        return kin, hits
-
-    def _apply(self, kin: vm.ChassisKinematics, out: vm.VehicleOutputs) -> None:
-        force = out.susp_force + out.tire_force
-        torque = (cross(out.susp_point - kin.com[:, None], out.susp_force)
-                  + cross(out.tire_point - kin.com[:, None], out.tire_force))
-        self.data.xfrc_applied[self.body, :3] = force[0].sum(axis=0)
-        self.data.xfrc_applied[self.body, 3:] = torque[0].sum(axis=0) + out.extra_torque[0]
-
-    # --- queries ---------------------------------------------------------------------------
     def chassis_position(self) -> np.ndarray:
         """Chassis frame origin, world (m)."""
         return self.data.xpos[self.body].copy()
@@ -164,7 +236,9 @@ class VehicleSim:
 
     def com_velocity(self) -> np.ndarray:
         """Velocity of the centre of mass, world (m/s)."""
-        return self.kinematics().velocity[0]
+        k = self._kin_row
+        physics.chassis(self._own.addr[0], self._own.index[0], self.model.nv, k)
+        return k[L.K_VELOCITY:L.K_VELOCITY + 3].copy()
 
     def forward_speed(self) -> float:
         """CoM velocity along the chassis x axis (m/s)."""
@@ -172,21 +246,43 @@ class VehicleSim:
 
     def update_wheel_visuals(self) -> None:
         """Pose the visual tyres from jounce, steer and spin (call before rendering)."""
-        if self.outputs is None:
-            return
         sus, wh = self.params.suspension, self.params.wheels
         out = self.outputs
         centre = sus.ray_start(wh.radius) + sus.travel_direction * (
             sus.max_compression + wh.radius - out.jounce[0])[:, None]
+        axle = np.zeros(4)
+        mujoco.mju_quatZ2Vec(axle, np.array([0.0, 1.0, 0.0]))
         for i, g in enumerate(self.wheel_geoms):
-            steer = np.zeros(4)
+            steer, spin, q1, q2 = np.zeros(4), np.zeros(4), np.zeros(4), np.zeros(4)
             mujoco.mju_axisAngle2Quat(steer, np.array([0.0, 0.0, 1.0]), out.steer[0, i])
-            spin = np.zeros(4)
             mujoco.mju_axisAngle2Quat(spin, np.array([0.0, 1.0, 0.0]), self.wheel_angle[0, i])
-            axle = np.zeros(4)
-            mujoco.mju_quatZ2Vec(axle, np.array([0.0, 1.0, 0.0]))
-            q1, q2 = np.zeros(4), np.zeros(4)
             mujoco.mju_mulQuat(q1, steer, spin)
             mujoco.mju_mulQuat(q2, q1, axle)
             self.model.geom_pos[g] = centre[i]
             self.model.geom_quat[g] = q2
+
+
+class SimBatch:
+    """Several :class:`VehicleSim` of the same vehicle and scene kind, stepped together: one
+    compiled loop call per control step, one batched vehicle update per substep."""
+
+    def __init__(self, sims: list[VehicleSim]):
+        first = sims[0]
+        for s in sims[1:]:
+            same = all(np.array_equal(a, b) for a, b in zip(s.params.packed, first.params.packed,
+                                                            strict=True))
+            if not same:
+                raise ValueError("SimBatch: every sim must use the same vehicle parameters")
+            if s.surfaces.grid_shape() != first.surfaces.grid_shape() or \
+                    s.surfaces.n_patches != first.surfaces.n_patches:
+                raise ValueError("SimBatch: every sim must use the same kind of terrain")
+        self.sims = sims
+        self.arrays = _Arrays(len(sims), first.params.n_wheels, first.surfaces.grid_shape(),
+                              first.surfaces.n_patches)
+        for i, s in enumerate(sims):
+            s._bind(self.arrays, i)
+
+    def step(self, n_substeps: int, active: np.ndarray | None = None) -> None:
+        """Advance every world (or those flagged in ``active``) by ``n_substeps`` substeps."""
+        active = np.ones(len(self.sims), np.bool_) if active is None else np.asarray(active, np.bool_)
+        _advance(self.arrays, self.sims[0], n_substeps, active)

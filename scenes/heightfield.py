@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from traction.vehicle_model.jit import jit
+
 
 @dataclass
 class TerrainGrid:
@@ -38,18 +40,10 @@ class TerrainGrid:
 
     def height_at(self, x, y) -> np.ndarray:
         """Height (m) at world ``x, y`` on MuJoCo's triangulation of the grid (clamped to the edge)."""
-        nrow, ncol = self.heights.shape
-        r, c = self._index(x, y)
-        r = np.clip(r, 0, nrow - 1 - 1e-9)
-        c = np.clip(c, 0, ncol - 1 - 1e-9)
-        r0, c0 = np.floor(r).astype(int), np.floor(c).astype(int)
-        fr, fc = r - r0, c - c0
-        h = self.heights
-        h00, h01 = h[r0, c0], h[r0, c0 + 1]
-        h10, h11 = h[r0 + 1, c0], h[r0 + 1, c0 + 1]
-        lower = fc >= fr                    # triangles split along the (0,0)-(1,1) diagonal
-        return np.where(lower, h00 + fc * (h01 - h00) + fr * (h11 - h01),
-                        h00 + fr * (h10 - h00) + fc * (h11 - h10))
+        x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+        out = np.empty(x.shape)
+        _heights(self.heights, self.x0, self.y0, self.cell, x.ravel(), y.ravel(), out.reshape(-1))
+        return out
 
     def surface_at(self, x, y) -> np.ndarray:
         """Surface index of the cell nearest to world ``x, y`` (edge cells beyond the grid)."""
@@ -57,6 +51,22 @@ class TerrainGrid:
         r, c = self._index(x, y)
         return self.surface[np.clip(np.rint(r).astype(int), 0, nrow - 1),
                             np.clip(np.rint(c).astype(int), 0, ncol - 1)]
+
+
+@jit
+def _heights(h, x0, y0, cell, xs, ys, out) -> None:
+    """Heights at points on the grid's triangles, split along the (0,0)-(1,1) cell diagonal."""
+    nrow, ncol = h.shape
+    for i in range(xs.shape[0]):
+        r = min(max((ys[i] - y0) / cell, 0.0), nrow - 1 - 1e-9)
+        c = min(max((xs[i] - x0) / cell, 0.0), ncol - 1 - 1e-9)
+        r0, c0 = int(np.floor(r)), int(np.floor(c))
+        fr, fc = r - r0, c - c0
+        h00, h01, h10, h11 = h[r0, c0], h[r0, c0 + 1], h[r0 + 1, c0], h[r0 + 1, c0 + 1]
+        if fc >= fr:
+            out[i] = h00 + fc * (h01 - h00) + fr * (h11 - h01)
+        else:
+            out[i] = h00 + fr * (h10 - h00) + fc * (h11 - h10)
 
 
 def _grid(length: float, width: float, resolution: float, x0: float):

@@ -18,7 +18,6 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-import gymnasium as gym
 import yaml
 
 import traction.envs  # noqa: F401  (registers the ids)
@@ -38,11 +37,15 @@ def hyperparameters(algo: str, env_id: str, overrides: dict) -> dict:
 
 def make_vec(env_id: str, env_kwargs: dict, n_envs: int, seed: int, normalize: bool,
              training: bool = True, stats: Path | None = None):
-    """A DummyVecEnv of ``n_envs`` envs with Monitor, wrapped in VecNormalize when asked."""
-    from stable_baselines3.common.env_util import make_vec_env
-    from stable_baselines3.common.vec_env import VecNormalize
+    """The native vector env of ``n_envs`` worlds as an SB3 VecEnv (one compiled physics call
+    per step for all of them), with episode statistics (VecMonitor), wrapped in VecNormalize
+    when asked."""
+    from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
 
-    venv = make_vec_env(lambda: gym.make(env_id, **env_kwargs), n_envs=n_envs, seed=seed)
+    from .sb3_vec import TractionSB3VecEnv
+
+    venv = VecMonitor(TractionSB3VecEnv(env_id, n_envs, **env_kwargs))
+    venv.seed(seed)
     if stats is not None:
         venv = VecNormalize.load(str(stats), venv)
         venv.training, venv.norm_reward = training, training and venv.norm_reward

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import VehicleConfigError
+from .jit import jit
 
 
 @dataclass(frozen=True)
@@ -30,11 +31,23 @@ class AntiRollParams:
                 raise VehicleConfigError(f"{pre}{prefix}[{i}] connects a wheel to itself")
 
 
-def forces(p: AntiRollParams, jounce: np.ndarray, in_contact: np.ndarray) -> np.ndarray:
-    """Extra strut force per wheel (N), ``(n_vehicles, n_wheels)``."""
-    extra = np.zeros_like(jounce)
-    for (a, b), k in zip(p.pairs, p.stiffness, strict=True):
-        f = k * (jounce[:, a] - jounce[:, b])
-        extra[:, a] += np.where(in_contact[:, a], f, 0.0)
-        extra[:, b] -= np.where(in_contact[:, b], f, 0.0)
-    return extra
+@jit
+def add_forces(bars: np.ndarray, jounce: np.ndarray, in_contact: np.ndarray,
+               spring_force: np.ndarray) -> None:
+    """Add every bar's force to the strut forces of its wheels (N), in place, never below 0.
+
+    Args:
+        bars: ``(n_bars, 3)`` rows of (wheel a, wheel b, stiffness N/m).
+        jounce, in_contact, spring_force: per-wheel arrays of one vehicle.
+    """
+    if len(bars) == 0:
+        return
+    for i in range(len(bars)):
+        a, b, k = int(bars[i, 0]), int(bars[i, 1]), bars[i, 2]
+        f = k * (jounce[a] - jounce[b])
+        if in_contact[a] > 0.5:
+            spring_force[a] += f
+        if in_contact[b] > 0.5:
+            spring_force[b] -= f
+    for w in range(len(spring_force)):
+        spring_force[w] = max(spring_force[w], 0.0)

@@ -30,7 +30,28 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .jit import jit
+from .layout import (
+    AIR_SHARE,
+    CENTRE_BIAS,
+    DIFF_TYPE,
+    DRIVE,
+    FOUR_WHEEL,
+    FOUR_WHEELS,
+    FRONT_BIAS,
+    FRONT_LR_SPLIT,
+    FRONT_REAR_SPLIT,
+    LIMITED_SLIP,
+    MIN_ON_GROUND,
+    REAR_BIAS,
+    REAR_LR_SPLIT,
+    TANK,
+    TANK_SPECIAL,
+    TORQUE_VECTORING,
+)
 from .params import param, validate_fields
+
+FOUR_WD, FWD, RWD = range(3)   # layout.DRIVES
 
 
 @dataclass(frozen=True)
@@ -98,76 +119,84 @@ def base_split(p: DifferentialParams, n_wheels: int) -> np.ndarray:
     return out
 
 
-def _limited_slip(w1, w2, bias, share1):
+@jit
+def _limited_slip(w1: float, w2: float, bias: float, share1: float) -> tuple[float, float]:
     """PhysX-style torque split of a pair: ``share1`` by default; past ``bias`` the faster wheel's
     share shrinks by ``delta = (w_max - bias*w_min)/w_max`` and the slower's grows by it."""
-    a1, a2 = np.abs(w1), np.abs(w2)
-    wmax, wmin = np.maximum(a1, a2), np.minimum(a1, a2)
-    same = (w1 * w2 >= 0.0) & (wmax > 1e-6)
-    delta = np.where(same, np.maximum(wmax - bias * wmin, 0.0) / np.where(same, wmax, 1.0), 0.0)
-    first_faster = a1 > a2
-    f1 = share1 * np.where(first_faster, 1.0 - delta, 1.0 + delta)
-    f2 = (1.0 - share1) * np.where(first_faster, 1.0 + delta, 1.0 - delta)
+    a1, a2 = abs(w1), abs(w2)
+    wmax, wmin = max(a1, a2), min(a1, a2)
+    delta = max(wmax - bias * wmin, 0.0) / wmax if (w1 * w2 >= 0.0 and wmax > 1e-6) else 0.0
+    if a1 > a2:
+        f1, f2 = share1 * (1.0 - delta), (1.0 - share1) * (1.0 + delta)
+    else:
+        f1, f2 = share1 * (1.0 + delta), (1.0 - share1) * (1.0 - delta)
     total = f1 + f2
-    safe = np.where(total > 0, total, 1.0)
-    return np.where(total > 0, f1 / safe, share1), np.where(total > 0, f2 / safe, 1.0 - share1)
+    return (f1 / total, f2 / total) if total > 0.0 else (share1, 1.0 - share1)
 
 
-def _four_wheel_lsd(p: DifferentialParams, omega: np.ndarray, base: np.ndarray) -> np.ndarray:
-    fl, fr, rl, rr = p.four_wheels
-    beta = np.broadcast_to(base, omega.shape).copy()
+@jit
+def _four_wheel_lsd(vp: np.ndarray, omega: np.ndarray, base: np.ndarray, beta: np.ndarray) -> None:
+    fl, fr = int(vp[FOUR_WHEELS]), int(vp[FOUR_WHEELS + 1])
+    rl, rr = int(vp[FOUR_WHEELS + 2]), int(vp[FOUR_WHEELS + 3])
     front_total, rear_total = base[fl] + base[fr], base[rl] + base[rr]
-    if p.drive == "4wd":
-        front_speed = omega[:, fl] + omega[:, fr]
-        rear_speed = omega[:, rl] + omega[:, rr]
-        front_total, rear_total = _limited_slip(front_speed, rear_speed, p.centre_bias,
-                                                p.front_rear_split)
-    if p.drive in ("4wd", "fwd"):
-        a, b = _limited_slip(omega[:, fl], omega[:, fr], p.front_bias, p.front_left_right_split)
-        beta[:, fl], beta[:, fr] = front_total * a, front_total * b
-    if p.drive in ("4wd", "rwd"):
-        a, b = _limited_slip(omega[:, rl], omega[:, rr], p.rear_bias, p.rear_left_right_split)
-        beta[:, rl], beta[:, rr] = rear_total * a, rear_total * b
-    return beta
+    drive = int(vp[DRIVE])
+    if drive == FOUR_WD:
+        front_total, rear_total = _limited_slip(omega[fl] + omega[fr], omega[rl] + omega[rr],
+                                                vp[CENTRE_BIAS], vp[FRONT_REAR_SPLIT])
+    if drive != RWD:
+        a, b = _limited_slip(omega[fl], omega[fr], vp[FRONT_BIAS], vp[FRONT_LR_SPLIT])
+        beta[fl], beta[fr] = front_total * a, front_total * b
+    if drive != FWD:
+        a, b = _limited_slip(omega[rl], omega[rr], vp[REAR_BIAS], vp[REAR_LR_SPLIT])
+        beta[rl], beta[rr] = rear_total * a, rear_total * b
 
 
-def _torque_vectoring(p: DifferentialParams, base, in_contact, spring_force):
-    driven = base > 0
-    air = driven & ~in_contact
-    ground = driven & in_contact
-    n_air = air.sum(axis=1, keepdims=True)
-    force = np.where(ground, np.abs(spring_force), 0.0)
-    total = force.sum(axis=1, keepdims=True)
-    share = (1.0 - n_air * p.air_share) * force / np.where(total > 0, total, 1.0)
-    beta = np.where(air, p.air_share, share)
-    enough = (ground.sum(axis=1, keepdims=True) >= p.min_wheels_on_ground) & (total > 0)
-    return np.where(enough, beta, base)
+@jit
+def _torque_vectoring(vp: np.ndarray, base: np.ndarray, in_contact: np.ndarray,
+                      spring_force: np.ndarray, beta: np.ndarray) -> None:
+    n_air, n_ground, total = 0, 0, 0.0
+    for i in range(len(base)):
+        if base[i] > 0.0:
+            if in_contact[i] > 0.5:
+                n_ground += 1
+                total += abs(spring_force[i])
+            else:
+                n_air += 1
+    if n_ground < vp[MIN_ON_GROUND] or total <= 0.0:
+        return                                            # too few on the ground: equal split
+    for i in range(len(base)):
+        if base[i] <= 0.0:
+            beta[i] = 0.0
+        elif in_contact[i] > 0.5:
+            beta[i] = (1.0 - n_air * vp[AIR_SHARE]) * abs(spring_force[i]) / total
+        else:
+            beta[i] = vp[AIR_SHARE]
 
 
-def ratios(p: DifferentialParams, base: np.ndarray, omega: np.ndarray, in_contact: np.ndarray,
-           spring_force: np.ndarray, thrust: np.ndarray):
-    """Torque ratios and speed contributions for this substep.
+@jit
+def ratios(vp: np.ndarray, base: np.ndarray, omega: np.ndarray, in_contact: np.ndarray,
+           spring_force: np.ndarray, thrust_left: float, thrust_right: float, beta: np.ndarray,
+           alpha: np.ndarray) -> None:
+    """Torque ratios ``beta`` and speed contributions ``alpha`` (per wheel group) of one vehicle.
 
     Args:
-        p: differential settings.
-        base: :func:`base_split` for the vehicle's wheels.
-        omega: wheel spins (rad/s), ``(n_vehicles, n_wheels)``.
-        in_contact: wheel contact mask.
-        spring_force: suspension forces (N).
-        thrust: tank track commands ``(n_vehicles, 2)`` in [-1, 1] (left, right).
-
-    Returns:
-        ``(beta, alpha)``, ``(n_vehicles, n_groups)`` each.
+        vp: packed vehicle parameters (``layout``).
+        base: static split per wheel (:func:`base_split`).
+        omega: wheel spins (rad/s); in_contact: wheel contact (bool or 0/1); spring_force: N.
+        thrust_left, thrust_right: tank track commands in [-1, 1].
+        beta, alpha: output arrays, one entry per group.
     """
-    n = omega.shape[0]
-    if p.type == "tank":
-        t = thrust if p.tank_mode == "special" else np.clip(thrust, 0.0, 1.0)
-        total = np.abs(t).sum(axis=1, keepdims=True)
-        beta = t / np.where(total > 0, total, 1.0)
-        return beta, beta
-    alpha = np.broadcast_to(base, (n, base.size))
-    if p.type == "four_wheel" and p.kind == "limited_slip":
-        return _four_wheel_lsd(p, omega, base), alpha
-    if p.type == "torque_vectoring":
-        return _torque_vectoring(p, base, in_contact, spring_force), alpha
-    return alpha, alpha
+    if int(vp[DIFF_TYPE]) == TANK:
+        left, right = thrust_left, thrust_right
+        if vp[TANK_SPECIAL] < 0.5:
+            left, right = min(max(left, 0.0), 1.0), min(max(right, 0.0), 1.0)
+        total = abs(left) + abs(right)
+        beta[0], beta[1] = (left / total, right / total) if total > 0.0 else (0.0, 0.0)
+        alpha[0], alpha[1] = beta[0], beta[1]
+        return
+    beta[:] = base
+    alpha[:] = base
+    if int(vp[DIFF_TYPE]) == FOUR_WHEEL and vp[LIMITED_SLIP] > 0.5:
+        _four_wheel_lsd(vp, omega, base, beta)
+    elif int(vp[DIFF_TYPE]) == TORQUE_VECTORING:
+        _torque_vectoring(vp, base, in_contact, spring_force, beta)

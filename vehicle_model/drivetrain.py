@@ -18,57 +18,85 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import engine as eng
-from .clutch import ClutchParams
-from .engine import EngineParams
+from . import engine
+from .jit import jit
+from .layout import (
+    CLUTCH_IMPLICIT,
+    CLUTCH_ITERATIONS,
+    CLUTCH_STRENGTH,
+    DAMP_DISENGAGED,
+    DAMP_ENGAGED,
+    DAMP_FULL,
+    ENGINE_MOI,
+    MAX_OMEGA,
+    PEAK_TORQUE,
+)
 from .wheel import apply_brake
 
 
-def solve(ep: EngineParams, cp: ClutchParams, w_e, w_g, inertia_g, damping_g, road_g, brake_g,
-          throttle, ratio, beta, alpha, h):
-    """Advance engine and wheel-group spins by ``h``.
+@jit
+def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inertia_g: np.ndarray,
+          damping_g: np.ndarray, road_g: np.ndarray, brake_g: np.ndarray, throttle: float,
+          ratio: float, beta: np.ndarray, alpha: np.ndarray, h: float,
+          out_g: np.ndarray) -> tuple[float, float, float]:
+    """Advance one vehicle's engine and wheel-group spins by ``h``.
 
     Args:
-        ep, cp: engine and clutch parameters.
-        w_e: engine spin (rad/s), ``(n,)``.
-        w_g: group spins (rad/s), ``(n, n_groups)``.
-        inertia_g, damping_g: group inertia (kg m^2) and bearing damping (N m s/rad), ``(n_groups,)``.
-        road_g: tyre torque on each group (N m), ``(n, n_groups)``.
+        vp: packed vehicle parameters (engine and clutch columns); curve: engine torque curve.
+        w_e: engine spin (rad/s).
+        w_g: group spins (rad/s), one per group.
+        inertia_g, damping_g: group inertia (kg m^2) and bearing damping (N m s/rad).
+        road_g: tyre torque on each group (N m).
         brake_g: brake torque magnitude per group (N m).
-        throttle: ``(n,)`` in [0, 1].
-        ratio: gear x final ratio ``(n,)`` (0 = disengaged).
-        beta, alpha: torque ratios and speed contributions ``(n, n_groups)``.
-        h: step (s), ``(n,)``.
+        throttle: in [0, 1].
+        ratio: gear x final ratio (0 = disengaged).
+        beta, alpha: torque ratios and speed contributions per group.
+        h: step (s).
+        out_g: receives the new group spins.
 
     Returns:
-        ``(w_e, w_g, clutch_torque, engine_torque)``.
+        ``(w_e, clutch_torque, engine_torque)``.
     """
+    n = len(w_g)
     engaged = ratio != 0.0
-    t_eng = eng.torque(ep, throttle, w_e)
-    k = np.where(engaged, cp.strength, 0.0)
-    m_e = ep.moi / h + eng.damping(ep, throttle, engaged)
-    hg = h[:, None]
-    m_g = inertia_g / hg + damping_g
-    b_e = ep.moi * w_e / h + t_eng
-    b_g = inertia_g * w_g / hg + road_g
-    v_g = -ratio[:, None] * alpha
-    u_g = -ratio[:, None] * beta
-    if cp.accuracy == "best_possible":
-        y_e, y_g = b_e / m_e, b_g / m_g
-        z_e, z_g = 1.0 / m_e, u_g / m_g
-        v_y = y_e + (v_g * y_g).sum(axis=1)
-        v_z = z_e + (v_g * z_g).sum(axis=1)
+    moi = vp[ENGINE_MOI]
+    t_eng = engine.torque(vp[PEAK_TORQUE], vp[MAX_OMEGA], curve, throttle, w_e)
+    k = vp[CLUTCH_STRENGTH] if engaged else 0.0
+    m_e = moi / h + engine.damping(vp[DAMP_FULL], vp[DAMP_ENGAGED], vp[DAMP_DISENGAGED],
+                                   throttle, engaged)
+    b_e = moi * w_e / h + t_eng
+    if vp[CLUTCH_IMPLICIT] > 0.5:                 # Sherman-Morrison: exact, O(n)
+        v_y, v_z = b_e / m_e, 1.0 / m_e
+        for g in range(n):
+            m_g = inertia_g[g] / h + damping_g[g]
+            v_g = -ratio * alpha[g]
+            v_y += v_g * (inertia_g[g] * w_g[g] / h + road_g[g]) / m_g
+            v_z += v_g * (-ratio * beta[g]) / m_g
         coef = k * v_y / (1.0 + k * v_z)
-        x_e = y_e - z_e * coef
-        x_g = y_g - z_g * coef[:, None]
-    else:
-        x_e, x_g = w_e.copy(), w_g.copy()
-        for _ in range(cp.estimate_iterations):
-            x_e = (b_e - k * (v_g * x_g).sum(axis=1)) / (m_e + k)
-            for g in range(x_g.shape[1]):
-                rest = x_e + (v_g * x_g).sum(axis=1) - v_g[:, g] * x_g[:, g]
-                x_g[:, g] = (b_g[:, g] - k * u_g[:, g] * rest) / (m_g[:, g] + k * u_g[:, g] * v_g[:, g])
-    x_e = np.clip(x_e, 0.0, ep.max_omega)
-    clutch = k * (x_e + (v_g * x_g).sum(axis=1))
-    x_g = apply_brake(x_g, hg * brake_g / inertia_g)
-    return x_e, x_g, clutch, t_eng
+        x_e = (b_e - coef) / m_e
+        for g in range(n):
+            m_g = inertia_g[g] / h + damping_g[g]
+            out_g[g] = (inertia_g[g] * w_g[g] / h + road_g[g] + ratio * beta[g] * coef) / m_g
+    else:                                          # Gauss-Seidel sweeps
+        x_e = w_e
+        out_g[:] = w_g
+        for _ in range(int(vp[CLUTCH_ITERATIONS])):
+            vx = 0.0
+            for g in range(n):
+                vx += -ratio * alpha[g] * out_g[g]
+            x_e = (b_e - k * vx) / (m_e + k)
+            for g in range(n):
+                v_g, u_g = -ratio * alpha[g], -ratio * beta[g]
+                rest = x_e + vx - v_g * out_g[g]
+                b_g = inertia_g[g] * w_g[g] / h + road_g[g]
+                m_g = inertia_g[g] / h + damping_g[g]
+                new = (b_g - k * u_g * rest) / (m_g + k * u_g * v_g)
+                vx += v_g * (new - out_g[g])
+                out_g[g] = new
+    x_e = min(max(x_e, 0.0), vp[MAX_OMEGA])
+    slip = x_e
+    for g in range(n):
+        slip += -ratio * alpha[g] * out_g[g]
+    for g in range(n):
+        out_g[g] = apply_brake(out_g[g], h * brake_g[g] / inertia_g[g])
+    return x_e, k * slip, t_eng

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import VehicleConfigError
+from .jit import interp, jit
 from .params import freeze_arrays, param, validate_fields
 
 
@@ -55,15 +56,20 @@ class EngineParams:
                                      "increase from 0 to 1")
 
 
-def torque(p: EngineParams, throttle: np.ndarray, omega: np.ndarray) -> np.ndarray:
-    """Engine torque (N m) at ``throttle`` in [0, 1] and spin ``omega`` (rad/s); 0 past the limit."""
-    x = omega / p.max_omega
-    curve = np.interp(x, p.torque_curve[:, 0], p.torque_curve[:, 1])
-    return np.where(x < 1.0, throttle * p.peak_torque * curve, 0.0)
+@jit
+def torque(peak_torque: float, max_omega: float, curve: np.ndarray, throttle: float,
+           omega: float) -> float:
+    """Engine torque (N m) at ``throttle`` in [0, 1] and spin ``omega`` (rad/s); 0 past the limit.
+    ``curve`` is the ``(k, 2)`` torque curve."""
+    x = omega / max_omega
+    if x >= 1.0:
+        return 0.0
+    return throttle * peak_torque * interp(x, curve)
 
 
-def damping(p: EngineParams, throttle: np.ndarray, engaged: np.ndarray) -> np.ndarray:
+@jit
+def damping(full_throttle: float, zero_engaged: float, zero_disengaged: float, throttle: float,
+            engaged: bool) -> float:
     """Damping rate (N m s/rad) interpolated by throttle; ``engaged`` = a gear is in."""
-    zero = np.where(engaged, p.damping_zero_throttle_clutch_engaged,
-                    p.damping_zero_throttle_clutch_disengaged)
-    return p.damping_full_throttle + (zero - p.damping_full_throttle) * (1.0 - throttle)
+    zero = zero_engaged if engaged else zero_disengaged
+    return full_throttle + (zero - full_throttle) * (1.0 - throttle)

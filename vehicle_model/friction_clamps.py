@@ -18,21 +18,18 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def limits(x):
-    """``(longitudinal, angular, lateral)`` force bounds (N) for every wheel."""
-    dt = x.dt
-    lin = x.mass_long * np.abs(x.v_long) / dt + np.abs(x.drive_torque) / x.radius
-    slide = x.v_long - x.omega * x.radius - x.drive_torque * x.radius * dt / x.moi
-    ang = np.abs(slide) / (dt * (1.0 / x.mass_long + x.radius**2 / x.moi))
-    lat = x.mass_lat * np.abs(x.v_lat) / dt
-    return lin, ang, lat
+from .jit import jit
+from .layout import MOI, RADIUS, X_DRIVE_TORQUE, X_DT, X_MASS_LAT, X_MASS_LONG, X_OMEGA, X_V_LAT, X_V_LONG
 
 
-def apply(f_long, f_lat, x, enabled):
-    """Clamp forces where ``enabled``; returns ``(f_long, f_lat)``."""
-    lin, ang, lat = limits(x)
-    long_cap = np.minimum(lin, ang)
-    f_long = np.where(enabled, np.clip(f_long, -long_cap, long_cap), f_long)
-    f_lat = np.where(enabled, np.clip(f_lat, -lat, lat), f_lat)
-    return f_long, f_lat
+@jit
+def apply(f_long: float, f_lat: float, w: np.ndarray, x: np.ndarray) -> tuple[float, float]:
+    """Clamp one wheel's forces (N) by the longitudinal, angular and lateral bounds above."""
+    dt, r, moi = x[X_DT], w[RADIUS], w[MOI]
+    drive, v_long = x[X_DRIVE_TORQUE], x[X_V_LONG]
+    linear = x[X_MASS_LONG] * abs(v_long) / dt + abs(drive) / r
+    slide = v_long - x[X_OMEGA] * r - drive * r * dt / moi
+    angular = abs(slide) / (dt * (1.0 / x[X_MASS_LONG] + r * r / moi))
+    long_cap = min(linear, angular)
+    lat_cap = x[X_MASS_LAT] * abs(x[X_V_LAT]) / dt
+    return min(max(f_long, -long_cap), long_cap), min(max(f_lat, -lat_cap), lat_cap)

@@ -15,6 +15,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import VehicleConfigError
+from .jit import jit
+from .layout import (
+    AUTO_SHIFT,
+    AUTOBOX,
+    AUTOBOX_TIMER,
+    FINAL_RATIO,
+    GEAR,
+    LATENCY,
+    N_FORWARD,
+    SWITCH_TIME,
+    SWITCH_TIMER,
+    TARGET,
+)
 from .params import freeze_arrays, param, validate_fields
 
 
@@ -65,66 +78,83 @@ class GearboxParams:
         return np.concatenate([[self.reverse_ratio, 0.0], self.forward_ratios])
 
 
-@dataclass
-class GearboxState:
-    """Per-vehicle gearbox state, arrays of shape ``(n_vehicles,)``."""
-
-    gear: np.ndarray           # current gear (int), -1 reverse, 0 neutral, 1.. forward
-    target: np.ndarray         # gear being changed to (== gear when idle)
-    switch_timer: np.ndarray   # s left in the current change (0 when idle)
-    autobox_timer: np.ndarray  # s since the autobox last decided
-    auto_shift: np.ndarray     # bool: the change in progress was started by the autobox
-
-    @classmethod
-    def initial(cls, n: int, gear: int = 1) -> GearboxState:
-        g = np.full(n, gear, dtype=np.int64)
-        return cls(g, g.copy(), np.zeros(n), np.zeros(n), np.zeros(n, dtype=bool))
-
-
-def request(p: GearboxParams, s: GearboxState, target: np.ndarray, mask: np.ndarray) -> None:
-    """Start manual changes to ``target`` where ``mask`` (ignored while a change is running)."""
-    idle = s.switch_timer <= 0.0
-    target = np.clip(target, -1, p.n_forward)
-    start = mask & idle & (target != s.gear)
-    s.target = np.where(start, target, s.target)
-    s.switch_timer = np.where(start, p.switch_time, s.switch_timer)
-    s.auto_shift = np.where(start, False, s.auto_shift)
-    _finish_instant(s)
-
-
-def _finish_instant(s: GearboxState) -> None:
-    done = s.switch_timer <= 0.0
-    s.gear = np.where(done, s.target, s.gear)
-
-
-def update(p: GearboxParams, s: GearboxState, engine_ratio: np.ndarray, dt: float) -> None:
-    """Advance gear changes and run the autobox.
+@jit
+def shift(vp: np.ndarray, shift_up: np.ndarray, shift_down: np.ndarray, gears: np.ndarray,
+          timers: np.ndarray, want: int, engine_ratio: float, dt: float) -> None:
+    """One vehicle's gearbox over ``dt``: a manual request, running changes, the autobox.
 
     Args:
-        engine_ratio: engine omega / max_omega, ``(n_vehicles,)``.
+        vp: packed vehicle parameters (gearbox columns).
+        shift_up, shift_down: autobox thresholds per forward gear (omega / max_omega).
+        gears: the vehicle's ``(GEAR, TARGET, AUTO_SHIFT)`` state (int), updated in place.
+        timers: the vehicle's state row (``SWITCH_TIMER``, ``AUTOBOX_TIMER``), updated in place.
+        want: requested gear (a change starts if it differs from the current one and no change
+            is running; clipped to reverse..top).
+        engine_ratio: engine omega / max_omega.
         dt: step (s).
     """
-    running = s.switch_timer > 0.0
-    s.switch_timer = np.where(running, np.maximum(s.switch_timer - dt, 0.0), 0.0)
-    s.gear = np.where(running & (s.switch_timer <= 0.0), s.target, s.gear)
-    s.auto_shift &= s.switch_timer > 0.0
-    s.autobox_timer = s.autobox_timer + dt
-    if p.autobox <= 0.0:
+    n_forward = int(vp[N_FORWARD])
+    if want != gears[GEAR] and timers[SWITCH_TIMER] <= 0.0:            # manual request
+        target = min(max(want, -1), n_forward)
+        if target != gears[GEAR]:
+            gears[TARGET], gears[AUTO_SHIFT] = target, 0
+            timers[SWITCH_TIMER] = vp[SWITCH_TIME]
+            if timers[SWITCH_TIMER] <= 0.0:
+                gears[GEAR] = target
+    if timers[SWITCH_TIMER] > 0.0:                                     # change in progress
+        timers[SWITCH_TIMER] = max(timers[SWITCH_TIMER] - dt, 0.0)
+        if timers[SWITCH_TIMER] <= 0.0:
+            gears[GEAR] = gears[TARGET]
+    else:
+        timers[SWITCH_TIMER] = 0.0
+    if timers[SWITCH_TIMER] <= 0.0:
+        gears[AUTO_SHIFT] = 0
+    timers[AUTOBOX_TIMER] += dt
+    if vp[AUTOBOX] <= 0.0:
         return
-    idle = s.switch_timer <= 0.0
-    ready = idle & (s.autobox_timer >= p.latency) & (s.gear >= 1)
-    idx = np.clip(s.gear - 1, 0, p.n_forward - 1)
-    up = ready & (engine_ratio > p.up_ratios[idx]) & (s.gear < p.n_forward)
-    down = ready & (engine_ratio < p.down_ratios[idx]) & (s.gear > 1)
-    shift = up | down
-    s.target = np.where(up, s.gear + 1, np.where(down, s.gear - 1, s.target))
-    s.switch_timer = np.where(shift, p.switch_time, s.switch_timer)
-    s.auto_shift = s.auto_shift | shift
-    s.autobox_timer = np.where(shift, 0.0, s.autobox_timer)
-    _finish_instant(s)
+    gear = gears[GEAR]
+    if timers[SWITCH_TIMER] > 0.0 or timers[AUTOBOX_TIMER] < vp[LATENCY] or gear < 1:
+        return
+    idx = min(max(gear - 1, 0), n_forward - 1)
+    step = 0
+    if engine_ratio > shift_up[idx] and gear < n_forward:
+        step = 1
+    elif engine_ratio < shift_down[idx] and gear > 1:
+        step = -1
+    if step != 0:
+        gears[TARGET], gears[AUTO_SHIFT] = gear + step, 1
+        timers[SWITCH_TIMER] = vp[SWITCH_TIME]
+        timers[AUTOBOX_TIMER] = 0.0
+        if timers[SWITCH_TIMER] <= 0.0:
+            gears[GEAR] = gears[TARGET]
 
 
-def effective_ratio(p: GearboxParams, s: GearboxState) -> np.ndarray:
+@jit
+def effective_ratio(vp: np.ndarray, ratios: np.ndarray, gears: np.ndarray, timers: np.ndarray) -> float:
     """Gear x final ratio seen by the clutch (0 while a change is in progress or in neutral)."""
-    ratio = p.ratios()[s.gear + 1] * p.final_ratio
-    return np.where(s.switch_timer > 0.0, 0.0, ratio)
+    if timers[SWITCH_TIMER] > 0.0:
+        return 0.0
+    return ratios[gears[GEAR] + 1] * vp[FINAL_RATIO]
+
+
+class GearboxState:
+    """Per-vehicle gearbox state: named views of a vehicle state's gear and timer arrays."""
+
+    def __init__(self, gears: np.ndarray, timers: np.ndarray):
+        self._gears, self._timers = gears, timers
+
+    gear = property(lambda self: self._gears[:, GEAR],
+                    lambda self, v: self._gears.__setitem__((slice(None), GEAR), v),
+                    doc="current gear, -1 reverse, 0 neutral, 1.. forward")
+    target = property(lambda self: self._gears[:, TARGET],
+                      lambda self, v: self._gears.__setitem__((slice(None), TARGET), v),
+                      doc="gear being changed to (== gear when idle)")
+    auto_shift = property(lambda self: self._gears[:, AUTO_SHIFT] != 0,
+                          lambda self, v: self._gears.__setitem__((slice(None), AUTO_SHIFT), v),
+                          doc="the change in progress was started by the autobox")
+    switch_timer = property(lambda self: self._timers[:, SWITCH_TIMER],
+                            lambda self, v: self._timers.__setitem__((slice(None), SWITCH_TIMER), v),
+                            doc="s left in the current change (0 when idle)")
+    autobox_timer = property(lambda self: self._timers[:, AUTOBOX_TIMER],
+                             lambda self, v: self._timers.__setitem__((slice(None), AUTOBOX_TIMER), v),
+                             doc="s since the autobox last decided")

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .jit import jit
+from .layout import ACKERMANN, MAX_ANGLE, PARTNER, POSITION, REFERENCE_X, STEER_MULT
 from .params import freeze_arrays, param, validate_fields
 
 
@@ -51,22 +53,25 @@ def find_partners(positions: np.ndarray, tol: float = 0.02) -> tuple[int, ...]:
     return tuple(out)
 
 
-def steer_angles(p: SteeringParams, positions: np.ndarray, steer: np.ndarray) -> np.ndarray:
-    """Per-wheel angles (rad) from the normalised steer command ``(n_vehicles,)``, before limits.
+@jit
+def steer_angle(vp: np.ndarray, wheels: np.ndarray, w: int, steer: float) -> float:
+    """Angle (rad) of wheel ``w`` from the normalised steer command, before limits and toe.
 
-    Positive angles turn left.
+    Args:
+        vp: packed vehicle parameters (``MAX_ANGLE``, ``ACKERMANN``, ``REFERENCE_X``).
+        wheels: packed wheel parameters (``STEER_MULT``, ``PARTNER``, ``POSITION``).
+        w: wheel index.
+        steer: command in [-1, 1], positive turns left.
     """
-    nominal = steer[:, None] * p.max_angle * p.multiplier
-    if p.ackermann_accuracy <= 0.0 or not p.partner:
+    nominal = steer * vp[MAX_ANGLE] * wheels[w, STEER_MULT]
+    partner = int(wheels[w, PARTNER])
+    mag = abs(nominal)
+    if vp[ACKERMANN] <= 0.0 or partner < 0 or mag <= 1e-9:
         return nominal
-    partner = np.array(p.partner)
-    has = partner >= 0
-    length = np.abs(positions[:, 0] - p.reference_x)
-    width = np.where(has, np.abs(positions[:, 1] - positions[np.maximum(partner, 0), 1]), 0.0)
-    side = np.sign(positions[:, 1])
-    outer = has & (length > 1e-6) & (side * np.sign(steer)[:, None] < 0)
-    mag = np.abs(nominal)
-    with np.errstate(divide="ignore"):
-        ideal = np.arctan(length / (width + length / np.tan(np.maximum(mag, 1e-9))))
-    corrected = mag + p.ackermann_accuracy * (ideal - mag)
-    return np.where(outer & (mag > 1e-9), np.sign(nominal) * corrected, nominal)
+    length = abs(wheels[w, POSITION] - vp[REFERENCE_X])
+    width = abs(wheels[w, POSITION + 1] - wheels[partner, POSITION + 1])
+    outer = length > 1e-6 and np.sign(wheels[w, POSITION + 1]) * np.sign(steer) < 0.0
+    if not outer:
+        return nominal
+    ideal = np.arctan(length / (width + length / np.tan(mag)))
+    return np.sign(nominal) * (mag + vp[ACKERMANN] * (ideal - mag))

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .jit import jit
 from .params import param, validate_fields
 
 
@@ -44,32 +45,36 @@ class StickyParams:
         validate_fields(self, prefix, where)
 
 
-def update(p: StickyParams, anchor: np.ndarray, timer: np.ndarray, velocity: np.ndarray,
-           eligible: np.ndarray, sprung_mass: np.ndarray, limit: np.ndarray,
-           dt: float) -> tuple[np.ndarray, np.ndarray]:
-    """Advance the sticky state of one direction and return its force.
+@jit
+def update(speed: float, time: float, frequency: float, damping_ratio: float, anchor: float,
+           timer: float, velocity: float, eligible: bool, sprung_mass: float, limit: float,
+           dt: float) -> tuple[float, float, bool, float]:
+    """Advance the sticky state of one wheel in one direction and return its force.
 
     Args:
-        p: sticky parameters.
-        anchor: patch displacement from the anchor (m), updated in place.
-        timer: time spent eligible and slow (s), updated in place.
+        speed, time, frequency, damping_ratio: the :class:`StickyParams` values.
+        anchor: patch displacement from the anchor (m).
+        timer: time spent eligible and slow (s).
         velocity: contact-patch velocity in this direction (m/s).
-        eligible: mask of wheels that may stick in this direction.
-        sprung_mass: (n_wheels,) sprung masses (kg).
+        eligible: whether the wheel may stick in this direction.
+        sprung_mass: the wheel's sprung mass (kg).
         limit: friction x load (N).
         dt: step (s).
 
     Returns:
-        ``(active, force)``: mask of sticky wheels and their force on the chassis (N).
+        ``(anchor, timer, active, force)``: new state, whether the direction sticks, and its
+        force on the chassis (N).
     """
-    slow = eligible & (np.abs(velocity) < p.speed)
-    timer[...] = np.where(slow, timer + dt, 0.0)
-    active = slow & (timer >= p.time)
-    anchor[...] = np.where(active, anchor + velocity * dt, 0.0)
-    w = 2.0 * np.pi * p.frequency
+    slow = eligible and abs(velocity) < speed
+    timer = timer + dt if slow else 0.0
+    active = slow and timer >= time
+    if not active:
+        return 0.0, timer, False, 0.0
+    anchor = anchor + velocity * dt
+    w = 2.0 * np.pi * frequency
     k = sprung_mass * w * w
-    c = 2.0 * p.damping_ratio * sprung_mass * w
-    slide = np.abs(k * anchor) > limit
-    anchor[...] = np.where(slide, np.sign(anchor) * limit / k, anchor)
-    force = np.where(active, np.clip(-k * anchor - c * velocity, -limit, limit), 0.0)
-    return active, force
+    c = 2.0 * damping_ratio * sprung_mass * w
+    if abs(k * anchor) > limit:                       # breaks loose: the anchor slides along
+        anchor = np.sign(anchor) * limit / k
+    force = min(max(-k * anchor - c * velocity, -limit), limit)
+    return anchor, timer, True, force

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import VehicleConfigError
+from .jit import jit
 from .params import freeze_arrays, param, validate_fields
 
 
@@ -128,40 +129,44 @@ def compute_sprung_masses(positions: np.ndarray, com: np.ndarray, mass: float) -
     return m
 
 
-def jounce_from_hit(p: SuspensionParams, radius: np.ndarray, dist: np.ndarray,
-                    cos_incidence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+@jit
+def jounce_from_hit(max_compression: float, max_droop: float, radius: float, dist: float,
+                    cos_incidence: float) -> tuple[float, bool, float]:
     """Jounce from a ray hit, placing the tyre so it touches the hit plane.
 
     Args:
-        p: suspension parameters.
-        radius: wheel radius (m), ``(n_wheels,)``.
-        dist: ray hit distance (m), ``(n_vehicles, n_wheels)``; negative means no hit.
+        max_compression, max_droop, radius: the wheel's travel limits and radius (m).
+        dist: ray hit distance (m); negative means no hit.
         cos_incidence: ``-travel_direction . ground_normal`` (1 on flat ground).
 
     Returns:
         ``(jounce, in_contact, overtravel)``: jounce clipped to ``[-max_droop, max_compression]``
-        (m), a boolean mask of wheels whose ground lies within suspension travel, and the
-        compression beyond ``max_compression`` (m, >= 0).
+        (m), whether the ground lies within suspension travel, and the compression beyond
+        ``max_compression`` (m, >= 0).
     """
-    centre_along_ray = dist - radius / np.maximum(cos_incidence, 0.1)
-    jounce = p.max_compression + radius - centre_along_ray
-    in_contact = (dist >= 0.0) & (jounce >= -p.max_droop) & (cos_incidence > 0.1)
-    overtravel = np.where(in_contact, np.maximum(jounce - p.max_compression, 0.0), 0.0)
-    return np.clip(jounce, -p.max_droop, p.max_compression), in_contact, overtravel
+    centre_along_ray = dist - radius / max(cos_incidence, 0.1)
+    jounce = max_compression + radius - centre_along_ray
+    in_contact = dist >= 0.0 and jounce >= -max_droop and cos_incidence > 0.1
+    overtravel = max(jounce - max_compression, 0.0) if in_contact else 0.0
+    return min(max(jounce, -max_droop), max_compression), in_contact, overtravel
 
 
-def spring_force(p: SuspensionParams, jounce: np.ndarray, jounce_rate: np.ndarray,
-                 in_contact: np.ndarray, gravity: float, overtravel=0.0) -> np.ndarray:
+@jit
+def spring_force(sprung_mass: float, spring: float, damper: float, bump_stop: float,
+                 jounce: float, jounce_rate: float, overtravel: float, in_contact: bool,
+                 gravity: float) -> float:
     """Strut force magnitude (N) pushing the chassis away from the wheel; 0 when airborne."""
-    f = (p.sprung_mass * gravity + p.spring_strength * jounce + p.damper_rate * jounce_rate
-         + p.bump_stop_stiffness * overtravel)
-    return np.where(in_contact, np.maximum(f, 0.0), 0.0)
+    if not in_contact:
+        return 0.0
+    f = sprung_mass * gravity + spring * jounce + damper * jounce_rate + bump_stop * overtravel
+    return max(f, 0.0)
 
 
-def camber(p: SuspensionParams, jounce: np.ndarray) -> np.ndarray:
+@jit
+def camber(at_rest: float, at_compression: float, at_droop: float, max_compression: float,
+           max_droop: float, jounce: float) -> float:
     """Camber angle (rad), linear in jounce between rest and each travel limit."""
-    comp = p.camber_at_rest + (p.camber_at_max_compression - p.camber_at_rest) * (
-        jounce / np.where(p.max_compression > 0, p.max_compression, 1.0))
-    droop = p.camber_at_rest + (p.camber_at_max_droop - p.camber_at_rest) * (
-        -jounce / np.where(p.max_droop > 0, p.max_droop, 1.0))
-    return np.where(jounce >= 0.0, comp, droop)
+    if jounce >= 0.0:
+        return at_rest + (at_compression - at_rest) * jounce / (
+            max_compression if max_compression > 0 else 1.0)
+    return at_rest + (at_droop - at_rest) * -jounce / (max_droop if max_droop > 0 else 1.0)

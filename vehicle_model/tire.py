@@ -31,6 +31,8 @@ from functools import cached_property
 import numpy as np
 
 from .errors import VehicleConfigError
+from .jit import jit
+from .layout import FRICTION_VS_SLIP
 from .params import freeze_arrays, param, validate_fields
 
 #: Tyre model names; the index is the per-wheel ``model`` code.
@@ -124,55 +126,68 @@ class TireLoadFilter:
                 f"{pre}{prefix}max_normalised_load = {self.max_normalised_load:g} must exceed "
                 f"min_normalised_load = {self.min_normalised_load:g}")
 
-    def apply(self, normalised_load: np.ndarray) -> np.ndarray:
-        """Filtered normalised load (piecewise linear, clamped at both ends)."""
-        return np.interp(normalised_load,
-                         [self.min_normalised_load, self.max_normalised_load],
-                         [self.min_filtered_normalised_load, self.max_filtered_normalised_load])
-
 
 @dataclass
 class TireInputs:
-    """Everything a tyre model may use, ``(n_vehicles, n_wheels)`` arrays (SI units)."""
+    """Everything a tyre model may use, as ``(n, n_wheels)`` arrays (SI units); the compiled
+    update keeps the same quantities as one row per wheel (``layout`` ``X_`` columns, same
+    order). Radius and inertia come from the wheel parameters."""
 
     v_long: np.ndarray        # contact-patch velocity along the wheel heading (m/s)
     v_lat: np.ndarray         # contact-patch velocity to the wheel's left (m/s)
     omega: np.ndarray         # wheel spin (rad/s)
-    radius: np.ndarray        # (n_wheels,) m
-    moi: np.ndarray           # (n_wheels,) kg m^2
     long_slip: np.ndarray     # PhysX longitudinal slip (-)
     lat_slip: np.ndarray      # PhysX lateral slip (rad)
     camber: np.ndarray        # rad
     friction: np.ndarray      # surface friction x PhysX graph (-)
     surface_friction: np.ndarray  # surface friction alone (-)
     load: np.ndarray          # N, filtered load used by the model
-    rest_load: np.ndarray     # (n_wheels,) N
+    rest_load: np.ndarray     # N
     normalised_load: np.ndarray   # filtered load / rest load (-)
     gravity: float            # m/s^2
-    dt: np.ndarray            # (n_vehicles, 1) s, step the forces act over
+    dt: np.ndarray            # s, step the forces act over
     drive_torque: np.ndarray  # N m on the wheel from the drivetrain (last substep)
     mass_long: np.ndarray     # kg, useful mass along the heading (incl. rotation)
     mass_lat: np.ndarray      # kg, useful mass sideways (incl. rotation)
 
+    def rows(self) -> np.ndarray:
+        """``(n, n_wheels, N_TIRE_INPUTS)`` float rows for the compiled models."""
+        values = [np.asarray(getattr(self, f), dtype=float) for f in self.__dataclass_fields__]
+        shape = np.broadcast_shapes(*(v.shape for v in values))
+        return np.ascontiguousarray(np.stack([np.broadcast_to(v, shape) for v in values], axis=-1))
 
-def slips(v_long: np.ndarray, v_lat: np.ndarray, wheel_speed: np.ndarray,
-          min_long_denominator: float, min_lat_denominator: float) -> tuple[np.ndarray, np.ndarray]:
+
+@jit
+def filtered_load(lo: float, lo_filtered: float, hi: float, hi_filtered: float,
+                  normalised_load: float) -> float:
+    """Filtered normalised load: :class:`TireLoadFilter` as a piecewise-linear map clamped at
+    both ends."""
+    if normalised_load <= lo:
+        return lo_filtered
+    if normalised_load >= hi:
+        return hi_filtered
+    return lo_filtered + (hi_filtered - lo_filtered) * (normalised_load - lo) / (hi - lo)
+
+
+@jit
+def slips(v_long: float, v_lat: float, wheel_speed: float, min_long_denominator: float,
+          min_lat_denominator: float) -> tuple[float, float]:
     """PhysX longitudinal slip (-) and lateral slip angle (rad); see the module docstring."""
-    denom = np.maximum(np.maximum(np.abs(v_long), np.abs(wheel_speed)), min_long_denominator)
+    denom = max(abs(v_long), abs(wheel_speed), min_long_denominator)
     long_slip = (wheel_speed - v_long) / denom
-    lat_slip = np.arctan(v_lat / np.maximum(np.abs(v_long), min_lat_denominator))
+    lat_slip = np.arctan(v_lat / max(abs(v_long), min_lat_denominator))
     return long_slip, lat_slip
 
 
-def friction_multiplier(p: TireParams, long_slip: np.ndarray) -> np.ndarray:
-    """PhysX friction-vs-longitudinal-slip graph value at ``|long_slip|`` (flat past the plateau)."""
-    g = p.friction_vs_slip
-    s = np.abs(long_slip)
-    x0, x1, x2 = g[:, 0, 0], g[:, 1, 0], g[:, 2, 0]
-    y0, y1, y2 = g[:, 0, 1], g[:, 1, 1], g[:, 2, 1]
-    rise = y0 + (y1 - y0) * np.clip((s - x0) / (x1 - x0), 0.0, 1.0)
-    fall = y1 + (y2 - y1) * np.clip((s - x1) / (x2 - x1), 0.0, 1.0)
-    return np.where(s < x1, rise, fall)
+@jit
+def friction_multiplier(wheel_params: np.ndarray, long_slip: float) -> float:
+    """PhysX friction-vs-longitudinal-slip graph value at ``|long_slip|`` (flat past the plateau);
+    ``wheel_params`` is the wheel's row of packed parameters (``FRICTION_VS_SLIP`` columns)."""
+    x0, y0, x1, y1, x2, y2 = wheel_params[FRICTION_VS_SLIP:FRICTION_VS_SLIP + 6]
+    s = abs(long_slip)
+    if s < x1:
+        return y0 + (y1 - y0) * min(max((s - x0) / (x1 - x0), 0.0), 1.0)
+    return y1 + (y2 - y1) * min(max((s - x1) / (x2 - x1), 0.0), 1.0)
 
 
 def peak_coefficient(p: TireParams) -> np.ndarray:

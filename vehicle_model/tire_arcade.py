@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from .jit import jit
+from .layout import ARCADE_LAT, ARCADE_LONG, RADIUS, X_LOAD, X_OMEGA, X_SURFACE_FRICTION, X_V_LAT, X_V_LONG
 
-def forces(p, x):
-    """``(f_long, f_lat, aligning_moment, wheel_torque)`` for every wheel (see ``TireInputs``)."""
-    slide_long = x.v_long - x.omega * x.radius            # patch sliding forward over the road
-    f_long = -p.arcade_long_stiffness * x.load * slide_long
-    f_lat = -p.arcade_lat_stiffness * x.load * x.v_lat
-    limit = x.surface_friction * x.load
-    scale = np.minimum(1.0, limit / np.maximum(np.hypot(f_long, f_lat), 1e-12))
-    f_long, f_lat = f_long * scale, f_lat * scale
-    return f_long, f_lat, np.zeros_like(f_long), -f_long * x.radius
+
+@jit
+def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
+    """``(f_long, f_lat, aligning_moment, wheel_torque)`` of one wheel (see ``tire_physx.forces``)."""
+    slide_long = x[X_V_LONG] - x[X_OMEGA] * w[RADIUS]     # patch sliding forward over the road
+    f_long = -w[ARCADE_LONG] * x[X_LOAD] * slide_long
+    f_lat = -w[ARCADE_LAT] * x[X_LOAD] * x[X_V_LAT]
+    limit = x[X_SURFACE_FRICTION] * x[X_LOAD]
+    scale = min(1.0, limit / max(np.hypot(f_long, f_lat), 1e-12))
+    return f_long * scale, f_lat * scale, 0.0, -f_long * scale * w[RADIUS]

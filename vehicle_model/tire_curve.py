@@ -20,6 +20,21 @@ import numpy as np
 
 from . import friction_clamps
 from .errors import VehicleConfigError
+from .jit import interp, jit
+from .layout import (
+    CLAMPS,
+    CURVE_SET,
+    GRIP,
+    MIN_SLIP_SPEED,
+    RADIUS,
+    TRAIL,
+    X_CAMBER,
+    X_LOAD,
+    X_OMEGA,
+    X_SURFACE_FRICTION,
+    X_V_LAT,
+    X_V_LONG,
+)
 
 #: Camber shifts the slip angle by this fraction of the camber angle (camber thrust).
 CAMBER_FACTOR = 0.1
@@ -76,44 +91,52 @@ DEFAULT = CurveSet(
 )
 
 
-def _family(curves, index, key, family_value):
-    """Evaluate a curve family at ``key`` (per wheel), interpolating across ``family_value``."""
-    ys = np.stack([np.interp(key, c[:, 0], c[:, 1]) for c in curves])
-    if len(curves) == 1:
-        return ys[0]
-    pos = np.interp(family_value, index, np.arange(len(index)))
-    lo = np.floor(pos).astype(int)
-    hi = np.minimum(lo + 1, len(index) - 1)
-    w = pos - lo
-    pick = np.indices(key.shape)
-    return ys[(lo, *pick)] * (1 - w) + ys[(hi, *pick)] * w
+@jit
+def _curve(points: np.ndarray, member: np.ndarray, key: float) -> float:
+    """One curve (a family member: value, first point, count) at ``key`` (flat beyond its ends)."""
+    start, count = int(member[1]), int(member[2])
+    return interp(key, points[start:start + count])
 
 
-def slip_ratio(v_long, wheel_speed, min_speed):
+@jit
+def _family(families: np.ndarray, points: np.ndarray, first: int, count: int, key: float,
+            family_value: float) -> float:
+    """A curve family at ``key``, interpolated between the members around ``family_value``."""
+    members = families[first:first + count]
+    if count == 1 or family_value <= members[0, 0]:
+        return _curve(points, members[0], key)
+    if family_value >= members[count - 1, 0]:
+        return _curve(points, members[count - 1], key)
+    j = 0
+    while members[j + 1, 0] <= family_value:
+        j += 1
+    t = (family_value - members[j, 0]) / (members[j + 1, 0] - members[j, 0])
+    return (1.0 - t) * _curve(points, members[j], key) + t * _curve(points, members[j + 1], key)
+
+
+@jit
+def slip_ratio(v_long: float, wheel_speed: float, min_speed: float) -> float:
     """Slip ratio with the sign edge cases handled: never below -1 going forward (never above
     +1 going backward), even when the wheel spins against the direction of travel."""
-    sr = (wheel_speed - v_long) / np.maximum(np.abs(v_long), min_speed)
-    return np.where(v_long >= 0.0, np.maximum(sr, -1.0), np.minimum(sr, 1.0))
+    sr = (wheel_speed - v_long) / max(abs(v_long), min_speed)
+    return max(sr, -1.0) if v_long >= 0.0 else min(sr, 1.0)
 
 
-def forces(p, x, sets: tuple[CurveSet, ...], mask):
-    """``(f_long, f_lat, aligning_moment, wheel_torque)`` for every wheel (see ``TireInputs``)."""
-    sr = slip_ratio(x.v_long, x.omega * x.radius, p.min_slip_speed)
-    alpha = np.arctan2(x.v_lat, np.maximum(np.abs(x.v_long), p.min_slip_speed))
-    alpha = alpha - CAMBER_FACTOR * x.camber
-    f_long = np.zeros_like(sr)
-    f_lat = np.zeros_like(sr)
-    for k, cs in enumerate(sets):
-        use = mask & (p.curve_set == k)
-        if not use.any():
-            continue
-        lon = _family(cs.long, cs.long_slip_angles, sr, np.abs(alpha))
-        lat = _family(cs.lat, cs.lat_slip_ratios, np.abs(alpha), sr)
-        f_long = np.where(use, lon, f_long)
-        f_lat = np.where(use, -np.sign(alpha) * lat, f_lat)
-    limit = p.grip * x.surface_friction * x.load
-    f_long, f_lat = f_long * limit, f_lat * limit
-    scale = np.minimum(1.0, limit / np.maximum(np.hypot(f_long, f_lat), 1e-12))
+@jit
+def forces(w: np.ndarray, x: np.ndarray, families: np.ndarray, family_index: np.ndarray,
+           points: np.ndarray) -> tuple[float, float, float, float]:
+    """``(f_long, f_lat, aligning_moment, wheel_torque)`` of one wheel; the curve sets are the
+    packed ``families``/``family_index``/``points`` (see ``layout.Packed``)."""
+    r, min_speed = w[RADIUS], w[MIN_SLIP_SPEED]
+    sr = slip_ratio(x[X_V_LONG], x[X_OMEGA] * r, min_speed)
+    alpha = np.arctan2(x[X_V_LAT], max(abs(x[X_V_LONG]), min_speed)) - CAMBER_FACTOR * x[X_CAMBER]
+    k = int(w[CURVE_SET])
+    lon = _family(families, points, family_index[k, 0, 0], family_index[k, 0, 1], sr, abs(alpha))
+    lat = _family(families, points, family_index[k, 1, 0], family_index[k, 1, 1], abs(alpha), sr)
+    limit = w[GRIP] * x[X_SURFACE_FRICTION] * x[X_LOAD]
+    f_long, f_lat = lon * limit, -np.sign(alpha) * lat * limit
+    scale = min(1.0, limit / max(np.hypot(f_long, f_lat), 1e-12))
     f_long, f_lat = f_long * scale, f_lat * scale
-    f_long, f_lat = friction_clamps.apply(f_long, f_lat, x, p.clamps > 0.5)
-    return f_long, f_lat, -p.trail * f_lat, -f_long * x.radius
+    if w[CLAMPS] > 0.5:
+        f_long, f_lat = friction_clamps.apply(f_long, f_lat, w, x)
+    return f_long, f_lat, -w[TRAIL] * f_lat, -f_long * r

@@ -10,8 +10,9 @@ loading the vehicle::
 
     traction.vehicle_model.register_tire_model("my_tyre", my_tyre)
 
-The function receives arrays over the wheels that use it and must return four arrays of the same
-shape; non-finite outputs raise ``ValueError`` naming the function.
+The function receives ``(1, k)`` arrays over the k wheels of one vehicle that use it and must return
+four arrays of that shape (it runs in Python, called from the compiled update once per vehicle
+and wheel substep); non-finite outputs raise ``ValueError`` naming the function.
 """
 
 from __future__ import annotations
@@ -21,8 +22,20 @@ from collections.abc import Callable
 import numpy as np
 
 from .errors import VehicleConfigError
+from .layout import (
+    X_CAMBER,
+    X_FRICTION,
+    X_GRAVITY,
+    X_LAT_SLIP,
+    X_LOAD,
+    X_LONG_SLIP,
+    X_NORMALISED_LOAD,
+    X_OMEGA,
+    X_REST_LOAD,
+)
 
 _REGISTRY: dict[str, Callable] = {}
+_BY_INDEX: list[Callable] = []
 
 
 def register_tire_model(name: str, fn: Callable) -> None:
@@ -41,26 +54,38 @@ def lookup(name: str, where: str = "") -> Callable:
     return _REGISTRY[name]
 
 
-def forces(fn: Callable, p, x, mask: np.ndarray):
-    """Call ``fn`` on the wheels in ``mask``; return full-size force arrays (0 elsewhere)."""
-    cols = np.flatnonzero(mask)
-    sel = (slice(None), cols)
-    out = fn(friction=x.friction[sel], long_slip=x.long_slip[sel], lat_slip=x.lat_slip[sel],
-             camber=x.camber[sel], wheel_omega=x.omega[sel], wheel_radius=x.radius[cols],
-             rest_load=x.rest_load[cols], normalised_load=x.normalised_load[sel], load=x.load[sel],
-             gravity=x.gravity)
+def index_of(fn: Callable) -> int:
+    """A stable index for ``fn`` that the compiled update passes back to :func:`call`."""
+    for i, known in enumerate(_BY_INDEX):
+        if known is fn:
+            return i
+    _BY_INDEX.append(fn)
+    return len(_BY_INDEX) - 1
+
+
+def call(index: int, x: np.ndarray, radius: np.ndarray) -> np.ndarray:
+    """Run custom tyre function ``index`` on tyre-input rows ``x`` ``(k, N_TIRE_INPUTS)`` (the
+    wheels of one vehicle that use it; wheel radii ``(k,)``); returns ``(k, 4)`` rows of
+    ``(long_force, lat_force, aligning_moment, wheel_torque)``. Called from the compiled update
+    (numba object mode), so only vehicles with custom tyres pay for the Python call."""
+    fn = _BY_INDEX[index]
+
+    def row(col):
+        return x[None, :, col]
+
+    out = fn(friction=row(X_FRICTION), long_slip=row(X_LONG_SLIP), lat_slip=row(X_LAT_SLIP),
+             camber=row(X_CAMBER), wheel_omega=row(X_OMEGA), wheel_radius=radius,
+             rest_load=x[:, X_REST_LOAD], normalised_load=row(X_NORMALISED_LOAD),
+             load=row(X_LOAD), gravity=float(x[0, X_GRAVITY]))
     name = getattr(fn, "__name__", repr(fn))
     if not isinstance(out, tuple) or len(out) != 4:
         raise ValueError(f"custom tyre {name} must return (wheel_torque, long_force, lat_force, "
                          "aligning_moment)")
-    full = []
-    for label, arr in zip(("wheel_torque", "long_force", "lat_force", "aligning_moment"), out,
-                          strict=True):
-        arr = np.broadcast_to(np.asarray(arr, dtype=float), x.load[sel].shape)
+    result = np.empty((len(x), 4))
+    for col, label, arr in zip((3, 0, 1, 2), ("wheel_torque", "long_force", "lat_force",
+                                              "aligning_moment"), out, strict=True):
+        arr = np.broadcast_to(np.asarray(arr, dtype=float), (1, len(x)))
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"custom tyre {name} returned a non-finite {label}")
-        whole = np.zeros_like(x.load)
-        whole[sel] = arr
-        full.append(whole)
-    torque, f_long, f_lat, moment = full
-    return f_long, f_lat, moment, torque
+        result[:, col] = arr[0]
+    return result

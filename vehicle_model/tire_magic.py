@@ -13,12 +13,27 @@ from __future__ import annotations
 
 import numpy as np
 
+from .jit import jit
+from .layout import (
+    MF_LAT,
+    MF_LONG,
+    MF_PEAK_LAT,
+    MF_PEAK_LONG,
+    MIN_SLIP_SPEED,
+    RADIUS,
+    TRAIL,
+    X_LOAD,
+    X_OMEGA,
+    X_SURFACE_FRICTION,
+    X_V_LAT,
+    X_V_LONG,
+)
 from .tire_curve import slip_ratio
 
 
-def pure(coef: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """Normalised pure-slip curve ``D sin(C atan(Bs - E(Bs - atan(Bs))))``; coef ``(..., 4)``."""
-    b, c, d, e = coef[..., 0], coef[..., 1], coef[..., 2], coef[..., 3]
+@jit
+def pure(b: float, c: float, d: float, e: float, s: float) -> float:
+    """Normalised pure-slip curve ``D sin(C atan(Bs - E(Bs - atan(Bs))))``."""
     bs = b * s
     return d * np.sin(c * np.arctan(bs - e * (bs - np.arctan(bs))))
 
@@ -35,16 +50,20 @@ def peak_slip(coef: np.ndarray) -> np.ndarray:
     return 0.5 * (lo + hi) / b
 
 
-def forces(p, x):
-    """``(f_long, f_lat, aligning_moment, wheel_torque)`` for every wheel (see ``TireInputs``)."""
-    kappa = slip_ratio(x.v_long, x.omega * x.radius, p.min_slip_speed)
-    tan_alpha = x.v_lat / np.maximum(np.abs(x.v_long), p.min_slip_speed)
-    peak_long, peak_lat = p.mf_peak_slips
-    sx = kappa / peak_long
-    sy = tan_alpha / np.tan(peak_lat)
+@jit
+def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
+    """``(f_long, f_lat, aligning_moment, wheel_torque)`` of one wheel (see ``tire_physx.forces``);
+    the pure-slip peaks are packed per wheel (``MF_PEAK_LONG``, ``MF_PEAK_LAT``)."""
+    r, min_speed = w[RADIUS], w[MIN_SLIP_SPEED]
+    kappa = slip_ratio(x[X_V_LONG], x[X_OMEGA] * r, min_speed)
+    tan_alpha = x[X_V_LAT] / max(abs(x[X_V_LONG]), min_speed)
+    peak_long, peak_lat = w[MF_PEAK_LONG], w[MF_PEAK_LAT]
+    sx, sy = kappa / peak_long, tan_alpha / np.tan(peak_lat)
     rho = np.hypot(sx, sy)
-    safe = np.where(rho > 1e-12, rho, 1.0)
-    limit = x.surface_friction * x.load
-    f_long = limit * pure(p.mf_long, rho * peak_long) * np.where(rho > 1e-12, sx / safe, 0)
-    f_lat = -limit * pure(p.mf_lat, rho * peak_lat) * np.where(rho > 1e-12, sy / safe, 0)
-    return f_long, f_lat, -p.trail * f_lat, -f_long * x.radius
+    if rho <= 1e-12:
+        return 0.0, 0.0, 0.0, 0.0
+    limit = x[X_SURFACE_FRICTION] * x[X_LOAD]
+    lo, la = MF_LONG, MF_LAT
+    f_long = limit * pure(w[lo], w[lo + 1], w[lo + 2], w[lo + 3], rho * peak_long) * sx / rho
+    f_lat = -limit * pure(w[la], w[la + 1], w[la + 2], w[la + 3], rho * peak_lat) * sy / rho
+    return f_long, f_lat, -w[TRAIL] * f_lat, -f_long * r

@@ -1,34 +1,65 @@
-"""Running the tyre models: per-wheel dispatch, and sweeps over slip for plots and tests."""
+"""Running the tyre models: per-wheel dispatch, and array drivers for sweeps, plots and tests."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import layout as L
 from . import tire, tire_arcade, tire_curve, tire_custom, tire_magic, tire_physx
+from .jit import jit
+
+PHYSX, ARCADE, CURVE, MAGIC_FORMULA, CUSTOM = range(5)
 
 
-def evaluate(p, x: tire.TireInputs, contact: np.ndarray):
-    """Run each tyre model on its wheels; ``(f_long, f_lat, moment, road_torque)``."""
-    ti = p.tires
-    out = [np.zeros_like(x.load) for _ in range(4)]
-    for name, fn in (("physx", None), ("arcade", tire_arcade.forces),
-                     ("curve", None), ("magic_formula", tire_magic.forces), ("custom", None)):
-        mask = ti.uses(name)
-        if not mask.any():
-            continue
-        if name == "physx":
-            fl, fy, mz = tire_physx.forces(ti, x.long_slip, x.lat_slip, x.camber, x.friction,
-                                           x.load, x.rest_load, x.normalised_load, x.gravity)
-            res = (fl, fy, mz, -fl * x.radius)
-        elif name == "curve":
-            res = tire_curve.forces(ti, x, p.curve_sets, mask)
-        elif name == "custom":
-            res = tire_custom.forces(p.custom_tire, ti, x, mask)
-        else:
-            res = fn(ti, x)
-        for o, r in zip(out, res, strict=True):
-            o[...] = np.where(mask & contact, r, o)
-    return tuple(out)
+@jit
+def forces(w: np.ndarray, x: np.ndarray, families: np.ndarray, family_index: np.ndarray,
+           points: np.ndarray) -> tuple[float, float, float, float]:
+    """``(f_long, f_lat, moment, road_torque)`` of one wheel by its model (custom wheels are run
+    separately, see ``tire_custom.call``, and give zeros here)."""
+    model = int(w[L.TIRE_MODEL])
+    if model == PHYSX:
+        return tire_physx.forces(w, x)
+    if model == ARCADE:
+        return tire_arcade.forces(w, x)
+    if model == CURVE:
+        return tire_curve.forces(w, x, families, family_index, points)
+    if model == MAGIC_FORMULA:
+        return tire_magic.forces(w, x)
+    return 0.0, 0.0, 0.0, 0.0
+
+
+@jit
+def _evaluate_rows(wheel: np.ndarray, x: np.ndarray, families: np.ndarray,
+                   family_index: np.ndarray, points: np.ndarray, out: np.ndarray) -> None:
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            out[i, j, 0], out[i, j, 1], out[i, j, 2], out[i, j, 3] = forces(
+                wheel[j], x[i, j], families, family_index, points)
+
+
+def evaluate(packed: L.Packed, x: tire.TireInputs, contact: np.ndarray | None = None):
+    """Run each wheel's model over arrays (the compiled per-wheel :func:`forces`, looped).
+
+    Args:
+        packed: the vehicle's :func:`~traction.vehicle_model.pack.pack` arrays.
+        x: tyre inputs, ``(n, n_wheels)`` arrays.
+        contact: wheels on the ground (others give zeros); all if None.
+
+    Returns:
+        ``(f_long, f_lat, moment, road_torque)``, ``(n, n_wheels)`` each (N, N, N m, N m).
+    """
+    rows = x.rows()
+    out = np.zeros(rows.shape[:2] + (4,))
+    _evaluate_rows(packed.wheel, rows, packed.families, packed.family_index, packed.points, out)
+    custom = packed.wheel[:, L.TIRE_MODEL] == CUSTOM
+    if custom.any():
+        index = int(packed.wheel[custom][0, L.CUSTOM_INDEX])
+        for i in range(len(rows)):
+            out[i, custom] = tire_custom.call(index, rows[i, custom],
+                                              packed.wheel[custom, L.RADIUS])
+    if contact is not None:
+        out = np.where(np.asarray(contact)[..., None], out, 0.0)
+    return tuple(out[..., k] for k in range(4))
 
 
 def sweep(p, wheel: int, slip_ratio: np.ndarray, slip_angle: np.ndarray, load: float,
@@ -48,27 +79,26 @@ def sweep(p, wheel: int, slip_ratio: np.ndarray, slip_angle: np.ndarray, load: f
         ``(f_long, f_lat)`` arrays of the grid's shape (N).
     """
     sr, alpha = np.broadcast_arrays(np.asarray(slip_ratio, float), np.asarray(slip_angle, float))
-    flat_sr, flat_a = sr.ravel()[:, None], alpha.ravel()[:, None]
-    n = flat_sr.shape[0]
-    r = p.wheels.radius[wheel:wheel + 1]
-    sub = tire.TireParams(**{f: getattr(p.tires, f)[wheel:wheel + 1]
-                             for f in tire.TireParams.__dataclass_fields__})
-    v_long = np.full((n, 1), speed)
-    v_lat = speed * np.tan(flat_a)
-    omega = speed * (1.0 + flat_sr) / r
-    ls, la = tire.slips(v_long, v_lat, omega * r, p.simulation.min_long_slip_denominator,
-                        p.simulation.min_lat_slip_denominator)
-    rest = p.suspension.sprung_mass[wheel:wheel + 1] * 9.81
-    full = np.full((n, 1), 1.0)
-    mu = friction * np.where(sub.uses("physx"), tire.friction_multiplier(sub, ls), 1.0)
-    x = tire.TireInputs(v_long, v_lat, omega, r, p.wheels.moi[wheel:wheel + 1], ls, la, 0 * full,
-                        mu, friction * full, load * full, rest, load / rest * full, 9.81,
-                        np.full((n, 1), dt), 0 * full, 1e9 * full, 1e9 * full)
+    packed = p.packed
+    w = packed.wheel[wheel]
+    r = w[L.RADIUS]
+    n = sr.size
+    v_long = np.full(n, speed)
+    v_lat = speed * np.tan(alpha.ravel())
+    omega = speed * (1.0 + sr.ravel()) / r
+    slips = np.array([tire.slips(a, b, c * r, p.simulation.min_long_slip_denominator,
+                                 p.simulation.min_lat_slip_denominator)
+                      for a, b, c in zip(v_long, v_lat, omega, strict=True)]).reshape(n, 2)
+    physx = w[L.TIRE_MODEL] == PHYSX
+    mu = friction * np.array([tire.friction_multiplier(w, s) if physx else 1.0 for s in slips[:, 0]])
+    rest = w[L.SPRUNG_MASS] * 9.81
 
-    class _One:
-        tires = sub
-        curve_sets = p.curve_sets
-        custom_tire = p.custom_tire
+    def col(v):
+        return np.broadcast_to(np.asarray(v, float), (n,))[:, None]
 
-    f_long, f_lat, _, _ = evaluate(_One, x, np.ones((n, 1), bool))
+    x = tire.TireInputs(col(v_long), col(v_lat), col(omega), col(slips[:, 0]), col(slips[:, 1]),
+                        col(0.0), col(mu), col(friction), col(load), col(rest), col(load / rest),
+                        9.81, col(dt), col(0.0), col(1e9), col(1e9))
+    one = packed._replace(wheel=packed.wheel[wheel:wheel + 1])
+    f_long, f_lat, _, _ = evaluate(one, x)
     return f_long.reshape(sr.shape), f_lat.reshape(sr.shape)

@@ -9,55 +9,65 @@ from __future__ import annotations
 
 import numpy as np
 
+from .jit import jit
+from .layout import (
+    CAMBER_STIFF_G,
+    LAT_STIFF_X,
+    LAT_STIFF_Y,
+    LONG_STIFF_G,
+    RADIUS,
+    X_CAMBER,
+    X_FRICTION,
+    X_GRAVITY,
+    X_LAT_SLIP,
+    X_LOAD,
+    X_LONG_SLIP,
+    X_NORMALISED_LOAD,
+    X_REST_LOAD,
+)
 
-def _smooth_force(k: np.ndarray) -> np.ndarray:
+
+@jit
+def _smooth_force(k: float) -> float:
     """PhysX smoothing for force: K - K^2/3 + K^3/27, reaching 1 with zero slope at K = 3."""
-    k = np.minimum(k, 3.0)
+    k = min(k, 3.0)
     return k - k * k / 3.0 + k * k * k / 27.0
 
 
-def _smooth_moment(k: np.ndarray) -> np.ndarray:
+@jit
+def _smooth_moment(k: float) -> float:
     """PhysX smoothing for aligning moment: K - K^2 + K^3/3 - K^4/27, zero from K = 3."""
-    k = np.minimum(k, 3.0)
+    k = min(k, 3.0)
     return k - k * k + k**3 / 3.0 - k**4 / 27.0
 
 
-def forces(p, long_slip, lat_slip, camber, friction, load, rest_load,
-                 filtered_normalised_load, gravity: float):
-    """The PhysX default tyre model, vectorised.
+@jit
+def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
+    """``(f_long, f_lat, aligning_moment, wheel_torque)`` of one wheel.
 
     Args:
-        p: tyre parameters.
-        long_slip: longitudinal slip (-).
-        lat_slip: lateral slip angle (rad).
-        camber: camber angle (rad).
-        friction: surface-tyre friction times the friction-vs-slip graph (-).
-        load: tyre load used by the model (N) (filtered normalised load x rest load).
-        rest_load: load at rest (N).
-        filtered_normalised_load: filtered load / rest load (-).
-        gravity: |g| (m/s^2).
-
-    Returns:
-        ``(f_long, f_lat, aligning_moment)`` in N, N, N m; zero where ``load`` or ``friction`` is 0.
+        w: the wheel's packed parameters (``layout`` wheel columns).
+        x: its tyre inputs (``layout`` ``X_`` columns): slips, camber, friction (surface x
+            friction-vs-slip graph), load (filtered normalised load x rest load), gravity.
     """
-    lat_stiff = rest_load * p.lat_stiff_y * _smooth_force(
-        filtered_normalised_load * 3.0 / p.lat_stiff_x)
-    long_stiff = p.long_stiff_per_unit_gravity * gravity
-    camber_stiff = p.camber_stiff_per_unit_gravity * gravity
-    safe_lat = np.maximum(lat_stiff, 1e-9)
-    t_eff = np.tan(lat_slip - camber * camber_stiff / safe_lat)
-    limit = friction * load
-    ok = limit > 1e-9
-    safe_limit = np.where(ok, limit, 1.0)
-    k = np.hypot(lat_stiff * t_eff, long_stiff * long_slip) / safe_limit
+    load, rest_load = x[X_LOAD], x[X_REST_LOAD]
+    long_slip, lat_slip, camber = x[X_LONG_SLIP], x[X_LAT_SLIP], x[X_CAMBER]
+    lat_stiff = rest_load * w[LAT_STIFF_Y] * _smooth_force(
+        x[X_NORMALISED_LOAD] * 3.0 / w[LAT_STIFF_X])
+    long_stiff = w[LONG_STIFF_G] * x[X_GRAVITY]
+    camber_stiff = w[CAMBER_STIFF_G] * x[X_GRAVITY]
+    t_eff = np.tan(lat_slip - camber * camber_stiff / max(lat_stiff, 1e-9))
+    limit = x[X_FRICTION] * load
+    if limit <= 1e-9:
+        return 0.0, 0.0, 0.0, 0.0
+    k = np.hypot(lat_stiff * t_eff, long_stiff * long_slip) / limit
     f_bar = _smooth_force(k)
     m_bar = _smooth_moment(k)
     ratio = lat_stiff / long_stiff
-    nu = np.where(k <= 2.0 * np.pi, 0.5 * (1.0 + ratio - (1.0 - ratio) * np.cos(k * 0.5)), 1.0)
+    nu = 0.5 * (1.0 + ratio - (1.0 - ratio) * np.cos(k * 0.5)) if k <= 2.0 * np.pi else 1.0
     mag = np.hypot(long_slip, nu * t_eff)
-    ok &= mag > 1e-12
-    f_zero = np.where(ok, safe_limit / np.where(ok, mag, 1.0), 0.0)
+    if mag <= 1e-12:
+        return 0.0, 0.0, 0.0, 0.0
+    f_zero = limit / mag
     f_long = long_slip * f_bar * f_zero
-    f_lat = -nu * t_eff * f_bar * f_zero
-    moment = nu * t_eff * m_bar * f_zero
-    return f_long, f_lat, moment
+    return f_long, -nu * t_eff * f_bar * f_zero, nu * t_eff * m_bar * f_zero, -f_long * w[RADIUS]

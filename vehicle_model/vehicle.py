@@ -15,12 +15,14 @@ from functools import cached_property
 import numpy as np
 
 from . import differential, sticky, suspension, tire, wheel
+from . import layout as L
 from .antiroll import AntiRollParams
 from .chassis import ChassisParams
 from .clutch import ClutchParams
 from .engine import EngineParams
 from .errors import VehicleConfigError
 from .gearbox import GearboxParams, GearboxState
+from .layout import Packed
 from .params import param, validate_fields
 from .steering import SteeringParams
 from .tire_curve import DEFAULT as DEFAULT_CURVES
@@ -97,6 +99,12 @@ class VehicleParams:
         return differential.wheel_groups(self.differential, self.suspension.position)
 
     @cached_property
+    def packed(self) -> Packed:
+        """The arrays of the compiled update (:func:`~traction.vehicle_model.pack.pack`)."""
+        from .pack import pack
+        return pack(self)
+
+    @cached_property
     def base_split(self) -> np.ndarray:
         """Static differential split ``(n_wheels,)``."""
         return differential.base_split(self.differential, self.n_wheels)
@@ -115,28 +123,57 @@ class VehicleParams:
             raise VehicleConfigError(f"{where}: tire.curve_set refers to a missing curve set")
 
 
-@dataclass
-class VehicleState:
-    """Dynamic state: ``(n_vehicles, n_wheels)`` wheel arrays and per-vehicle drivetrain state."""
+def _view(buffer: str, col: int, width: int = 0, dtype=None, doc: str = ""):
+    """A property viewing column ``col`` (``width`` > 0: columns ``col:col+width``) of the named
+    buffer; ``dtype`` returns a converted copy instead of a view (bool flags, integer gears).
+    Assigning writes into the buffer (broadcasting)."""
+    index = (Ellipsis, slice(col, col + width)) if width else (Ellipsis, col)
 
-    omega: np.ndarray          # wheel spin (rad/s)
-    sticky_anchor: np.ndarray  # patch displacement from its sticky anchor (m), (..., 2)
-    sticky_timer: np.ndarray   # time spent slow enough to stick (s), (..., 2)
-    engine_omega: np.ndarray   # (n_vehicles,) rad/s
-    gearbox: GearboxState
-    drive_torque: np.ndarray   # drive torque on each wheel in the last substep (N m)
+    def get(self):
+        view = getattr(self, buffer)[index]
+        if dtype is bool:
+            return view != 0
+        return view.astype(dtype) if dtype is not None else view
+
+    def put(self, value):
+        getattr(self, buffer)[index] = value
+
+    return property(get, put, doc=doc)
+
+
+class VehicleState:
+    """Dynamic state of a batch: ``wheel (n, n_wheels, N_WHEEL_STATE)``, ``vehicle (n,
+    N_VEHICLE_STATE)`` floats and ``gears (n, N_GEAR_STATE)`` ints (``layout`` columns), with
+    named views."""
+
+    def __init__(self, wheel: np.ndarray, vehicle: np.ndarray, gears: np.ndarray):
+        self.wheel, self.vehicle, self.gears = wheel, vehicle, gears
+
+    omega = _view("wheel", L.OMEGA, doc="wheel spin (rad/s)")
+    sticky_anchor = _view("wheel", L.ANCHOR, 2, doc="patch displacement from its sticky anchor (m)")
+    sticky_timer = _view("wheel", L.TIMER, 2, doc="time spent slow enough to stick (s)")
+    drive_torque = _view("wheel", L.DRIVE_TORQUE, doc="drive torque in the last substep (N m)")
+    engine_omega = _view("vehicle", L.ENGINE_OMEGA, doc="engine spin (rad/s), (n,)")
+
+    @property
+    def gearbox(self) -> GearboxState:
+        return GearboxState(self.gears, self.vehicle)
 
     @classmethod
     def zeros(cls, params: VehicleParams, n_vehicles: int = 1, gear: int = 1) -> VehicleState:
         """All at rest, engine idle at 0, in ``gear`` (first by default)."""
-        shape = (n_vehicles, params.n_wheels)
-        return cls(np.zeros(shape), np.zeros(shape + (2,)), np.zeros(shape + (2,)),
-                   np.zeros(n_vehicles), GearboxState.initial(n_vehicles, gear), np.zeros(shape))
+        gears = np.zeros((n_vehicles, L.N_GEAR_STATE), dtype=np.int64)
+        gears[:, L.GEAR] = gears[:, L.TARGET] = gear
+        return cls(np.zeros((n_vehicles, params.n_wheels, L.N_WHEEL_STATE)),
+                   np.zeros((n_vehicles, L.N_VEHICLE_STATE)), gears)
+
+    def copy(self) -> VehicleState:
+        return VehicleState(self.wheel.copy(), self.vehicle.copy(), self.gears.copy())
 
 
-@dataclass
 class Commands:
-    """What the driver (or agent) asks for. Per-vehicle fields ``(n,)``, per-wheel ``(n, n_wheels)``.
+    """What the driver (or agent) asks for: ``vehicle (n, N_VEHICLE_COMMANDS)`` and ``wheel (n,
+    n_wheels, N_WHEEL_COMMANDS)`` float buffers with named fields.
 
     Engine vehicles use throttle/brake/handbrake/steer (+ thrust for tanks, + gear requests);
     ``direct`` vehicles (no engine) use ``wheel_torque``. ``wheel_brake`` and ``wheel_steer`` add
@@ -144,27 +181,37 @@ class Commands:
     differential's torque ratios (rows are normalised to sum to 1).
     """
 
-    throttle: np.ndarray       # 0..1
-    brake: np.ndarray          # 0..1 (all wheels)
-    handbrake: np.ndarray      # 0..1
-    steer: np.ndarray          # -1..1, positive turns left
-    thrust: np.ndarray         # (n, 2) tank tracks left, right, -1..1
-    gear_up: np.ndarray        # bool
-    gear_down: np.ndarray      # bool
-    target_gear: np.ndarray    # int; -2 = no request
-    wheel_torque: np.ndarray   # N m, direct drive
-    wheel_brake: np.ndarray    # 0..1 per wheel
-    wheel_steer: np.ndarray    # rad per wheel, added to the steering
-    torque_split: np.ndarray   # per-wheel torque ratios override, NaN = differential
-
     NO_GEAR_REQUEST = -2
+
+    def __init__(self, vehicle: np.ndarray, wheel: np.ndarray):
+        self.vehicle, self.wheel = vehicle, wheel
+
+    throttle = _view("vehicle", L.THROTTLE, doc="0..1")
+    brake = _view("vehicle", L.BRAKE, doc="0..1 (all wheels)")
+    handbrake = _view("vehicle", L.HANDBRAKE, doc="0..1")
+    steer = _view("vehicle", L.STEER, doc="-1..1, positive turns left")
+    thrust = _view("vehicle", L.THRUST, 2, doc="(n, 2) tank tracks left, right, -1..1")
+    gear_up = _view("vehicle", L.GEAR_UP, dtype=bool, doc="request the next gear up")
+    gear_down = _view("vehicle", L.GEAR_DOWN, dtype=bool, doc="request the next gear down")
+    target_gear = _view("vehicle", L.TARGET_GEAR, dtype=np.int64, doc="gear wanted; -2 = none")
+    wheel_torque = _view("wheel", L.WHEEL_TORQUE, doc="N m, direct drive")
+    wheel_brake = _view("wheel", L.WHEEL_BRAKE, doc="0..1 per wheel")
+    wheel_steer = _view("wheel", L.WHEEL_STEER, doc="rad per wheel, added to the steering")
+    torque_split = _view("wheel", L.TORQUE_SPLIT, doc="torque ratio override, NaN = differential")
+
+    FIELDS = ("throttle", "brake", "handbrake", "steer", "thrust", "gear_up", "gear_down",
+              "target_gear", "wheel_torque", "wheel_brake", "wheel_steer", "torque_split")
 
     @classmethod
     def zeros(cls, params: VehicleParams, n_vehicles: int = 1) -> Commands:
-        n, w = n_vehicles, params.n_wheels
-        return cls(np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros((n, 2)),
-                   np.zeros(n, bool), np.zeros(n, bool), np.full(n, cls.NO_GEAR_REQUEST),
-                   np.zeros((n, w)), np.zeros((n, w)), np.zeros((n, w)), np.full((n, w), np.nan))
+        cmd = cls(np.zeros((n_vehicles, L.N_VEHICLE_COMMANDS)),
+                  np.zeros((n_vehicles, params.n_wheels, L.N_WHEEL_COMMANDS)))
+        cmd.target_gear = cls.NO_GEAR_REQUEST
+        cmd.torque_split = np.nan
+        return cmd
+
+    def copy(self) -> Commands:
+        return Commands(self.vehicle.copy(), self.wheel.copy())
 
 
 @dataclass
@@ -177,6 +224,14 @@ class ChassisKinematics:
     velocity: np.ndarray          # CoM linear velocity (m/s), (n, 3)
     angular_velocity: np.ndarray  # (rad/s), (n, 3)
 
+    def rows(self) -> np.ndarray:
+        """``(n, N_KINEMATICS)`` rows for the compiled update."""
+        n = len(self.position)
+        return np.ascontiguousarray(np.concatenate(
+            [np.reshape(a, (n, -1)) for a in (self.position, self.rotation, self.com,
+                                               self.velocity, self.angular_velocity)], axis=1),
+            dtype=float)
+
 
 @dataclass
 class GroundHits:
@@ -186,37 +241,59 @@ class GroundHits:
     normal: np.ndarray   # ground normal, world frame, (..., 3)
     surface: np.ndarray  # surface type (int), row of the friction table
 
+    def rows(self) -> np.ndarray:
+        """``(n, n_wheels, N_HIT)`` rows for the compiled update."""
+        dist = np.asarray(self.dist, dtype=float)
+        return np.ascontiguousarray(np.concatenate(
+            [dist[..., None], np.broadcast_to(self.normal, dist.shape + (3,)),
+             np.broadcast_to(np.asarray(self.surface, float), dist.shape)[..., None]], axis=-1))
 
-@dataclass
+
 class VehicleOutputs:
-    """Forces for the simulator and telemetry, ``(n_vehicles, n_wheels, ...)`` or ``(n_vehicles,)``."""
+    """Forces for the simulator and telemetry: ``wheel (n, n_wheels, N_WHEEL_OUTPUTS)`` and
+    ``vehicle (n, N_VEHICLE_OUTPUTS)`` buffers (``layout`` columns) with named views."""
 
-    susp_force: np.ndarray   # N, world, (..., 3)
-    susp_point: np.ndarray   # m, world, (..., 3)
-    tire_force: np.ndarray   # N, world, (..., 3)
-    tire_point: np.ndarray   # m, world, (..., 3)
-    in_contact: np.ndarray   # bool
-    jounce: np.ndarray       # m, positive compressed
-    spring_force: np.ndarray  # N (strut force incl. anti-roll bars)
-    load: np.ndarray         # N, tyre load used by the tyre model
-    normalised_load: np.ndarray  # -, load / rest load (unfiltered)
-    friction: np.ndarray     # -, surface x graph
-    long_slip: np.ndarray    # -
-    lat_slip: np.ndarray     # rad
-    long_force: np.ndarray   # N
-    lat_force: np.ndarray    # N
-    aligning_moment: np.ndarray  # N m
-    patch_slide: np.ndarray  # m/s, contact patch over the road: (v_long - omega r, v_lat), (..., 2)
-    steer: np.ndarray        # rad
-    camber: np.ndarray       # rad
-    drive_torque: np.ndarray  # N m delivered to each wheel by the drivetrain
-    engine_omega: np.ndarray  # rad/s, (n,)
-    engine_torque: np.ndarray  # N m, (n,)
-    clutch_slip: np.ndarray   # rad/s, (n,)
-    gear: np.ndarray          # (n,) int
-    gear_ratio: np.ndarray    # (n,) gear x final, 0 in neutral or during a change
-    throttle: np.ndarray      # (n,) applied (0 during automatic shifts)
-    extra_torque: np.ndarray  # (n, 3) world torque about the CoM (tyre pitch/roll scaling)
+    def __init__(self, wheel: np.ndarray, vehicle: np.ndarray):
+        self.wheel, self.vehicle = wheel, vehicle
+
+    @classmethod
+    def zeros(cls, params: VehicleParams, n_vehicles: int = 1) -> VehicleOutputs:
+        return cls(np.zeros((n_vehicles, params.n_wheels, L.N_WHEEL_OUTPUTS)),
+                   np.zeros((n_vehicles, L.N_VEHICLE_OUTPUTS)))
+
+    def copy(self) -> VehicleOutputs:
+        return VehicleOutputs(self.wheel.copy(), self.vehicle.copy())
+
+    susp_force = _view("wheel", L.O_SUSP_FORCE, 3, doc="N, world, (..., 3)")
+    susp_point = _view("wheel", L.O_SUSP_POINT, 3, doc="m, world, (..., 3)")
+    tire_force = _view("wheel", L.O_TIRE_FORCE, 3, doc="N, world, (..., 3)")
+    tire_point = _view("wheel", L.O_TIRE_POINT, 3, doc="m, world, (..., 3)")
+    in_contact = _view("wheel", L.O_CONTACT, dtype=bool, doc="wheel on the ground")
+    jounce = _view("wheel", L.O_JOUNCE, doc="m, positive compressed")
+    spring_force = _view("wheel", L.O_SPRING_FORCE, doc="N (strut force incl. anti-roll bars)")
+    load = _view("wheel", L.O_LOAD, doc="N, tyre load used by the tyre model")
+    normalised_load = _view("wheel", L.O_NORMALISED_LOAD, doc="-, load / rest load (unfiltered)")
+    friction = _view("wheel", L.O_FRICTION, doc="-, surface x graph")
+    long_slip = _view("wheel", L.O_LONG_SLIP, doc="-")
+    lat_slip = _view("wheel", L.O_LAT_SLIP, doc="rad")
+    long_force = _view("wheel", L.O_LONG_FORCE, doc="N")
+    lat_force = _view("wheel", L.O_LAT_FORCE, doc="N")
+    aligning_moment = _view("wheel", L.O_MOMENT, doc="N m")
+    patch_slide = _view("wheel", L.O_PATCH_SLIDE, 2,
+                        doc="m/s, contact patch over the road: (v_long - omega r, v_lat)")
+    steer = _view("wheel", L.O_STEER, doc="rad")
+    camber = _view("wheel", L.O_CAMBER, doc="rad")
+    drive_torque = _view("wheel", L.O_DRIVE_TORQUE, doc="N m delivered to each wheel")
+    engine_omega = _view("vehicle", L.O_ENGINE_OMEGA, doc="rad/s, (n,)")
+    engine_torque = _view("vehicle", L.O_ENGINE_TORQUE, doc="N m, (n,)")
+    clutch_slip = _view("vehicle", L.O_CLUTCH_SLIP, doc="rad/s, (n,)")
+    gear = _view("vehicle", L.O_GEAR, dtype=np.int64, doc="(n,) int")
+    gear_ratio = _view("vehicle", L.O_GEAR_RATIO, doc="gear x final, 0 in neutral or shifting")
+    throttle = _view("vehicle", L.O_THROTTLE, doc="applied (0 during automatic shifts)")
+    extra_torque = _view("vehicle", L.O_EXTRA_TORQUE, 3,
+                         doc="(n, 3) world torque about the CoM (tyre pitch/roll scaling)")
+    wrench = _view("vehicle", L.O_WRENCH, 6,
+                   doc="(n, 6) total force and torque about the CoM on the chassis, world")
 
 
 def check_timestep(p: VehicleParams, dt: float) -> list[str]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .jit import jit
 from .params import freeze_arrays, param, validate_fields
 
 
@@ -41,34 +42,29 @@ class WheelParams:
         validate_fields(self, prefix, where)
 
 
-def brake_torque(p: WheelParams, brake: np.ndarray, handbrake: np.ndarray) -> np.ndarray:
-    """Brake torque magnitude (N m) from pedal and lever in [0, 1]; shape ``(n_vehicles, n_wheels)``."""
-    return brake * p.max_brake_torque + handbrake * p.max_handbrake_torque
+@jit
+def brake_torque(max_brake: float, max_handbrake: float, brake: float, handbrake: float) -> float:
+    """Brake torque magnitude (N m) from pedal and lever in [0, 1]."""
+    return brake * max_brake + handbrake * max_handbrake
 
 
-def integrate_spin(p: WheelParams, omega: np.ndarray, drive_torque: np.ndarray,
-                   road_torque: np.ndarray, brake: np.ndarray, dt: float) -> np.ndarray:
-    """Advance wheel spin by one (sub)step.
+@jit
+def integrate_spin(omega: float, drive_torque: float, road_torque: float, brake: float,
+                   moi: float, damping: float, dt: float) -> float:
+    """Advance one wheel's spin (rad/s) by one (sub)step.
 
-    Drive and road torque are integrated explicitly, bearing damping implicitly (unconditionally
-    stable), and the brake last as a clamp: it removes at most ``dt * brake / moi`` of spin and
-    stops the wheel, but never spins it backwards.
-
-    Args:
-        p: wheel parameters.
-        omega: spin (rad/s), ``(n_vehicles, n_wheels)``.
-        drive_torque: torque from the drivetrain (N m).
-        road_torque: torque of the tyre force about the axle (N m), i.e. ``-F_long * radius``.
-        brake: brake torque magnitude (N m), >= 0.
-        dt: step (s).
-
-    Returns:
-        New spin (rad/s).
+    Drive and road torque (N m; road = ``-F_long * radius``) are integrated explicitly, bearing
+    damping (N m s/rad) implicitly (unconditionally stable), and the brake torque magnitude
+    (N m) last as a clamp: it removes at most ``dt * brake / moi`` of spin and stops the wheel,
+    but never spins it backwards.
     """
-    free = (omega + dt * (drive_torque + road_torque) / p.moi) / (1.0 + dt * p.damping_rate / p.moi)
-    return apply_brake(free, dt * brake / p.moi)
+    free = (omega + dt * (drive_torque + road_torque) / moi) / (1.0 + dt * damping / moi)
+    return apply_brake(free, dt * brake / moi)
 
 
-def apply_brake(omega: np.ndarray, max_change: np.ndarray) -> np.ndarray:
+@jit
+def apply_brake(omega: float, max_change: float) -> float:
     """Reduce ``|omega|`` by at most ``max_change`` (rad/s) without crossing zero."""
-    return np.where(np.abs(omega) <= max_change, 0.0, omega - np.sign(omega) * max_change)
+    if abs(omega) <= max_change:
+        return 0.0
+    return omega - max_change if omega > 0.0 else omega + max_change

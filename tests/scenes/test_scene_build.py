@@ -25,7 +25,7 @@ def test_scene_compiles_with_one_ray_per_wheel(sedan, terrain):
 def test_rays_hit_ground_at_rest_distance(sedan, angle):
     terrain = "slope" if angle else "flat"
     sim = VehicleSim(build_scene(sedan, terrain, **({"angle_deg": angle} if angle else {})))
-    kin, hits = sim._gather()
+    kin, hits = sim.gather()
     expected = sedan.suspension.max_compression + 2 * sedan.wheels.radius
     np.testing.assert_allclose(hits.dist[0], expected, atol=1e-9)
     a = np.radians(angle)
@@ -39,7 +39,7 @@ def test_chassis_velocity_matches_mujoco(sedan, rng):
     sim.data.qpos[3:7] = q / np.linalg.norm(q)
     sim.data.qvel[:6] = rng.normal(size=6)
     mujoco.mj_forward(sim.model, sim.data)
-    kin, _ = sim._gather()
+    kin, _ = sim.gather()
     res = np.zeros(6)
     mujoco.mj_objectVelocity(sim.model, sim.data, mujoco.mjtObj.mjOBJ_BODY, sim.body, res, 0)
     np.testing.assert_allclose(kin.angular_velocity[0], res[:3], atol=1e-12)

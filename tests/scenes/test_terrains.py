@@ -79,7 +79,7 @@ def test_every_vehicle_spawns_at_rest_on_every_terrain(vehicle, terrain):
 def test_surface_map_is_used_under_the_wheels():
     sim = VehicleSim(build_scene("sedan_rwd", "skidpad"))
     table = sim.scene.friction_table
-    _, hits = sim._gather()
+    _, hits = sim.gather()
     assert np.all(hits.surface == table.surface_index("tarmac"))
     pts = np.array([[[20 * np.cos(0.7), 20 * np.sin(0.7), 0.0], [60.0, 0.0, 0.0]]])
     np.testing.assert_array_equal(sim.surfaces.lookup(pts),

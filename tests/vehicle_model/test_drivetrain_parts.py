@@ -8,27 +8,31 @@ import pytest
 from traction.vehicle_model import (
     ClutchParams,
     GearboxParams,
-    GearboxState,
+    VehicleState,
     drivetrain,
     engine,
     gearbox,
     load_vehicle,
 )
+from traction.vehicle_model.layout import GEAR
 
 
 def test_free_revving_engine_settles_where_torque_equals_damping():
-    ep = dataclasses.replace(load_vehicle("sedan_rwd").engine, damping_full_throttle=1.2)
-    w_e = np.zeros(1)
+    p = load_vehicle("sedan_rwd")
+    ep = dataclasses.replace(p.engine, damping_full_throttle=1.2)
+    pk = dataclasses.replace(p, engine=ep).packed
+    w_e, out_g = 0.0, np.zeros(1)
     for _ in range(20000):                                     # 20 s at 1 ms, neutral
-        w_e, _, _, _ = drivetrain.solve(ep, ClutchParams(), w_e, np.zeros((1, 1)), np.ones(1),
-                                        np.ones(1), np.zeros((1, 1)), np.zeros((1, 1)),
-                                        np.ones(1), np.zeros(1), np.ones((1, 1)), np.ones((1, 1)),
-                                        np.full(1, 1e-3))
+        w_e, _, _ = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, np.zeros(1), np.ones(1),
+                                     np.ones(1), np.zeros(1), np.zeros(1), 1.0, 0.0, np.ones(1),
+                                     np.ones(1), 1e-3, out_g)
     grid = np.linspace(1.0, ep.max_omega * 0.999, 200001)
-    balance = engine.torque(ep, np.ones_like(grid), grid) - 1.2 * grid
+    torque = np.array([engine.torque(ep.peak_torque, ep.max_omega, pk.torque_curve, 1.0, w)
+                       for w in grid])
+    balance = torque - 1.2 * grid
     expected = grid[np.argmin(np.abs(balance))]
     assert expected < ep.max_omega * 0.95                      # a real balance, not the limiter
-    assert w_e[0] == pytest.approx(expected, rel=1e-3)
+    assert w_e == pytest.approx(expected, rel=1e-3)
 
 
 @pytest.mark.parametrize("strength", [10.0, 1e4])
@@ -41,22 +45,24 @@ def test_clutch_couples_engine_and_wheels_stably(strength, accuracy):
     cp = ClutchParams(strength=strength, accuracy=accuracy, estimate_iterations=8)
     if accuracy == "estimate" and strength > 100:
         pytest.skip("estimate mode is for moderate strengths (as in PhysX)")
-    ratio = np.array([10.0])
-    beta = alpha = np.array([[0.0, 0.0, 0.5, 0.5]])
-    w_e, w_g = np.array([300.0]), np.zeros((1, 4))
+    pk = dataclasses.replace(p, clutch=cp).packed
+    ratio = 10.0
+    beta = alpha = np.array([0.0, 0.0, 0.5, 0.5])
+    w_e, w_g = 300.0, np.zeros(4)
     slips = []
     for _ in range(50):                                        # 0.5 s at 10 ms, zero throttle
-        w_e, w_g, clutch, _ = drivetrain.solve(p.engine, cp, w_e, w_g, p.wheels.moi,
-                                               p.wheels.damping_rate, np.zeros((1, 4)),
-                                               np.zeros((1, 4)), np.zeros(1), ratio, beta, alpha,
-                                               np.full(1, 0.01))
-        slips.append(w_e[0] - ratio[0] * (alpha @ w_g[0])[0])
+        new_g = np.full(4, np.nan)
+        w_e, clutch, _ = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, w_g, p.wheels.moi,
+                                          p.wheels.damping_rate, np.zeros(4), np.zeros(4), 0.0,
+                                          ratio, beta, alpha, 0.01, new_g)
+        w_g = new_g
+        slips.append(w_e - ratio * (alpha @ w_g))
     slips = np.array(slips)
     assert np.all(np.isfinite(slips))
     assert abs(slips[-1]) < 0.01 * 300                         # locked up: < 1% of the start
     assert np.count_nonzero(np.diff(np.sign(slips[np.abs(slips) > 1e-9]))) <= 1
-    assert w_g[0, 2] == pytest.approx(w_g[0, 3], rel=0.01) and w_g[0, 2] > 0   # driven equally
-    assert np.all(w_g[0, :2] == 0)                             # undriven wheels untouched
+    assert w_g[2] == pytest.approx(w_g[3], rel=0.01) and w_g[2] > 0   # driven equally
+    assert np.all(w_g[:2] == 0)                                # undriven wheels untouched
 
 
 def _box(**kw):
@@ -64,30 +70,42 @@ def _box(**kw):
                          down_ratios=np.full(3, 0.5), **kw)
 
 
+def _gearbox(gp):
+    """Packed vehicle parameters with gearbox ``gp`` and a fresh one-vehicle state in first."""
+    p = dataclasses.replace(load_vehicle("sedan_rwd"), gearbox=gp)
+    return p.packed, VehicleState.zeros(p, 1, gear=1)
+
+
+def _shift(pk, s, engine_ratio, dt, want=None):
+    """One ``gearbox.shift`` of vehicle 0 (``want`` None: no manual request)."""
+    gears, timers = s.gears[0], s.vehicle[0]
+    gearbox.shift(pk.vehicle, pk.shift_up, pk.shift_down, gears, timers,
+                  int(gears[GEAR]) if want is None else want, engine_ratio, dt)
+
+
 def test_gear_change_spends_switch_time_in_neutral():
     gp = _box(switch_time=0.5, autobox=0.0)
-    s = GearboxState.initial(1, gear=1)
-    gearbox.request(gp, s, np.array([2]), np.array([True]))
+    pk, s = _gearbox(gp)
     ratios = []
-    for _ in range(70):
-        gearbox.update(gp, s, np.array([0.3]), 0.01)
-        ratios.append(gearbox.effective_ratio(gp, s)[0])
+    for k in range(70):
+        _shift(pk, s, 0.3, 0.01, want=2 if k == 0 else None)  # request 2nd, then run
+        ratios.append(gearbox.effective_ratio(pk.vehicle, pk.gear_ratios, s.gears[0], s.vehicle[0]))
     ratios = np.array(ratios)
     assert np.all(ratios[:49] == 0.0) and np.all(ratios[51:] == 2.0 * gp.final_ratio)
-    assert s.gear[0] == 2
+    assert s.gearbox.gear[0] == 2
 
 
 def test_autobox_shifts_one_gear_and_never_below_first():
     gp = _box(switch_time=0.1, latency=0.5)
-    s = GearboxState.initial(1, gear=1)
+    pk, s = _gearbox(gp)
     gears = []
     for _ in range(300):                                       # engine always "too slow"
-        gearbox.update(gp, s, np.array([0.1]), 0.01)
-        gears.append(int(s.target[0]))
+        _shift(pk, s, 0.1, 0.01)
+        gears.append(int(s.gearbox.target[0]))
     assert set(gears) == {1}
-    s = GearboxState.initial(1, gear=1)
+    pk, s = _gearbox(gp)
     for _ in range(300):                                       # engine always "too fast"
-        gearbox.update(gp, s, np.array([0.9]), 0.01)
-        gears.append(int(s.target[0]))
+        _shift(pk, s, 0.9, 0.01)
+        gears.append(int(s.gearbox.target[0]))
         assert np.all(np.abs(np.diff([g for g in gears[300:]])) <= 1)
-    assert s.gear[0] == 3 and min(gears[300:]) >= 1
+    assert s.gearbox.gear[0] == 3 and min(gears[300:]) >= 1

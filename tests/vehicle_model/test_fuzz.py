@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from traction import vehicle_model as vm
 from traction.vehicle_model import differential, tire
+from traction.vehicle_model.layout import BASE_SPLIT
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PRESETS = ("sedan", "sedan_rwd", "truck_6x6", "tank")
@@ -64,8 +65,8 @@ def test_update_stays_finite_and_tyres_within_bounds(p, seed):
     table = vm.FrictionTable.default()
     for dt in (0.002, 0.01):
         out = vm.step(p, state, kin, hits, cmd, table, dt)
-        for f in dataclasses.fields(out):
-            assert np.all(np.isfinite(getattr(out, f.name))), f.name
+        for name in ("wheel", "vehicle"):                    # every output field
+            assert np.all(np.isfinite(getattr(out, name))), name
         bound = tire.peak_coefficient(p.tires) * out.friction * out.load
         assert np.all(np.linalg.norm(out.tire_force, axis=-1) <= bound * (1 + 1e-9) + 1e-6)
         assert np.all(np.isfinite(state.omega)) and np.all(state.engine_omega >= 0)
@@ -75,15 +76,19 @@ def test_update_stays_finite_and_tyres_within_bounds(p, seed):
 @given(st.sampled_from(["open", "limited_slip"]), st.sampled_from(["4wd", "fwd", "rwd"]),
        st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(1.0, 5.0), st.integers(0, 2**31 - 1))
 def test_four_wheel_ratios_sum_to_one(kind, drive, split, lr, bias, seed):
-    p = vm.load_vehicle("sedan_rwd").differential
-    p = dataclasses.replace(p, kind=kind, drive=drive, front_rear_split=split,
+    v = vm.load_vehicle("sedan_rwd")
+    p = dataclasses.replace(v.differential, kind=kind, drive=drive, front_rear_split=split,
                             front_left_right_split=lr, rear_left_right_split=1 - lr,
                             front_bias=bias, rear_bias=bias, centre_bias=bias)
+    pk = dataclasses.replace(v, differential=p).packed
     rng = np.random.default_rng(seed)
     base = differential.base_split(p, 4)
+    np.testing.assert_array_equal(pk.wheel[:, BASE_SPLIT], base)
     omega = rng.normal(0, 50, (20, 4)) * (rng.uniform(size=(20, 4)) < 0.8)
-    beta, alpha = differential.ratios(p, base, omega, np.ones((20, 4), bool), np.ones((20, 4)),
-                                      np.zeros((20, 2)))
+    beta, alpha = np.full((20, 4), np.nan), np.full((20, 4), np.nan)
+    for i in range(20):
+        differential.ratios(pk.vehicle, base, omega[i], np.ones(4), np.ones(4), 0.0, 0.0,
+                            beta[i], alpha[i])
     np.testing.assert_allclose(beta.sum(axis=1), 1.0, atol=1e-12)
     np.testing.assert_allclose(alpha.sum(axis=1), 1.0, atol=1e-12)
     assert np.all(beta >= -1e-15)

@@ -11,15 +11,26 @@ G = 9.81
 
 
 def _forces(p, long_slip, lat_slip, load, friction=1.0, camber=0.0):
+    """The compiled PhysX model of each wheel of ``p`` over ``(n, 4)`` inputs; returns
+    ``(f_long, f_lat, moment)`` arrays ``(n, 4)``."""
     rest = np.full(4, 3500.0)
     n = load / rest
-    return tire_physx.forces(p, long_slip, lat_slip, np.full_like(long_slip, camber),
-                             np.full_like(long_slip, friction), load, rest, n, G)
+    zero = np.zeros_like(long_slip)
+    x = tire.TireInputs(zero, zero, zero, long_slip, lat_slip, np.full_like(long_slip, camber),
+                        np.full_like(long_slip, friction), np.full_like(long_slip, friction), load,
+                        rest, n, G, zero, zero, zero, zero).rows()
+    wheels = p.packed.wheel
+    out = np.zeros(x.shape[:2] + (4,))
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            out[i, j] = tire_physx.forces(wheels[j], x[i, j])
+    np.testing.assert_allclose(out[..., 3], -out[..., 0] * p.wheels.radius)  # road torque
+    return out[..., 0], out[..., 1], out[..., 2]
 
 
 def test_zero_slip_zero_force(sedan):
     z = np.zeros((2, 4))
-    fx, fy, mz = _forces(sedan.tires, z, z, np.full((2, 4), 3500.0))
+    fx, fy, mz = _forces(sedan, z, z, np.full((2, 4), 3500.0))
     assert np.all(fx == 0) and np.all(fy == 0) and np.all(mz == 0)
 
 
@@ -29,7 +40,7 @@ def test_force_never_exceeds_friction_times_load(sedan, rng):
     la = rng.uniform(-1.5, 1.5, shape)
     load = rng.uniform(0, 15000, shape)
     mu = rng.uniform(0.05, 1.5, shape)
-    fx, fy, _ = _forces(sedan.tires, ls, la, load, mu)
+    fx, fy, _ = _forces(sedan, ls, la, load, mu)
     assert np.all(np.isfinite(fx)) and np.all(np.isfinite(fy))
     assert np.all(np.hypot(fx, fy) <= mu * load * (1 + 1e-9))
 
@@ -37,10 +48,11 @@ def test_force_never_exceeds_friction_times_load(sedan, rng):
 def test_linear_region_matches_stiffnesses(sedan):
     p = sedan.tires
     load = np.full((1, 4), 3500.0)
-    fx, _, _ = _forces(p, np.full((1, 4), 1e-4), np.zeros((1, 4)), load)
+    fx, _, _ = _forces(sedan, np.full((1, 4), 1e-4), np.zeros((1, 4)), load)
     np.testing.assert_allclose(fx[0], p.long_stiff_per_unit_gravity * G * 1e-4, rtol=1e-3)
-    _, fy, _ = _forces(p, np.zeros((1, 4)), np.full((1, 4), 1e-4), load)
-    lat_stiff = 3500.0 * p.lat_stiff_y * tire_physx._smooth_force(np.array(3.0 / p.lat_stiff_x))
+    _, fy, _ = _forces(sedan, np.zeros((1, 4)), np.full((1, 4), 1e-4), load)
+    smooth = np.array([tire_physx._smooth_force(3.0 / x) for x in p.lat_stiff_x])
+    lat_stiff = 3500.0 * p.lat_stiff_y * smooth
     np.testing.assert_allclose(fy[0], -lat_stiff * 1e-4, rtol=1e-3)
 
 
@@ -48,15 +60,15 @@ def test_odd_symmetry(sedan, rng):
     ls = rng.uniform(-1, 1, (50, 4))
     la = rng.uniform(-1, 1, (50, 4))
     load = np.full((50, 4), 4000.0)
-    a = _forces(sedan.tires, ls, la, load)
-    b = _forces(sedan.tires, -ls, -la, load)
+    a = _forces(sedan, ls, la, load)
+    b = _forces(sedan, -ls, -la, load)
     for fa, fb in zip(a, b, strict=True):
         np.testing.assert_allclose(fa, -fb, atol=1e-9)
 
 
 def test_slip_definitions_and_denominators():
-    ls, la = tire.slips(np.array([20.0, 0.0, 1.0]), np.array([0.0, 0.0, 0.5]),
-                        np.array([0.0, 2.0, 1.0]), 4.0, 1.0)
+    cases = zip((20.0, 0.0, 1.0), (0.0, 0.0, 0.5), (0.0, 2.0, 1.0), strict=True)
+    ls, la = np.array([tire.slips(v, vy, w, 4.0, 1.0) for v, vy, w in cases]).T
     np.testing.assert_allclose(ls, [-1.0, 0.5, 0.0])          # locked; spinning at rest; rolling
     np.testing.assert_allclose(la, [0.0, 0.0, np.arctan(0.5)])
 
@@ -64,9 +76,11 @@ def test_slip_definitions_and_denominators():
 def test_friction_graph_and_table(sedan):
     p = sedan.tires
     graph = np.array([[0.0, 0.4], [0.5, 1.0], [0.75, 0.6]])
-    q = dataclasses.replace(p, friction_vs_slip=np.repeat(graph[None], 4, axis=0))
-    v = tire.friction_multiplier(q, np.array([[0.0, -0.25, 0.5, 2.0]]))
-    np.testing.assert_allclose(v[0], [0.4, 0.7, 1.0, 0.6])
+    q = dataclasses.replace(sedan, tires=dataclasses.replace(
+        p, friction_vs_slip=np.repeat(graph[None], 4, axis=0)))
+    v = [tire.friction_multiplier(q.packed.wheel[j], s)
+         for j, s in enumerate((0.0, -0.25, 0.5, 2.0))]
+    np.testing.assert_allclose(v, [0.4, 0.7, 1.0, 0.6])
     table = FrictionTable.default()
     assert table.lookup(np.array([table.surface_index("ice"), 99, -1]), np.zeros(3))[0] == 0.05
     assert table.tires == ["road", "offroad", "track"]
@@ -75,4 +89,7 @@ def test_friction_graph_and_table(sedan):
 
 @pytest.mark.parametrize("filtered,expected", [(0.5, 0.5), (2.0, 2.0), (5.0, 3.0)])
 def test_load_filter(filtered, expected):
-    assert tire.TireLoadFilter().apply(np.array(filtered)) == pytest.approx(expected)
+    f = tire.TireLoadFilter()
+    assert tire.filtered_load(f.min_normalised_load, f.min_filtered_normalised_load,
+                              f.max_normalised_load, f.max_filtered_normalised_load,
+                              filtered) == pytest.approx(expected)

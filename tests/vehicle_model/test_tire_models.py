@@ -25,16 +25,18 @@ def _inputs(p, v_long, v_lat, omega, load=3500.0, mu=1.0, dt=0.002, drive=0.0):
     b = lambda a: np.broadcast_to(np.asarray(a, float), shape).copy()  # noqa: E731
     r = p.wheels.radius
     v_long, v_lat, omega = b(v_long), b(v_lat), b(omega)
-    ls, la = tire.slips(v_long, v_lat, omega * r, 4.0, 1.0)
+    ls, la = np.zeros(shape), np.zeros(shape)
+    for i, j in np.ndindex(shape):
+        ls[i, j], la[i, j] = tire.slips(v_long[i, j], v_lat[i, j], omega[i, j] * r[j], 4.0, 1.0)
     rest = p.suspension.sprung_mass * 9.81
     load = b(load)
-    return tire.TireInputs(v_long, v_lat, omega, r, p.wheels.moi, ls, la, b(0.0), b(mu), b(mu),
+    return tire.TireInputs(v_long, v_lat, omega, ls, la, b(0.0), b(mu), b(mu),
                            load, rest, load / rest, 9.81, np.full((shape[0], 1), dt), b(drive),
                            b(p.suspension.sprung_mass), b(p.suspension.sprung_mass))
 
 
 def _forces(p, x):
-    return _tire_forces(p, x, np.ones_like(x.load, dtype=bool))
+    return _tire_forces(p.packed, x, np.ones_like(x.load, dtype=bool))
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -73,7 +75,7 @@ def test_force_within_peak_coefficient_times_friction_times_load(model, rng):
 def test_magic_formula_peak_is_d_times_load_where_the_formula_puts_it():
     coef = np.array([12.0, 1.65, 0.9, 0.2])
     s = np.linspace(0, 1, 200001)
-    curve = tire_magic.pure(coef, s)
+    curve = np.array([tire_magic.pure(*coef, si) for si in s])
     assert curve.max() == pytest.approx(0.9, rel=1e-9)
     assert s[np.argmax(curve)] == pytest.approx(tire_magic.peak_slip(coef), abs=1e-4)
     no_e = np.array([10.0, 1.9, 1.0, 0.0])
@@ -86,8 +88,8 @@ def test_magic_formula_peak_is_d_times_load_where_the_formula_puts_it():
 
 
 def test_curve_slip_ratio_sign_edge_cases():
-    sr = tire_curve.slip_ratio(np.array([5.0, 5.0, -5.0, 10.0, 0.0]),
-                               np.array([-5.0, 10.0, 5.0, 0.0, 2.0]), 1.0)
+    sr = [tire_curve.slip_ratio(v, w, 1.0) for v, w in zip((5.0, 5.0, -5.0, 10.0, 0.0),
+                                                           (-5.0, 10.0, 5.0, 0.0, 2.0), strict=True)]
     np.testing.assert_allclose(sr, [-1.0, 1.0, 1.0, -1.0, 2.0])
 
 
@@ -121,18 +123,18 @@ def test_friction_clamps_never_reverse_the_patch_velocity_in_one_step():
 
 
 def test_custom_tyre_gets_arrays_and_its_outputs_are_used():
-    seen = {}
+    seen = []
 
     def constant(friction, long_slip, lat_slip, camber, wheel_omega, wheel_radius, rest_load,
                  normalised_load, load, gravity):
-        seen["shapes"] = (friction.shape, wheel_radius.shape, rest_load.shape, load.shape)
+        seen.append((friction.shape, wheel_radius.shape, rest_load.shape, load.shape))
         return (np.full_like(load, -7.0), np.full_like(load, 500.0), np.zeros_like(load),
                 np.ones_like(load))
 
     vm.register_tire_model("constant_500", constant)
     p = dataclasses.replace(_params("custom"), custom_tire=constant)
     f_long, f_lat, moment, torque = _forces(p, _inputs(p, np.zeros((3, 1)), 0.0, 0.0))
-    assert seen["shapes"] == ((3, 4), (4,), (4,), (3, 4))
+    assert seen == [((1, 4), (4,), (4,), (1, 4))] * 3         # one call per vehicle (row)
     assert np.all(f_long == 500.0) and np.all(torque == -7.0) and np.all(moment == 1.0)
     with pytest.raises(vm.VehicleConfigError, match="not a registered tyre model"):
         vm.parse_vehicle({**_minimal_with_tire({"model": "custom", "custom": "nope"})}, "x.toml")

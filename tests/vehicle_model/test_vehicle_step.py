@@ -33,13 +33,11 @@ def _random_case(p, n, rng):
 
 
 def _slice(obj, i):
-    """Vehicle ``i`` of a batched dataclass (arrays sliced, nested dataclasses recursed)."""
-    import dataclasses
-    out = {}
-    for f in dataclasses.fields(obj):
-        v = getattr(obj, f.name)
-        out[f.name] = _slice(v, i) if dataclasses.is_dataclass(v) else v[i:i + 1].copy()
-    return type(obj)(**out)
+    """Vehicle ``i`` of a batched state or commands (each buffer sliced)."""
+    if isinstance(obj, vm.VehicleState):
+        return vm.VehicleState(obj.wheel[i:i + 1].copy(), obj.vehicle[i:i + 1].copy(),
+                               obj.gears[i:i + 1].copy())
+    return vm.Commands(obj.vehicle[i:i + 1].copy(), obj.wheel[i:i + 1].copy())
 
 
 def test_tyre_force_within_friction_times_load(sedan, rng):

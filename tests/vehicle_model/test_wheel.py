@@ -5,22 +5,26 @@ import numpy as np
 from traction.vehicle_model import wheel
 
 
+def _spin(p, omega, drive, road, brake, dt):
+    """``wheel.integrate_spin`` of every wheel of ``p`` (inputs per wheel, ``(4,)``)."""
+    return np.array([wheel.integrate_spin(omega[j], drive[j], road[j], brake[j], p.moi[j],
+                                          p.damping_rate[j], dt) for j in range(len(p.moi))])
+
+
 def test_free_wheel_spins_up_at_torque_over_moi(sedan):
     p = sedan.wheels
     dt = 1e-3
-    omega = wheel.integrate_spin(p, np.zeros((1, 4)), np.full((1, 4), 100.0), np.zeros((1, 4)),
-                                 np.zeros((1, 4)), dt)
-    np.testing.assert_allclose(omega / dt, 100.0 / p.moi[None], rtol=1e-3)
+    omega = _spin(p, np.zeros(4), np.full(4, 100.0), np.zeros(4), np.zeros(4), dt)
+    np.testing.assert_allclose(omega / dt, 100.0 / p.moi, rtol=1e-3)
 
 
 def test_brake_stops_but_never_reverses(sedan):
     p = sedan.wheels
-    omega = np.array([[5.0, -5.0, 0.01, 50.0]])
-    brake = np.full((1, 4), p.max_brake_torque[0])
-    out = wheel.integrate_spin(p, omega, np.zeros((1, 4)), np.zeros((1, 4)), brake, 0.01)
-    assert out[0, 0] == 0 and out[0, 1] == 0 and out[0, 2] == 0
-    assert 0 < out[0, 3] < 50.0
+    omega = np.array([5.0, -5.0, 0.01, 50.0])
+    brake = np.full(4, p.max_brake_torque[0])
+    out = _spin(p, omega, np.zeros(4), np.zeros(4), brake, 0.01)
+    assert out[0] == 0 and out[1] == 0 and out[2] == 0
+    assert 0 < out[3] < 50.0
     # a brake holding against a drive torque smaller than it keeps the wheel still
-    held = wheel.integrate_spin(p, np.zeros((1, 4)), np.full((1, 4), 500.0), np.zeros((1, 4)),
-                                brake, 0.01)
+    held = _spin(p, np.zeros(4), np.full(4, 500.0), np.zeros(4), brake, 0.01)
     assert np.all(held == 0)

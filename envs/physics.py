@@ -1,0 +1,177 @@
+"""The compiled physics substep loop: MuJoCo and the vehicle update without Python in between.
+
+One call of :func:`advance` runs ``n_substeps`` physics substeps for a batch of MuJoCo worlds
+(one vehicle each)::
+
+    for every substep:
+        mj_step1(world)                   for every world: positions, velocities, sensors
+        gather                            chassis pose/velocity, wheel rays -> rows, surface map
+        vehicle_model.update.step_batch   one batched vehicle update for all worlds
+        xfrc_applied[chassis] = wrench    force + torque about the CoM, world frame
+        mj_step2(world)                   for every world: integrate
+
+``mj_step1``/``mj_step2`` are called through their C entry points in MuJoCo's shared library
+(addresses from ``ctypes``) on the same ``mjModel``/``mjData`` the Python bindings hold
+(``MjModel._address``/``MjData._address``), and MjData arrays are read and written through
+their buffer addresses, so the loop runs compiled from end to end. Forces are recomputed every
+substep; ``mj_step(nstep=k)`` is never used for vehicles.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+
+import mujoco
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from traction.vehicle_model import layout as L
+from traction.vehicle_model.jit import jit
+from traction.vehicle_model.update import step_batch
+
+#: columns of the per-world MjData buffer addresses
+XPOS, XMAT, XIPOS, QVEL, SENSORDATA, XFRC = range(6)
+#: columns of the per-world indices: chassis body, its first dof, body count
+BODY, QVEL_ADR, NBODY = range(3)
+#: grid_info columns: has a surface grid, x0, y0, cell size (m)
+HAS_GRID, GRID_X0, GRID_Y0, GRID_CELL = range(4)
+#: patch columns: world AABB low corner, high corner, surface type
+PATCH_LO, PATCH_HI, PATCH_TYPE = 0, 3, 6
+
+
+def _mujoco_step_functions() -> np.ndarray:
+    """Addresses of ``mj_step1`` and ``mj_step2`` in the MuJoCo library the bindings loaded."""
+    folder = os.path.dirname(mujoco.__file__)
+    libs = sorted(glob.glob(os.path.join(folder, "libmujoco.so*")) +
+                  glob.glob(os.path.join(folder, "libmujoco*.dylib")) +
+                  glob.glob(os.path.join(folder, "mujoco.dll")))
+    if not libs:
+        raise RuntimeError(f"MuJoCo's shared library was not found in {folder}")
+    lib = ctypes.CDLL(libs[0])
+    return np.array([ctypes.cast(lib.mj_step1, ctypes.c_void_p).value,
+                     ctypes.cast(lib.mj_step2, ctypes.c_void_p).value], dtype=np.int64)
+
+
+STEP_FUNCTIONS = _mujoco_step_functions()
+
+
+@intrinsic
+def _call_step(typingctx, fn, model, data):
+    """Call ``void fn(const mjModel*, mjData*)`` given the three addresses as integers."""
+    sig = types.void(types.int64, types.int64, types.int64)
+
+    def codegen(context, builder, signature, args):
+        ptr = ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [ptr, ptr])
+        f = builder.inttoptr(args[0], fnty.as_pointer())
+        builder.call(f, [builder.inttoptr(args[1], ptr), builder.inttoptr(args[2], ptr)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def _pointer(typingctx, address):
+    """An integer address as a ``void*`` (for ``numba.carray``)."""
+    sig = types.voidptr(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return sig, codegen
+
+
+@jit
+def _buffer(address, n):
+    return numba.carray(_pointer(address), (n,), np.float64)
+
+
+@jit
+def surface_at(grid, grid_info, ground_type, patches, x, y, z) -> int:
+    """Surface type at a world point: the smallest static patch box containing it, else the
+    terrain grid's nearest cell (edge cells beyond the grid), else the ground geom's type."""
+    for j in range(patches.shape[0]):
+        p = patches[j]
+        if (p[PATCH_LO] <= x <= p[PATCH_HI] and p[PATCH_LO + 1] <= y <= p[PATCH_HI + 1]
+                and p[PATCH_LO + 2] <= z <= p[PATCH_HI + 2]):
+            return int(p[PATCH_TYPE])
+    if grid_info[HAS_GRID] < 0.5:
+        return ground_type
+    r = int(np.rint((y - grid_info[GRID_Y0]) / grid_info[GRID_CELL]))
+    c = int(np.rint((x - grid_info[GRID_X0]) / grid_info[GRID_CELL]))
+    return grid[min(max(r, 0), grid.shape[0] - 1), min(max(c, 0), grid.shape[1] - 1)]
+
+
+@jit
+def chassis(addr, index, nv, k) -> None:
+    """Chassis kinematics row ``k`` of one world (addresses ``addr``, indices ``index``)."""
+    b, dof, nbody = index[BODY], index[QVEL_ADR], index[NBODY]
+    xpos = _buffer(addr[XPOS], 3 * nbody)
+    xmat = _buffer(addr[XMAT], 9 * nbody)
+    xipos = _buffer(addr[XIPOS], 3 * nbody)
+    qvel = _buffer(addr[QVEL], nv)
+    for j in range(3):
+        k[L.K_POSITION + j] = xpos[3 * b + j]
+        k[L.K_COM + j] = xipos[3 * b + j]
+    for j in range(9):
+        k[L.K_ROTATION + j] = xmat[9 * b + j]
+    for j in range(3):                          # free-joint angular velocity is in the body frame
+        k[L.K_ANGULAR + j] = (xmat[9 * b + 3 * j] * qvel[dof + 3] + xmat[9 * b + 3 * j + 1]
+                              * qvel[dof + 4] + xmat[9 * b + 3 * j + 2] * qvel[dof + 5])
+    a0, a1, a2 = k[L.K_ANGULAR], k[L.K_ANGULAR + 1], k[L.K_ANGULAR + 2]
+    r0, r1, r2 = (k[L.K_COM] - k[L.K_POSITION], k[L.K_COM + 1] - k[L.K_POSITION + 1],
+                  k[L.K_COM + 2] - k[L.K_POSITION + 2])
+    k[L.K_VELOCITY] = qvel[dof] + a1 * r2 - a2 * r1          # linear part is at the body origin
+    k[L.K_VELOCITY + 1] = qvel[dof + 1] + a2 * r0 - a0 * r2
+    k[L.K_VELOCITY + 2] = qvel[dof + 2] + a0 * r1 - a1 * r0
+
+
+@jit
+def gather(addr, index, sensor_adr, grid, grid_info, ground_type, patches, n_sensordata, nv,
+           kin, hits) -> None:
+    """Chassis kinematics rows and wheel ray hits of every world, from MjData (after mj_step1)."""
+    for i in range(kin.shape[0]):
+        chassis(addr[i], index[i], nv, kin[i])
+        sensors = _buffer(addr[i, SENSORDATA], n_sensordata)
+        for w in range(sensor_adr.shape[1]):
+            s = sensor_adr[i, w]                  # rangefinder data: dist, point (3), normal (3)
+            h = hits[i, w]
+            h[L.H_DIST] = sensors[s]
+            for j in range(3):
+                h[L.H_NORMAL + j] = sensors[s + 4 + j]
+            h[L.H_SURFACE] = surface_at(grid[i], grid_info[i], ground_type[i], patches[i],
+                                        sensors[s + 1], sensors[s + 2], sensors[s + 3])
+
+
+@jit
+def advance(n_substeps, functions, models, datas, addr, index, sensor_adr, grid, grid_info,
+            ground_type, patches, n_sensordata, nv, packed, wheel_state, vehicle_state, gears,
+            cmd_v, cmd_w, friction, dt, gravity, out_w, out_v, kin, hits, wheel_angle,
+            active) -> None:
+    """Run ``n_substeps`` physics substeps of every world whose ``active`` flag is set (see the
+    module docstring)."""
+    n = models.shape[0]
+    for _ in range(n_substeps):
+        for i in range(n):
+            if active[i]:
+                _call_step(functions[0], models[i], datas[i])
+        gather(addr, index, sensor_adr, grid, grid_info, ground_type, patches, n_sensordata, nv,
+               kin, hits)
+        step_batch(packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits, friction,
+                   dt, gravity, out_w, out_v, active)
+        for i in range(n):
+            if not active[i]:
+                continue
+            xfrc = _buffer(addr[i, XFRC], 6 * index[i, NBODY])
+            b = index[i, BODY]
+            for j in range(6):
+                xfrc[6 * b + j] = out_v[i, L.O_WRENCH + j]
+            for w in range(wheel_angle.shape[1]):
+                wheel_angle[i, w] += wheel_state[i, w, L.OMEGA] * dt
+            _call_step(functions[1], models[i], datas[i])

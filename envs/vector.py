@@ -1,0 +1,162 @@
+"""The native vector environment: N worlds, one compiled physics loop, one batched vehicle update.
+
+``gym.make_vec("Traction/Climb6x6-v0", num_envs=64, vectorization_mode="vector_entry_point")``
+returns a :class:`TractionVectorEnv`. It holds N task environments (each its own MuJoCo model
+and data, terrain, RNG and task state) whose simulators are bound into one
+:class:`~traction.envs.vehicle_sim.SimBatch`: per control step the actions are applied, one
+compiled call advances every world's substeps (``mj_step1`` for all -> one vehicle update for
+all -> ``mj_step2`` for all, per substep), then each task computes its observation and reward
+with the same code as the single environment, so both give identical trajectories.
+
+Autoreset follows Gymnasium 1.x ``AutoresetMode.NEXT_STEP`` by default (``SAME_STEP`` on
+request): a sub-environment that terminated or truncated is reset by the *next* ``step`` call
+(whose action for it is ignored), which returns the reset observation with reward 0 and
+``terminated = truncated = False``. Episodes are truncated at ``max_episode_steps`` (from the
+registration) like ``TimeLimit`` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium.envs.registration import load_env_creator
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from .vehicle_sim import SimBatch
+
+
+class TractionVectorEnv(VectorEnv):
+    """``num_envs`` copies of a Traction task stepped together (see the module docstring).
+
+    Args:
+        env_class: the task environment class (or ``"module:Class"``).
+        num_envs: number of sub-environments.
+        max_episode_steps: truncate episodes after this many steps (None: never).
+        autoreset_mode: ``NEXT_STEP`` (Gymnasium's default) or ``SAME_STEP`` (the ended episode's
+            last observation and info go to ``info["final_obs"]``/``info["final_info"]`` and the
+            returned observation is the reset one).
+        **kwargs: passed to every sub-environment's constructor.
+    """
+
+    def __init__(self, env_class, num_envs: int, max_episode_steps: int | None = None,
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, **kwargs):
+        if isinstance(env_class, str):
+            env_class = load_env_creator(env_class)
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs = {num_envs!r}; allowed: an integer >= 1")
+        self.envs = [env_class(**kwargs) for _ in range(num_envs)]
+        self.batch = SimBatch([e.sim for e in self.envs])
+        first = self.envs[0]
+        self.num_envs = num_envs
+        self.max_episode_steps = max_episode_steps
+        self.n_substeps = first.n_substeps
+        self.render_mode = first.render_mode
+        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        if self.autoreset_mode == AutoresetMode.DISABLED:
+            raise ValueError("autoreset_mode: allowed NextStep or SameStep")
+        self.metadata = {**first.metadata, "autoreset_mode": self.autoreset_mode}
+        self.single_observation_space = first.observation_space
+        self.single_action_space = first.action_space
+        self.observation_space = batch_space(first.observation_space, num_envs)
+        self.action_space = batch_space(first.action_space, num_envs)
+        self._elapsed = np.zeros(num_envs, np.int64)
+        self._autoreset = np.zeros(num_envs, np.bool_)
+        self._obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
+        self._rewards = np.zeros(num_envs)
+        self._terminated = np.zeros(num_envs, np.bool_)
+        self._truncated = np.zeros(num_envs, np.bool_)
+
+    def reset(self, *, seed: int | list[int | None] | None = None,
+              options: dict[str, Any] | None = None):
+        """Reset every sub-environment (``seed`` int: sub-environment i gets ``seed + i``)."""
+        seeds = self._seeds(seed)
+        infos: dict = {}
+        for i, (env, s) in enumerate(zip(self.envs, seeds, strict=True)):
+            self._obs[i], info = env.reset(seed=s, options=options)
+            infos = self._add_info(infos, info, i)
+        self._elapsed[:] = 0
+        self._autoreset[:] = False
+        return self._obs.copy(), infos
+
+    def step(self, actions):
+        infos: dict = {}
+        for i, info in enumerate(self.step_envs(actions)):
+            infos = self._add_info(infos, info, i)
+        return (self._obs.copy(), self._rewards.copy(), self._terminated.copy(),
+                self._truncated.copy(), infos)
+
+    def step_envs(self, actions) -> list[dict]:
+        """Step every sub-environment; fills the observation, reward, terminated and truncated
+        buffers and returns the per-environment info dicts (the SB3 adapter uses these)."""
+        actions = np.asarray(actions)
+        if actions.shape != self.action_space.shape:
+            raise ValueError(f"actions shape {actions.shape}; expected {self.action_space.shape} "
+                             f"(num_envs, {', '.join(self.envs[0].action_names)})")
+        same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
+        stepping = np.ones(self.num_envs, np.bool_) if same_step else ~self._autoreset
+        for i in np.flatnonzero(stepping):
+            try:
+                self.envs[i]._begin_step(actions[i])
+            except ValueError as e:
+                raise ValueError(f"sub-environment {i}: {e}") from None
+        self.batch.step(self.n_substeps, stepping)
+        infos = []
+        for i, env in enumerate(self.envs):
+            if stepping[i]:
+                obs, reward, terminated, truncated, info = env._finish_step()
+                self._elapsed[i] += 1
+                if self.max_episode_steps is not None and self._elapsed[i] >= self.max_episode_steps:
+                    truncated = True
+                if same_step and (terminated or truncated):       # reset now, keep the last
+                    info = {**info, "final_obs": obs, "final_info": info}
+                    obs, reset_info = env.reset()
+                    info.update(reset_info)
+                    self._elapsed[i] = 0
+            else:                                      # ended last step: reset now
+                obs, info = env.reset()
+                reward, terminated, truncated = 0.0, False, False
+                self._elapsed[i] = 0
+            self._obs[i], self._rewards[i] = obs, reward
+            self._terminated[i], self._truncated[i] = terminated, truncated
+            infos.append(info)
+        self._autoreset = (self._terminated | self._truncated) & (not same_step)
+        return infos
+
+    def _seeds(self, seed) -> list:
+        if seed is None:
+            return [None] * self.num_envs
+        if isinstance(seed, int | np.integer):
+            return [int(seed) + i for i in range(self.num_envs)]
+        seeds = list(seed)
+        if len(seeds) != self.num_envs:
+            raise ValueError(f"reset(seed=...) got {len(seeds)} seeds; expected {self.num_envs}")
+        return seeds
+
+    def render(self):
+        """Frames of every sub-environment (``rgb_array``), as a tuple."""
+        return tuple(env.render() for env in self.envs)
+
+    def close_extras(self, **kwargs):
+        for env in self.envs:
+            env.close()
+
+    def get_attr(self, name: str) -> tuple:
+        return tuple(getattr(env, name) for env in self.envs)
+
+    def call(self, name: str, *args, **kwargs) -> tuple:
+        return tuple(getattr(env, name)(*args, **kwargs) for env in self.envs)
+
+
+def vector_entry_point(env_class: str):
+    """A ``vector_entry_point`` for :func:`gymnasium.register` that builds a
+    :class:`TractionVectorEnv` of ``env_class``."""
+
+    def make(num_envs: int = 1, **kwargs) -> TractionVectorEnv:
+        return TractionVectorEnv(env_class, num_envs, **kwargs)
+
+    return make
+
+
+__all__ = ["TractionVectorEnv", "vector_entry_point"]

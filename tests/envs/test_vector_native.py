@@ -1,0 +1,95 @@
+"""The native vector env (one compiled physics loop for all worlds) against the single env, its
+Gymnasium autoreset semantics, and the Stable-Baselines3 adapter."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import traction.envs
+from traction.envs import TractionVectorEnv
+
+
+def _rollout_single(env_id, n, seed, actions, **kw):
+    envs = [gym.make(env_id, **kw) for _ in range(n)]
+    obs = np.stack([e.reset(seed=seed + i)[0] for i, e in enumerate(envs)])
+    out, ended = [obs], np.zeros(n, bool)
+    for a in actions:
+        step = []
+        for i, e in enumerate(envs):
+            if ended[i]:                           # NEXT_STEP autoreset, by hand
+                o, _ = e.reset()
+                step.append((o, 0.0, False, False))
+            else:
+                o, r, te, tr, _ = e.step(a[i])
+                step.append((o, r, te, tr))
+        obs, rew, term, trunc = (np.array(x) for x in zip(*step, strict=True))
+        ended = term | trunc
+        out.append((obs, rew, term, trunc))
+    return out
+
+
+@pytest.mark.parametrize("env_id", traction.envs.ENV_IDS)
+def test_vector_env_gives_the_single_env_trajectories_bit_for_bit(env_id):
+    n, steps = 3, 30
+    venv = gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point",
+                        max_episode_steps=12)
+    assert isinstance(venv.unwrapped, TractionVectorEnv)
+    rng = np.random.default_rng(5)
+    actions = rng.uniform(-1, 1, (steps, *venv.action_space.shape)).astype(np.float32)
+    expected = _rollout_single(env_id, n, 7, actions, max_episode_steps=12)
+    obs, _ = venv.reset(seed=7)
+    assert np.array_equal(obs, expected[0])
+    ends = 0
+    for t, a in enumerate(actions):
+        got = venv.step(a)[:4]
+        for g, e in zip(got, expected[t + 1], strict=True):
+            assert np.array_equal(g, e), f"step {t}"
+        ends += int(np.sum(got[2] | got[3]))
+    assert ends >= n                                   # the comparison crossed autoresets
+    venv.close()
+
+
+def test_next_step_autoreset_semantics_and_bad_actions():
+    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=2,
+                        vectorization_mode="vector_entry_point", max_episode_steps=3)
+    assert venv.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
+    venv.reset(seed=0)
+    a = np.zeros((2, 2), np.float32)
+    for _ in range(2):
+        venv.step(a)
+    _, _, term, trunc, info = venv.step(a)
+    assert np.all(trunc) and not np.any(term) and info["_is_success"].all()
+    obs, rew, term, trunc, _ = venv.step(a)              # the reset step
+    assert np.all(rew == 0.0) and not np.any(term | trunc)
+    assert np.all(np.abs(obs[:, 7:9]) < 1e-3)
+    with pytest.raises(ValueError, match=r"actions shape \(2,\); expected \(2, 2\)"):
+        venv.step(np.zeros(2))
+    with pytest.raises(ValueError, match=r"sub-environment 1: action\[0\]"):
+        venv.step(np.array([[0, 0], [np.nan, 0]]))
+
+
+def test_sb3_adapter_matches_dummy_vec_env_and_passes_nan_checks():
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import VecCheckNan
+
+    from traction.train.sb3_vec import TractionSB3VecEnv
+
+    ours = VecCheckNan(TractionSB3VecEnv("Traction/TankTurn-v0", 2, max_episode_steps=5),
+                       raise_exception=True)
+    ref = make_vec_env(lambda: gym.make("Traction/TankTurn-v0", max_episode_steps=5), n_envs=2)
+    ours.seed(3)
+    ref.seed(3)
+    assert np.array_equal(ours.reset(), ref.reset())
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        a = rng.uniform(-1, 1, (2, 2)).astype(np.float32)
+        o1, r1, d1, i1 = ours.step(a)
+        o2, r2, d2, i2 = ref.step(a)
+        assert np.array_equal(o1, o2) and np.allclose(r1, r2) and np.array_equal(d1, d2)
+        for x, y in zip(i1, i2, strict=True):
+            assert x["TimeLimit.truncated"] == y["TimeLimit.truncated"]
+            if "terminal_observation" in y:
+                assert np.array_equal(x["terminal_observation"], y["terminal_observation"])
+    assert ours.get_attr("n_substeps") == [10, 10]
+    ours.close()

@@ -1,0 +1,97 @@
+"""Stable-Baselines3 adapter for the native vector environment (training uses it by default).
+
+SB3's ``VecEnv`` resets an ended episode in the same step, returns the reset observation and
+puts the last one in ``info["terminal_observation"]`` (``info["TimeLimit.truncated"]`` marks
+time-limit ends). :class:`TractionSB3VecEnv` runs a :class:`~traction.envs.TractionVectorEnv`
+in ``SAME_STEP`` autoreset mode and translates, so all sub-environments advance in one compiled
+physics call per step instead of one Python ``env.step`` each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
+
+from traction.envs import TractionVectorEnv
+
+
+class TractionSB3VecEnv(VecEnv):
+    """SB3 ``VecEnv`` over ``num_envs`` copies of a registered Traction task.
+
+    Args:
+        env_id: registered id, e.g. ``"Traction/TankTurn-v0"``.
+        num_envs: number of sub-environments.
+        **kwargs: passed to every sub-environment (e.g. ``render_mode``, task arguments).
+    """
+
+    def __init__(self, env_id: str, num_envs: int, **kwargs):
+        spec = gym.spec(env_id)
+        kwargs = {**spec.kwargs, **kwargs}
+        self.venv = TractionVectorEnv(spec.entry_point, num_envs,
+                                      max_episode_steps=spec.max_episode_steps,
+                                      autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
+        self.render_mode = self.venv.render_mode
+        super().__init__(num_envs, self.venv.single_observation_space,
+                         self.venv.single_action_space)
+
+    @property
+    def envs(self) -> list:
+        return self.venv.envs
+
+    def reset(self):
+        seeds = [None if s is None else int(s) for s in self._seeds]
+        for i, env in enumerate(self.envs):
+            opts = self._options[i] or None
+            obs, self.reset_infos[i] = env.reset(seed=seeds[i], options=opts)
+            self.venv._obs[i] = obs
+        self.venv._elapsed[:] = 0
+        self.venv._autoreset[:] = False
+        self._reset_seeds()
+        self._reset_options()
+        return self.venv._obs.copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions, dtype=np.float32).reshape(self.venv.action_space.shape)
+
+    def step_wait(self):
+        infos = self.venv.step_envs(self._actions)
+        dones = self.venv._terminated | self.venv._truncated
+        for i, info in enumerate(infos):
+            info["TimeLimit.truncated"] = bool(self.venv._truncated[i] and not self.venv._terminated[i])
+            if dones[i]:
+                info["terminal_observation"] = info.pop("final_obs")
+                info.pop("final_info", None)
+        return self.venv._obs.copy(), self.venv._rewards.astype(np.float32), dones, infos
+
+    def close(self) -> None:
+        self.venv.close()
+
+    def _indices(self, indices: VecEnvIndices) -> Sequence[int]:
+        if indices is None:
+            return range(self.num_envs)
+        if isinstance(indices, int):
+            return [indices]
+        return indices
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        return [getattr(self.envs[i], attr_name) for i in self._indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        for i in self._indices(indices):
+            setattr(self.envs[i], attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None,
+                   **method_kwargs) -> list[Any]:
+        return [getattr(self.envs[i], method_name)(*method_args, **method_kwargs)
+                for i in self._indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None):
+        return [isinstance(self.envs[i], wrapper_class) for i in self._indices(indices)]
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        return [env.render() for env in self.envs]

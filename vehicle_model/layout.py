@@ -1,0 +1,127 @@
+"""Array layouts of the compiled vehicle update: parameter, state, command and output columns.
+
+The update (``update.py``) is compiled with numba and reads plain float arrays, so every named
+quantity has a column index here, used as ``wheel_params[w, RADIUS]`` or ``state.wheel[v, w,
+OMEGA]``. :func:`pack` turns validated :class:`~traction.vehicle_model.VehicleParams` into a
+:class:`Packed` tuple once per vehicle type; the frozen dataclasses stay the documented source of
+truth and the packed arrays are derived from them.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+def _columns(*names: str) -> int:
+    """Define module constants ``NAME = index`` for consecutive columns; returns the count."""
+    g = globals()
+    i = 0
+    for n in names:
+        width = 1
+        if ":" in n:
+            n, w = n.split(":")
+            width = int(w)
+        g[n] = i
+        i += width
+    return i
+
+
+# --- per-wheel parameters: wheel_params[w, col] ----------------------------------------------
+N_WHEEL_PARAMS = _columns(
+    "RADIUS", "MOI", "DAMPING", "MAX_BRAKE", "MAX_HANDBRAKE", "MAX_STEER", "TOE",
+    "POSITION:3", "TRAVEL:3", "RAY_START:3", "FORCE_POINT:3", "TIRE_FORCE_POINT:3",
+    "MAX_COMPRESSION", "MAX_DROOP", "SPRING", "DAMPER", "SPRUNG_MASS", "BUMP_STOP",
+    "CAMBER_REST", "CAMBER_COMPRESSION", "CAMBER_DROOP",
+    "STEER_MULT", "PARTNER", "GROUP", "BASE_SPLIT",
+    "TIRE_MODEL", "TIRE_TYPE", "FRICTION_VS_SLIP:6", "LAT_STIFF_X", "LAT_STIFF_Y",
+    "LONG_STIFF_G", "CAMBER_STIFF_G", "ARCADE_LONG", "ARCADE_LAT", "GRIP", "CURVE_SET",
+    "MIN_SLIP_SPEED", "CLAMPS", "MF_LONG:4", "MF_LAT:4", "TRAIL", "MF_PEAK_LONG",
+    "MF_PEAK_LAT", "STATIC_COEF", "CAP_COEF", "CUSTOM_INDEX")
+
+# --- per-vehicle parameters: vehicle_params[col] ---------------------------------------------
+N_VEHICLE_PARAMS = _columns(
+    "N_GROUPS", "DIFF_TYPE", "LIMITED_SLIP", "DRIVE", "FRONT_REAR_SPLIT", "FRONT_LR_SPLIT",
+    "REAR_LR_SPLIT", "FRONT_BIAS", "REAR_BIAS", "CENTRE_BIAS", "AIR_SHARE", "MIN_ON_GROUND",
+    "TANK_SPECIAL", "FOUR_WHEELS:4",
+    "ENGINE_MOI", "PEAK_TORQUE", "MAX_OMEGA", "DAMP_FULL", "DAMP_ENGAGED", "DAMP_DISENGAGED",
+    "FINAL_RATIO", "SWITCH_TIME", "AUTOBOX", "LATENCY", "N_FORWARD",
+    "CLUTCH_STRENGTH", "CLUTCH_IMPLICIT", "CLUTCH_ITERATIONS",
+    "MAX_ANGLE", "ACKERMANN", "REFERENCE_X",
+    "LOAD_MIN", "LOAD_MIN_FILTERED", "LOAD_MAX", "LOAD_MAX_FILTERED",
+    "STICKY_SPEED", "STICKY_TIME", "STICKY_FREQUENCY", "STICKY_DAMPING",
+    "MIN_LONG_DENOM", "MIN_LAT_DENOM", "SUBSTEP_SPEED", "SUBSTEPS_LOW", "SUBSTEPS_HIGH",
+    "KEEP_PITCH", "KEEP_ROLL", "CHASSIS_MASS", "CHASSIS_INERTIA:3", "HAS_CUSTOM")
+
+#: differential type codes (``DIFF_TYPE``)
+DIFF_TYPES = ("direct", "four_wheel", "multi_wheel", "torque_vectoring", "tank")
+DIRECT, FOUR_WHEEL, MULTI_WHEEL, TORQUE_VECTORING, TANK = range(5)
+#: driven axles of a four_wheel differential (``DRIVE``)
+DRIVES = ("4wd", "fwd", "rwd")
+
+# --- state ----------------------------------------------------------------------------------
+N_WHEEL_STATE = _columns("OMEGA", "ANCHOR:2", "TIMER:2", "DRIVE_TORQUE")
+N_VEHICLE_STATE = _columns("ENGINE_OMEGA", "SWITCH_TIMER", "AUTOBOX_TIMER")
+N_GEAR_STATE = _columns("GEAR", "TARGET", "AUTO_SHIFT")
+
+# --- commands -------------------------------------------------------------------------------
+N_VEHICLE_COMMANDS = _columns("THROTTLE", "BRAKE", "HANDBRAKE", "STEER", "THRUST:2", "GEAR_UP",
+                              "GEAR_DOWN", "TARGET_GEAR")
+N_WHEEL_COMMANDS = _columns("WHEEL_TORQUE", "WHEEL_BRAKE", "WHEEL_STEER", "TORQUE_SPLIT")
+
+# --- inputs from the simulator ----------------------------------------------------------------
+N_KINEMATICS = _columns("K_POSITION:3", "K_ROTATION:9", "K_COM:3", "K_VELOCITY:3", "K_ANGULAR:3")
+N_HIT = _columns("H_DIST", "H_NORMAL:3", "H_SURFACE")
+
+# --- outputs ----------------------------------------------------------------------------------
+N_WHEEL_OUTPUTS = _columns(
+    "O_SUSP_FORCE:3", "O_SUSP_POINT:3", "O_TIRE_FORCE:3", "O_TIRE_POINT:3", "O_CONTACT",
+    "O_JOUNCE", "O_SPRING_FORCE", "O_LOAD", "O_NORMALISED_LOAD", "O_FRICTION", "O_LONG_SLIP",
+    "O_LAT_SLIP", "O_LONG_FORCE", "O_LAT_FORCE", "O_MOMENT", "O_PATCH_SLIDE:2", "O_STEER",
+    "O_CAMBER", "O_DRIVE_TORQUE")
+N_VEHICLE_OUTPUTS = _columns("O_ENGINE_OMEGA", "O_ENGINE_TORQUE", "O_CLUTCH_SLIP", "O_GEAR",
+                             "O_GEAR_RATIO", "O_THROTTLE", "O_EXTRA_TORQUE:3", "O_WRENCH:6")
+
+# --- tyre model inputs (one row per wheel, see tire.TireInputs) ------------------------------
+N_TIRE_INPUTS = _columns(
+    "X_V_LONG", "X_V_LAT", "X_OMEGA", "X_LONG_SLIP", "X_LAT_SLIP", "X_CAMBER", "X_FRICTION",
+    "X_SURFACE_FRICTION", "X_LOAD", "X_REST_LOAD", "X_NORMALISED_LOAD", "X_GRAVITY", "X_DT",
+    "X_DRIVE_TORQUE", "X_MASS_LONG", "X_MASS_LAT")
+
+
+class Packed(NamedTuple):
+    """One vehicle type as arrays for the compiled update.
+
+    Attributes:
+        wheel: ``(n_wheels, N_WHEEL_PARAMS)`` per-wheel parameters.
+        vehicle: ``(N_VEHICLE_PARAMS,)`` per-vehicle parameters.
+        torque_curve: engine ``(k, 2)`` (omega/max_omega, torque/peak).
+        gear_ratios: ``(n_forward + 2,)`` indexed by gear + 1 (reverse, neutral, 1st...).
+        shift_up, shift_down: autobox omega/max_omega thresholds per forward gear.
+        bars: anti-roll bars ``(n_bars, 3)``: wheel a, wheel b, stiffness (N/m).
+        families: curve-tyre family members ``(m, 3)``: family value, first point, point count.
+        family_index: ``(n_sets, 2, 2)`` first member and member count of each set's long and
+            lat family.
+        points: curve points ``(p, 2)``.
+    """
+
+    wheel: np.ndarray
+    vehicle: np.ndarray
+    torque_curve: np.ndarray
+    gear_ratios: np.ndarray
+    shift_up: np.ndarray
+    shift_down: np.ndarray
+    bars: np.ndarray
+    families: np.ndarray
+    family_index: np.ndarray
+    points: np.ndarray
+
+# --- per-wheel scratch of one vehicle update (update.py) --------------------------------------
+N_SCRATCH = _columns(
+    "S_BRAKE", "S_V_LONG", "S_V_LAT", "S_MU_SURFACE", "S_MASS_LONG", "S_MASS_LAT", "S_STICK_LONG",
+    "S_STICK_LAT", "S_F_STICK_LONG", "S_F_STICK_LAT", "S_ROAD", "S_ACC_LONG", "S_ACC_LAT",
+    "S_ACC_DRIVE", "S_V_PATCH:3", "S_DOWN:3", "S_ARM:3", "S_FWD:3", "S_LEFT:3")
+#: per-group scratch of the drivetrain: spin, inertia, damping, road and brake torque, ratios
+N_GROUP_SCRATCH = _columns("G_SPIN", "G_INERTIA", "G_DAMPING", "G_ROAD", "G_BRAKE", "G_BETA",
+                           "G_ALPHA", "G_NEW", "G_COUNT")
