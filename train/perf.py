@@ -3,21 +3,32 @@
     python -m traction.train.perf [--out DIR] [--quick]
 
 Per task, in one run (ratios matter; absolute numbers are noisy on shared machines):
+
 1. bare MuJoCo: ``mj_step`` on the same compiled model and sensors with the chassis forces held
    at a typical driving value - physics substeps per second (the limit);
-2. vehicle update alone: microseconds per vehicle per substep, single and batched (64);
-3. single env: ``env.step`` per second, simulated seconds per wall second, and the whole physics
-   substep's cost relative to the bare MuJoCo substep;
-and, when installed, Gymnasium's ``HalfCheetah-v5`` and ``CarRacing-v3`` steps per second.
-Writes ``DIR/perf.json`` and prints a table.
+Every env measurement replays the task's scripted controller's actions from seed 0 (resets
+untimed), so the vehicle drives as intended rather than tumbling under random actions.
+
+2. vehicle update alone: the compiled update called in a compiled loop on the env's inputs,
+   microseconds per vehicle per substep, single and batched (64 vehicles);
+3. single env: ``env.step`` per second, simulated seconds per wall second, and the cost of one
+   physics substep (MuJoCo + vehicle update + glue: ``VehicleSim.step``) and of a whole env step
+   per substep (plus actions, observation, reward, info) relative to the bare MuJoCo substep;
+4. native vector env (N = 16 and 64): env steps per second in total, and the physics cost per
+   vehicle-substep relative to bare MuJoCo;
+5. ``import traction.envs`` + first ``gym.make`` in a fresh process (warm on-disk kernel cache);
+
+and, when installed, Gymnasium's ``HalfCheetah-v5`` and ``CarRacing-v3`` env steps per second.
+Writes ``DIR/perf.json`` and prints a table (``--quick``: short timings, N = 2 and 4).
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import platform
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -26,78 +37,151 @@ import mujoco
 import numpy as np
 
 import traction.envs
-from traction import vehicle_model as vm
+from traction.vehicle_model.jit import jit
+from traction.vehicle_model.update import step_batch
 
 
 def _rate(fn, seconds: float) -> float:
     """Calls of ``fn`` per second over about ``seconds`` (after a short warm-up)."""
-    for _ in range(10):
+    for _ in range(3):
         fn()
     n, start = 0, time.perf_counter()
     while (elapsed := time.perf_counter() - start) < seconds:
-        for _ in range(20):
-            fn()
-        n += 20
+        fn()
+        n += 1
     return n / elapsed
 
 
-def bare_mujoco(env, seconds: float) -> float:
-    """Substeps/s of mj_step with the vehicle's last forces held (same contacts and sensors)."""
-    model, data = env.model, mujoco.MjData(env.model)
-    src = env.data
-    data.qpos[:], data.qvel[:], data.xfrc_applied[:] = src.qpos, src.qvel, src.xfrc_applied
-    mujoco.mj_forward(model, data)
-    start = copy.deepcopy((data.qpos.copy(), data.qvel.copy()))
+def scripted_actions(env_id: str, steps: int = 300) -> np.ndarray:
+    """Actions of the task's scripted controller over one episode from seed 0 (a typical drive:
+    random actions would mostly measure a vehicle lying on its roof)."""
+    from traction.train.controllers import for_env
 
-    def step():
-        mujoco.mj_step(model, data)
-        if data.time > 2.0:
-            data.qpos[:], data.qvel[:] = start
-            data.time = 0.0
-    return _rate(step, seconds)
+    env = gym.make(env_id)
+    ctrl = for_env(env_id)
+    obs, _ = env.reset(seed=0)
+    actions = []
+    for _ in range(steps):
+        actions.append(ctrl(obs))
+        obs, _, term, trunc, _ = env.step(actions[-1])
+        if term or trunc:
+            break
+    env.close()
+    return np.array(actions, dtype=np.float32)
+
+
+def _replay(env, actions, seconds: float, step) -> tuple[float, list]:
+    """Replay ``actions`` from seed 0 (resets untimed) for about ``seconds`` of timed
+    ``step(env, action)`` calls; returns (steps per second, MuJoCo states along the way)."""
+    timed, n, states = 0.0, 0, []
+    while timed < seconds:
+        env.reset(seed=0)
+        for i, a in enumerate(actions):
+            t = time.perf_counter()
+            step(env, a)
+            timed += time.perf_counter() - t
+            n += 1
+            if i % 25 == 0 and len(states) < 40:
+                d = env.unwrapped.data
+                states.append((d.qpos.copy(), d.qvel.copy(), d.xfrc_applied.copy()))
+    return n / timed, states
+
+
+def bare_mujoco(env, states: list, seconds: float) -> float:
+    """Substeps/s of mj_step on the same model and sensors from states along the drive, each run
+    for 100 substeps with that state's chassis forces held."""
+    model, data = env.model, mujoco.MjData(env.model)
+    timed, n = 0.0, 0
+    while timed < seconds:
+        for qpos, qvel, xfrc in states:
+            mujoco.mj_resetData(model, data)
+            data.qpos[:], data.qvel[:], data.xfrc_applied[:] = qpos, qvel, xfrc
+            t = time.perf_counter()
+            for _ in range(100):
+                mujoco.mj_step(model, data)
+            timed += time.perf_counter() - t
+            n += 100
+    return n / timed
+
+
+@jit
+def _repeat_update(k, packed, ws, vs, gears, cv, cw, kin, hits, friction, dt, gravity, ow, ov,
+                   active):
+    for _ in range(k):
+        step_batch(packed, ws, vs, gears, cv, cw, kin, hits, friction, dt, gravity, ow, ov, active)
 
 
 def vehicle_update(env, n_vehicles: int, seconds: float) -> float:
-    """Microseconds per vehicle per substep of ``vehicle_model.step`` on the env's inputs."""
+    """Microseconds per vehicle per substep of the compiled update on the env's inputs."""
     sim = env.sim
-    kin, hits = sim._gather()
-    rep = lambda a: np.repeat(a, n_vehicles, axis=0)  # noqa: E731
-    kin = vm.ChassisKinematics(*(rep(getattr(kin, f)) for f in
-                                 ("position", "rotation", "com", "velocity", "angular_velocity")))
-    hits = vm.GroundHits(rep(hits.dist), rep(hits.normal), rep(hits.surface))
-    cmd = copy.deepcopy(sim.commands)
-    for f in vars(cmd):
-        setattr(cmd, f, rep(getattr(cmd, f)))
-    state = vm.VehicleState.zeros(sim.params, n_vehicles)
-    state.omega[:] = sim.state.omega
-    rate = _rate(lambda: vm.step(sim.params, state, kin, hits, cmd, sim.friction_table, sim.dt,
-                                 sim.gravity), seconds)
-    return 1e6 / rate / n_vehicles
+    o = sim._own
+    rep = lambda a: np.ascontiguousarray(np.repeat(a, n_vehicles, axis=0))  # noqa: E731
+    args = (sim.params.packed, rep(o.state.wheel), rep(o.state.vehicle), rep(o.state.gears),
+            rep(o.commands.vehicle), rep(o.commands.wheel), rep(o.kin), rep(o.hits),
+            sim.friction_table.values, sim.dt, sim.gravity, rep(o.outputs.wheel),
+            rep(o.outputs.vehicle), np.ones(n_vehicles, np.bool_))
+    k = 1000 if n_vehicles == 1 else 20
+    rate = _rate(lambda: _repeat_update(k, *args), seconds)
+    return 1e6 / (rate * k) / n_vehicles
 
 
-def single_env(env_id: str, seconds: float) -> dict:
-    env = gym.make(env_id)
-    env.reset(seed=0)
-    rng = np.random.default_rng(0)
-    actions = rng.uniform(-1, 1, (4096,) + env.action_space.shape)
-    k = [0]
-
-    def step():
-        _, _, term, trunc, _ = env.step(actions[k[0] % 4096])
-        k[0] += 1
-        if term or trunc:
-            env.reset()
-    steps = _rate(step, seconds)
+def _physics_only(env, a) -> None:
     u = env.unwrapped
+    u._begin_step(a)
+    u.sim.step(u.n_substeps)
+
+
+def single_env(env_id: str, actions: np.ndarray, seconds: float) -> dict:
+    env = gym.make(env_id)
+    u = env.unwrapped
+    steps, _ = _replay(env, actions, seconds, lambda e, a: e.step(a))
+    physics, states = _replay(env, actions, seconds, _physics_only)
+    physics *= u.n_substeps
+    bare = bare_mujoco(u, states, seconds)
     result = {"env_steps_per_s": steps, "sim_s_per_wall_s": steps * u.control_dt,
-              "substeps_per_s": steps * u.n_substeps}
-    result["bare_mujoco_substeps_per_s"] = bare_mujoco(u, seconds)
-    result["substep_cost_vs_bare_mujoco"] = (result["bare_mujoco_substeps_per_s"]
-                                             / result["substeps_per_s"])
-    result["vehicle_update_us_single"] = vehicle_update(u, 1, seconds)
-    result["vehicle_update_us_per_vehicle_batched_64"] = vehicle_update(u, 64, seconds)
+              "physics_substeps_per_s": physics, "bare_mujoco_substeps_per_s": bare,
+              "physics_substep_cost_vs_bare_mujoco": bare / physics,
+              "env_step_cost_per_substep_vs_bare_mujoco": bare / (steps * u.n_substeps),
+              "vehicle_update_us_single": vehicle_update(u, 1, seconds),
+              "vehicle_update_us_per_vehicle_batched_64": vehicle_update(u, 64, seconds)}
     env.close()
     return result
+
+
+def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: float) -> dict:
+    """The native vector env replaying the scripted actions in every sub-environment."""
+    venv = gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point")
+    u = venv.unwrapped
+    batch = np.repeat(actions[:, None], n, axis=1)
+
+    def timed(step) -> float:
+        total, count = 0.0, 0
+        while total < seconds:
+            venv.reset(seed=0)
+            for a in batch:
+                t = time.perf_counter()
+                step(a)
+                total += time.perf_counter() - t
+                count += 1
+        return count * n / total
+
+    def physics(a) -> None:
+        for env, ai in zip(u.envs, a, strict=True):
+            env._begin_step(ai)
+        u.batch.step(u.n_substeps)
+    steps = timed(venv.step)
+    substeps = timed(physics) * u.n_substeps
+    venv.close()
+    return {"env_steps_per_s": steps, "physics_vehicle_substeps_per_s": substeps,
+            "physics_cost_per_vehicle_substep_vs_bare_mujoco": bare / substeps}
+
+
+def startup_seconds(env_id: str) -> float:
+    """``import traction.envs`` + first ``gym.make`` + reset in a fresh interpreter."""
+    code = ("import time; t = time.perf_counter(); import gymnasium as gym, traction.envs; "
+            f"e = gym.make({env_id!r}); e.reset(seed=0); print(time.perf_counter() - t)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def reference_env(env_id: str, seconds: float) -> float | None:
@@ -119,14 +203,20 @@ def reference_env(env_id: str, seconds: float) -> float | None:
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description="Traction performance benchmark.")
     ap.add_argument("--out", type=Path, default=Path("runs/perf"))
-    ap.add_argument("--quick", action="store_true", help="short timings (CI schema check)")
+    ap.add_argument("--quick", action="store_true", help="short timings, small vector envs (CI)")
     args = ap.parse_args(argv)
-    seconds = 0.3 if args.quick else 3.0
+    seconds = 0.2 if args.quick else 3.0
+    sizes = (2, 4) if args.quick else (16, 64)
     report = {"machine": {"python": platform.python_version(), "mujoco": mujoco.__version__,
                           "numpy": np.__version__, "processor": platform.processor()},
               "seconds_per_measurement": seconds, "tasks": {}, "reference": {}}
     for env_id in traction.envs.ENV_IDS:
-        report["tasks"][env_id] = single_env(env_id, seconds)
+        actions = scripted_actions(env_id, 40 if args.quick else 300)
+        r = single_env(env_id, actions, seconds)
+        r["vector"] = {str(n): vector_env(env_id, n, actions, seconds,
+                                          r["bare_mujoco_substeps_per_s"]) for n in sizes}
+        r["startup_s"] = startup_seconds(env_id)
+        report["tasks"][env_id] = r
     for ref in ("HalfCheetah-v5", "CarRacing-v3"):
         report["reference"][ref] = reference_env(ref, seconds)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -136,17 +226,26 @@ def main(argv=None) -> dict:
 
 
 def table(report: dict) -> str:
-    rows = ["| task | env steps/s | sim s / wall s | bare MuJoCo substeps/s | substep cost vs bare "
-            "| vehicle update us (1) | us/vehicle (64) |", "|---|---|---|---|---|---|---|"]
+    """Markdown tables of a report: single env, vector envs, references."""
+    rows = ["| task | env steps/s | sim s / wall s | bare MuJoCo substeps/s | physics substep vs bare "
+            "| env step per substep vs bare | update us (1) | update us/vehicle (64) | startup s |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for env_id, r in report["tasks"].items():
-        rows.append(f"| {env_id} | {r['env_steps_per_s']:.1f} | {r['sim_s_per_wall_s']:.2f} | "
+        rows.append(f"| {env_id} | {r['env_steps_per_s']:.0f} | {r['sim_s_per_wall_s']:.1f} | "
                     f"{r['bare_mujoco_substeps_per_s']:.0f} | "
-                    f"{r['substep_cost_vs_bare_mujoco']:.1f}x | "
-                    f"{r['vehicle_update_us_single']:.0f} | "
-                    f"{r['vehicle_update_us_per_vehicle_batched_64']:.1f} |")
+                    f"{r['physics_substep_cost_vs_bare_mujoco']:.2f}x | "
+                    f"{r['env_step_cost_per_substep_vs_bare_mujoco']:.2f}x | "
+                    f"{r['vehicle_update_us_single']:.2f} | "
+                    f"{r['vehicle_update_us_per_vehicle_batched_64']:.2f} | {r['startup_s']:.2f} |")
+    rows += ["", "| task | vector N | env steps/s | physics per vehicle-substep vs bare |",
+             "|---|---|---|---|"]
+    for env_id, r in report["tasks"].items():
+        for n, v in r["vector"].items():
+            rows.append(f"| {env_id} | {n} | {v['env_steps_per_s']:.0f} | "
+                        f"{v['physics_cost_per_vehicle_substep_vs_bare_mujoco']:.2f}x |")
+    rows += ["", "| reference | env steps/s |", "|---|---|"]
     for ref, rate in report["reference"].items():
-        rows.append(f"| {ref} (reference) | {'not installed' if rate is None else f'{rate:.0f}'} "
-                    "| | | | | |")
+        rows.append(f"| {ref} | {'not installed' if rate is None else f'{rate:.0f}'} |")
     return "\n".join(rows)
 
 

@@ -26,14 +26,15 @@ class TractionSB3VecEnv(VecEnv):
     Args:
         env_id: registered id, e.g. ``"Traction/TankTurn-v0"``.
         num_envs: number of sub-environments.
-        **kwargs: passed to every sub-environment (e.g. ``render_mode``, task arguments).
+        **kwargs: passed to every sub-environment (e.g. ``render_mode``, task arguments);
+            ``max_episode_steps`` overrides the registered time limit.
     """
 
     def __init__(self, env_id: str, num_envs: int, **kwargs):
         spec = gym.spec(env_id)
         kwargs = {**spec.kwargs, **kwargs}
-        self.venv = TractionVectorEnv(spec.entry_point, num_envs,
-                                      max_episode_steps=spec.max_episode_steps,
+        steps = kwargs.pop("max_episode_steps", spec.max_episode_steps)
+        self.venv = TractionVectorEnv(spec.entry_point, num_envs, max_episode_steps=steps,
                                       autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
         self.render_mode = self.venv.render_mode
         super().__init__(num_envs, self.venv.single_observation_space,

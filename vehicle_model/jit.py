@@ -10,6 +10,9 @@ from __future__ import annotations
 import numba
 
 jit = numba.njit(cache=True, error_model="numpy")
+#: for small helpers on the per-wheel hot path: inlined into the caller by numba (no call, no
+#: array reference counting), at some compile-time cost
+jit_inline = numba.njit(cache=True, error_model="numpy", inline="always")
 
 
 @jit

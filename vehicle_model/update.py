@@ -28,7 +28,7 @@ from . import (
     wheel,
 )
 from . import layout as L
-from .jit import jit
+from .jit import jit, jit_inline
 from .layout import Packed
 from .surface import FrictionTable
 from .vehicle import ChassisKinematics, Commands, GroundHits, VehicleOutputs, VehicleParams, VehicleState
@@ -36,27 +36,27 @@ from .vehicle import ChassisKinematics, Commands, GroundHits, VehicleOutputs, Ve
 NO_GEAR_REQUEST = -2
 
 
-@jit
+@jit_inline
 def _rot(k: np.ndarray, i: int, j: int) -> float:
     """World-from-chassis rotation entry (row-major in the kinematics row)."""
     return k[L.K_ROTATION + 3 * i + j]
 
 
-@jit
+@jit_inline
 def _to_world(k: np.ndarray, x: float, y: float, z: float) -> tuple[float, float, float]:
     return (_rot(k, 0, 0) * x + _rot(k, 0, 1) * y + _rot(k, 0, 2) * z,
             _rot(k, 1, 0) * x + _rot(k, 1, 1) * y + _rot(k, 1, 2) * z,
             _rot(k, 2, 0) * x + _rot(k, 2, 1) * y + _rot(k, 2, 2) * z)
 
 
-@jit
+@jit_inline
 def _to_body(k: np.ndarray, x: float, y: float, z: float) -> tuple[float, float, float]:
     return (_rot(k, 0, 0) * x + _rot(k, 1, 0) * y + _rot(k, 2, 0) * z,
             _rot(k, 0, 1) * x + _rot(k, 1, 1) * y + _rot(k, 2, 1) * z,
             _rot(k, 0, 2) * x + _rot(k, 1, 2) * y + _rot(k, 2, 2) * z)
 
 
-@jit
+@jit_inline
 def _cross(a0, a1, a2, b0, b1, b2) -> tuple[float, float, float]:
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 

@@ -6,9 +6,12 @@ import json
 from traction.envs import ENV_IDS
 from traction.train import perf
 
-TASK_KEYS = {"env_steps_per_s", "sim_s_per_wall_s", "substeps_per_s",
-             "bare_mujoco_substeps_per_s", "substep_cost_vs_bare_mujoco",
-             "vehicle_update_us_single", "vehicle_update_us_per_vehicle_batched_64"}
+TASK_KEYS = {"env_steps_per_s", "sim_s_per_wall_s", "physics_substeps_per_s",
+             "bare_mujoco_substeps_per_s", "physics_substep_cost_vs_bare_mujoco",
+             "env_step_cost_per_substep_vs_bare_mujoco", "vehicle_update_us_single",
+             "vehicle_update_us_per_vehicle_batched_64", "vector", "startup_s"}
+VECTOR_KEYS = {"env_steps_per_s", "physics_vehicle_substeps_per_s",
+               "physics_cost_per_vehicle_substep_vs_bare_mujoco"}
 
 
 def test_perf_quick_schema(tmp_path):
@@ -16,5 +19,10 @@ def test_perf_quick_schema(tmp_path):
     report = json.loads((tmp_path / "perf.json").read_text())
     assert set(report["tasks"]) == set(ENV_IDS)
     for r in report["tasks"].values():
-        assert set(r) == TASK_KEYS and all(v > 0 for v in r.values())
+        assert set(r) == TASK_KEYS
+        assert all(v > 0 for k, v in r.items() if k != "vector")
+        assert set(r["vector"]) == {"2", "4"}
+        for v in r["vector"].values():
+            assert set(v) == VECTOR_KEYS and all(x > 0 for x in v.values())
     assert set(report["reference"]) == {"HalfCheetah-v5", "CarRacing-v3"}
+    assert "| task | vector N |" in perf.table(report)
