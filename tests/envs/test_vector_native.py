@@ -93,3 +93,22 @@ def test_sb3_adapter_matches_dummy_vec_env_and_passes_nan_checks():
                 assert np.array_equal(x["terminal_observation"], y["terminal_observation"])
     assert ours.get_attr("n_substeps") == [10, 10]
     ours.close()
+
+
+def test_same_step_autoreset_puts_the_last_step_in_final_obs_and_final_info():
+    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                        max_episode_steps=3, autoreset_mode="SameStep")
+    single = gym.make("Traction/TankTurn-v0", max_episode_steps=3)
+    venv.reset(seed=[4, 5])
+    single.reset(seed=4)
+    a = np.full((2, 2), 0.5, np.float32)
+    for _ in range(2):
+        venv.step(a)
+        single.step(a[0])
+    obs, rew, term, trunc, info = venv.step(a)
+    last, r, _, _, last_info = single.step(a[0])
+    assert np.all(trunc) and info["_final_obs"].all()
+    assert np.array_equal(info["final_obs"][0], last) and rew[0] == r
+    assert info["final_info"]["reward_heading"][0] == last_info["reward_heading"]
+    reset_obs, _ = single.reset()                     # the env's own RNG continues
+    assert np.array_equal(obs[0], reset_obs)
