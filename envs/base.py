@@ -18,6 +18,7 @@ import numpy as np
 
 from traction.scenes import Scene, build_scene
 from traction.vehicle_model import VehicleParams
+from traction.vehicle_model.layout import K_ANGULAR, K_ROTATION, K_VELOCITY
 
 from .vehicle_sim import VehicleSim
 
@@ -188,9 +189,9 @@ class TractionEnv(gym.Env):
 
     def body_velocity(self) -> tuple[np.ndarray, np.ndarray]:
         """CoM linear (m/s) and angular (rad/s) velocity in the chassis frame."""
-        rot = self.body_rotation()
-        kin = self.sim.kinematics()
-        return rot.T @ kin.velocity[0], rot.T @ kin.angular_velocity[0]
+        k = self.sim.chassis_row()
+        rot = k[K_ROTATION:K_ROTATION + 9].reshape(3, 3)
+        return rot.T @ k[K_VELOCITY:K_VELOCITY + 3], rot.T @ k[K_ANGULAR:K_ANGULAR + 3]
 
     def heading(self) -> float:
         """Yaw of the chassis x axis in the world xy plane (rad)."""

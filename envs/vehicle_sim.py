@@ -216,10 +216,16 @@ class VehicleSim:
                              h[None, :, L.H_SURFACE].astype(np.int64))
         return kin, hits
 
+    def chassis_row(self) -> np.ndarray:
+        """The current chassis kinematics as one ``layout`` row (``K_POSITION``, ``K_ROTATION``,
+        ``K_COM``, ``K_VELOCITY``, ``K_ANGULAR``), read from MjData by compiled code; the array
+        is reused by the next call."""
+        physics.chassis(self._own.addr[0], self._own.index[0], self.model.nv, self._kin_row)
+        return self._kin_row
+
     def kinematics(self) -> vm.ChassisKinematics:
         """Chassis pose, CoM and CoM/angular velocity (world frame), batch of one."""
-        k = self._kin_row
-        physics.chassis(self._own.addr[0], self._own.index[0], self.model.nv, k)
+        k = self.chassis_row()
         return vm.ChassisKinematics(k[None, L.K_POSITION:L.K_POSITION + 3].copy(),
                                     k[L.K_ROTATION:L.K_ROTATION + 9].reshape(1, 3, 3).copy(),
                                     k[None, L.K_COM:L.K_COM + 3].copy(),
@@ -236,9 +242,7 @@ class VehicleSim:
 
     def com_velocity(self) -> np.ndarray:
         """Velocity of the centre of mass, world (m/s)."""
-        k = self._kin_row
-        physics.chassis(self._own.addr[0], self._own.index[0], self.model.nv, k)
-        return k[L.K_VELOCITY:L.K_VELOCITY + 3].copy()
+        return self.chassis_row()[L.K_VELOCITY:L.K_VELOCITY + 3].copy()
 
     def forward_speed(self) -> float:
         """CoM velocity along the chassis x axis (m/s)."""
