@@ -31,6 +31,23 @@ def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path):
     tags = events.Tags()["scalars"]
     assert {"reward_terms/heading", "reward_terms/translation", "reward_terms/hold"} <= set(tags)
 
+    from traction.train import results
+
+    table = results.main([str(out), "--out", str(tmp_path / "curves")])
+    assert (tmp_path / "curves" / "run.png").stat().st_size > 1000
+    assert "| Traction/TankTurn-v0 | PPO | 512 |" in table
+
+
+def test_training_uses_the_native_vector_env():
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from traction.train.sb3_vec import TractionSB3VecEnv
+
+    venv = train.make_vec("Traction/TankTurn-v0", {}, 3, 0, normalize=False)
+    assert isinstance(venv, VecMonitor) and isinstance(venv.venv, TractionSB3VecEnv)
+    assert venv.reset().shape == (3, 9)
+    venv.close()
+
 
 def test_hyperparameters_resolve_default_then_env_then_overrides():
     hp = train.hyperparameters("ppo", "Traction/Climb6x6-v0", {"gamma": 0.9})

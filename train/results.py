@@ -1,0 +1,80 @@
+"""Learning curves of training runs (evaluation return and success rate vs steps)::
+
+    python -m traction.train.results runs/train/tank_ppo [more runs...] --out docs/results
+
+Reads each run folder's ``evaluations.npz`` (written by ``train.py``'s evaluation callback) and
+``evaluation.json`` (``evaluate.py``), writes one PNG per run and prints a markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+
+def curves(run: Path) -> dict:
+    """Evaluation timesteps, mean return and success rate of a run folder."""
+    d = np.load(run / "evaluations.npz")
+    success = d["successes"].mean(axis=1) if "successes" in d and d["successes"].size else None
+    return {"timesteps": d["timesteps"], "return": d["results"].mean(axis=1),
+            "return_std": d["results"].std(axis=1), "success": success}
+
+
+def plot(run: Path, out: Path) -> Path:
+    """PNG of the run's learning curves."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    config = yaml.safe_load((run / "config.yml").read_text())
+    c = curves(run)
+    fig, ax = plt.subplots(1, 2, figsize=(9, 3.2))
+    ax[0].plot(c["timesteps"], c["return"])
+    ax[0].fill_between(c["timesteps"], c["return"] - c["return_std"],
+                       c["return"] + c["return_std"], alpha=0.25)
+    ax[0].set(xlabel="environment steps", ylabel="evaluation return")
+    if c["success"] is not None:
+        ax[1].plot(c["timesteps"], 100 * c["success"])
+    ax[1].set(xlabel="environment steps", ylabel="evaluation success (%)", ylim=(-5, 105))
+    fig.suptitle(f"{config['env_id']} - {config['algo'].upper()} (seed {config.get('seed', '?')})")
+    fig.tight_layout()
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{run.name}.png"
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def row(run: Path) -> str:
+    config = yaml.safe_load((run / "config.yml").read_text())
+    c = curves(run)
+    final = json.loads((run / "evaluation.json").read_text()) if (run / "evaluation.json").exists() \
+        else {}
+    best = float(np.max(c["success"])) if c["success"] is not None else float("nan")
+    return (f"| {config['env_id']} | {config['algo'].upper()} | {int(c['timesteps'][-1])} | "
+            f"{100 * best:.0f} % | {100 * final.get('success_rate', float('nan')):.0f} % | "
+            f"{final.get('mean_return', float('nan')):.1f} |")
+
+
+def main(argv=None) -> str:
+    ap = argparse.ArgumentParser(description="Learning curves of Traction training runs.")
+    ap.add_argument("runs", type=Path, nargs="+")
+    ap.add_argument("--out", type=Path, default=Path("docs/results"))
+    args = ap.parse_args(argv)
+    lines = ["| task | algo | steps | best eval success | final eval success | final mean return |",
+             "|---|---|---|---|---|---|"]
+    for run in args.runs:
+        plot(run, args.out)
+        lines.append(row(run))
+    text = "\n".join(lines)
+    print(text)
+    return text
+
+
+if __name__ == "__main__":
+    main()
