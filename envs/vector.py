@@ -110,9 +110,9 @@ class TractionVectorEnv(VectorEnv):
                 if self.max_episode_steps is not None and self._elapsed[i] >= self.max_episode_steps:
                     truncated = True
                 if same_step and (terminated or truncated):       # reset now, keep the last
-                    info = {**info, "final_obs": obs, "final_info": info}
-                    obs, reset_info = env.reset()
-                    info.update(reset_info)
+                    final_obs, final_info = obs, info
+                    obs, info = env.reset()
+                    info = {**info, "final_obs": final_obs, "final_info": final_info}
                     self._elapsed[i] = 0
             else:                                      # ended last step: reset now
                 obs, info = env.reset()

@@ -62,11 +62,12 @@ class TractionSB3VecEnv(VecEnv):
     def step_wait(self):
         infos = self.venv.step_envs(self._actions)
         dones = self.venv._terminated | self.venv._truncated
+        for i in np.flatnonzero(dones):          # the ended episode's last step, as SB3 wants
+            reset = infos[i]
+            infos[i] = {**reset.pop("final_info"), "terminal_observation": reset.pop("final_obs")}
+            self.reset_infos[i] = reset
         for i, info in enumerate(infos):
             info["TimeLimit.truncated"] = bool(self.venv._truncated[i] and not self.venv._terminated[i])
-            if dones[i]:
-                info["terminal_observation"] = info.pop("final_obs")
-                info.pop("final_info", None)
         return self.venv._obs.copy(), self.venv._rewards.astype(np.float32), dones, infos
 
     def close(self) -> None:

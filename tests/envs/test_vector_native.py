@@ -89,6 +89,7 @@ def test_sb3_adapter_matches_dummy_vec_env_and_passes_nan_checks():
         assert np.array_equal(o1, o2) and np.allclose(r1, r2) and np.array_equal(d1, d2)
         for x, y in zip(i1, i2, strict=True):
             assert x["TimeLimit.truncated"] == y["TimeLimit.truncated"]
+            assert x["is_success"] == y["is_success"] and x["reward_hold"] == y["reward_hold"]
             if "terminal_observation" in y:
                 assert np.array_equal(x["terminal_observation"], y["terminal_observation"])
     assert ours.get_attr("n_substeps") == [10, 10]
@@ -112,3 +113,23 @@ def test_same_step_autoreset_puts_the_last_step_in_final_obs_and_final_info():
     assert info["final_info"]["reward_heading"][0] == last_info["reward_heading"]
     reset_obs, _ = single.reset()                     # the env's own RNG continues
     assert np.array_equal(obs[0], reset_obs)
+
+
+def test_sb3_adapter_reports_success_of_the_ended_episode():
+    pytest.importorskip("stable_baselines3")
+    from traction.train.sb3_vec import TractionSB3VecEnv
+
+    venv = TractionSB3VecEnv("Traction/TankTurn-v0", 2, max_episode_steps=60)
+    venv.seed(0)
+    venv.set_options({"target_offset": 0.0, "yaw": 0.0})    # already on target: hold 1 s = success
+    venv.reset()
+    for _ in range(60):
+        _, reward, done, infos = venv.step(np.zeros((2, 2), np.float32))
+        if done.any():
+            break
+    assert done.all()
+    for info in infos:
+        assert info["is_success"] and info["reward_hold"] > 0 and not info["TimeLimit.truncated"]
+        assert info["terminal_observation"].shape == (9,)
+    assert all(r["is_success"] is False for r in venv.reset_infos)   # the new episode's reset info
+    venv.close()
