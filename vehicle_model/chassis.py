@@ -6,7 +6,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import layout as L
+from .jit import jit
+from .layout import Packed
 from .params import freeze_arrays, param, validate_fields
+from .vec import cross, to_body, to_world
 
 
 @dataclass(frozen=True)
@@ -51,3 +55,56 @@ def box_inertia(mass: float, size) -> np.ndarray:
     length, width, height = size
     return mass / 12.0 * np.array([width**2 + height**2, length**2 + height**2,
                                    length**2 + width**2])
+
+
+@jit
+def forces_out(pk: Packed, k, ws, dt, s, out, out_v) -> None:
+    """7. Forces out, world frame, with their application points, and the chassis wrench."""
+    wp = pk.wheel
+    wrench = out_v[L.O_WRENCH:L.O_WRENCH + 6]
+    wrench[:] = 0.0
+    for w in range(wp.shape[0]):
+        p = wp[w]
+        f_long = s[w, L.S_ACC_LONG] / dt
+        f_lat = s[w, L.S_ACC_LAT] / dt
+        out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE] = f_long, f_lat
+        out[w, L.O_DRIVE_TORQUE] = s[w, L.S_ACC_DRIVE] / dt
+        out[w, L.O_PATCH_SLIDE] = s[w, L.S_V_LONG] - ws[w, L.OMEGA] * p[L.RADIUS]
+        out[w, L.O_PATCH_SLIDE + 1] = s[w, L.S_V_LAT]
+        spring = out[w, L.O_SPRING_FORCE]
+        for i in range(3):
+            out[w, L.O_TIRE_FORCE + i] = s[w, L.S_FWD + i] * f_long + s[w, L.S_LEFT + i] * f_lat
+            out[w, L.O_SUSP_FORCE + i] = -s[w, L.S_DOWN + i] * spring
+        for col, point in ((L.O_SUSP_POINT, L.FORCE_POINT), (L.O_TIRE_POINT, L.TIRE_FORCE_POINT)):
+            q0, q1, q2 = to_world(k, p[point], p[point + 1], p[point + 2])
+            out[w, col] = k[L.K_POSITION] + q0
+            out[w, col + 1] = k[L.K_POSITION + 1] + q1
+            out[w, col + 2] = k[L.K_POSITION + 2] + q2
+        for force, point in ((L.O_SUSP_FORCE, L.O_SUSP_POINT), (L.O_TIRE_FORCE, L.O_TIRE_POINT)):
+            t = cross(out[w, point] - k[L.K_COM], out[w, point + 1] - k[L.K_COM + 1],
+                       out[w, point + 2] - k[L.K_COM + 2], out[w, force], out[w, force + 1],
+                       out[w, force + 2])
+            for i in range(3):
+                wrench[i] += out[w, force + i]
+                wrench[3 + i] += t[i]
+    _pitch_roll_scaling(pk, k, out, out_v)
+    for i in range(3):
+        wrench[3 + i] += out_v[L.O_EXTRA_TORQUE + i]
+
+
+@jit
+def _pitch_roll_scaling(pk: Packed, k, out, out_v) -> None:
+    """World torque removing the unwanted share of the tyre forces' pitch and roll moments."""
+    vp = pk.vehicle
+    out_v[L.O_EXTRA_TORQUE:L.O_EXTRA_TORQUE + 3] = 0.0
+    if vp[L.KEEP_PITCH] == 1.0 and vp[L.KEEP_ROLL] == 1.0:
+        return
+    m0, m1, m2 = 0.0, 0.0, 0.0                       # tyre moment about the CoM, world
+    for w in range(out.shape[0]):
+        t = cross(out[w, L.O_TIRE_POINT] - k[L.K_COM], out[w, L.O_TIRE_POINT + 1] - k[L.K_COM + 1],
+                   out[w, L.O_TIRE_POINT + 2] - k[L.K_COM + 2], out[w, L.O_TIRE_FORCE],
+                   out[w, L.O_TIRE_FORCE + 1], out[w, L.O_TIRE_FORCE + 2])
+        m0, m1, m2 = m0 + t[0], m1 + t[1], m2 + t[2]
+    b0, b1, _ = to_body(k, m0, m1, m2)
+    e = to_world(k, -(1.0 - vp[L.KEEP_ROLL]) * b0, -(1.0 - vp[L.KEEP_PITCH]) * b1, 0.0)
+    out_v[L.O_EXTRA_TORQUE], out_v[L.O_EXTRA_TORQUE + 1], out_v[L.O_EXTRA_TORQUE + 2] = e

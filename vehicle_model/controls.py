@@ -13,6 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import gearbox, steering
+from . import layout as L
+from .jit import jit
+from .layout import Packed
+
 #: Channels smoothed, in order.
 CHANNELS = ("throttle", "brake", "handbrake", "steer")
 
@@ -65,3 +70,35 @@ def smooth(p: SmoothingParams, current: np.ndarray, raw: np.ndarray, forward_spe
     out = np.where(crossing & (np.abs(raw - current) > step), current - np.sign(current) * step, out)
     out[:, 3] = np.clip(out[:, 3], -steer_limit(p, forward_speed), steer_limit(p, forward_speed))
     return out
+
+
+NO_GEAR_REQUEST = -2
+
+
+@jit
+def commands(pk: Packed, gears, vs, cv, cw, dt, s, out) -> tuple[float, float]:
+    """1. Brake torque and steer angle per wheel; gears; returns ``(throttle, ratio)``."""
+    vp, wp = pk.vehicle, pk.wheel
+    brake = min(max(cv[L.BRAKE], 0.0), 1.0)
+    handbrake = min(max(cv[L.HANDBRAKE], 0.0), 1.0)
+    steer = min(max(cv[L.STEER], -1.0), 1.0)
+    tank_standard = int(vp[L.DIFF_TYPE]) == L.TANK and vp[L.TANK_SPECIAL] < 0.5
+    for w in range(wp.shape[0]):
+        b = max(brake, min(max(cw[w, L.WHEEL_BRAKE], 0.0), 1.0))
+        if tank_standard:                        # pulling a track's stick back brakes that side
+            b = max(b, min(max(-cv[L.THRUST + int(wp[w, L.GROUP])], 0.0), 1.0))
+        s[w, L.S_BRAKE] = b * wp[w, L.MAX_BRAKE] + handbrake * wp[w, L.MAX_HANDBRAKE]
+        angle = steering.steer_angle(vp, wp, w, steer) + cw[w, L.WHEEL_STEER]
+        limit = wp[w, L.MAX_STEER]
+        out[w, L.O_STEER] = min(max(angle, -limit), limit) + wp[w, L.TOE]
+    throttle = min(max(cv[L.THROTTLE], 0.0), 1.0)
+    if int(vp[L.DIFF_TYPE]) == L.DIRECT:
+        return throttle, 0.0
+    want = int(cv[L.TARGET_GEAR])
+    if want == NO_GEAR_REQUEST:
+        want = gears[L.GEAR] + int(cv[L.GEAR_UP] > 0.5) - int(cv[L.GEAR_DOWN] > 0.5)
+    gearbox.shift(vp, pk.shift_up, pk.shift_down, gears, vs, want,
+                  vs[L.ENGINE_OMEGA] / vp[L.MAX_OMEGA], dt)
+    if gears[L.AUTO_SHIFT]:
+        throttle = 0.0                           # autobox shifts cut the throttle
+    return throttle, gearbox.effective_ratio(vp, pk.gear_ratios, gears, vs)

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import engine
+from . import differential, engine, wheel
+from . import layout as L
 from .jit import jit
 from .layout import (
     CLUTCH_IMPLICIT,
@@ -30,6 +31,7 @@ from .layout import (
     ENGINE_MOI,
     MAX_OMEGA,
     PEAK_TORQUE,
+    Packed,
 )
 from .wheel import apply_brake
 
@@ -100,3 +102,65 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
     for g in range(n):
         out_g[g] = apply_brake(out_g[g], h * brake_g[g] / inertia_g[g])
     return x_e, k * slip, t_eng
+
+
+@jit
+def spin(pk: Packed, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, out):
+    """6b. Wheel (and engine) spin over ``h``; returns ``(engine_torque, clutch_torque)``."""
+    vp, wp = pk.vehicle, pk.wheel
+    n = wp.shape[0]
+    if int(vp[L.DIFF_TYPE]) == L.DIRECT:
+        for w in range(n):
+            ws[w, L.OMEGA] = wheel.integrate_spin(ws[w, L.OMEGA], cw[w, L.WHEEL_TORQUE],
+                                                  s[w, L.S_ROAD], s[w, L.S_BRAKE], wp[w, L.MOI],
+                                                  wp[w, L.DAMPING], h)
+            ws[w, L.DRIVE_TORQUE] = cw[w, L.WHEEL_TORQUE]
+        return 0.0, 0.0
+    n_g = int(vp[L.N_GROUPS])
+    g[:n_g] = 0.0
+    for w in range(n):                                   # wheel groups (a tank track = a group)
+        j = int(wp[w, L.GROUP])
+        g[j, L.G_SPIN] += ws[w, L.OMEGA]
+        g[j, L.G_INERTIA] += wp[w, L.MOI]
+        g[j, L.G_DAMPING] += wp[w, L.DAMPING]
+        g[j, L.G_ROAD] += s[w, L.S_ROAD]
+        g[j, L.G_BRAKE] += s[w, L.S_BRAKE]
+        g[j, L.G_COUNT] += 1.0
+    for j in range(n_g):
+        g[j, L.G_SPIN] /= g[j, L.G_COUNT]
+    differential.ratios(vp, wp[:, L.BASE_SPLIT], ws[:, L.OMEGA], out[:, L.O_CONTACT],
+                        out[:, L.O_SPRING_FORCE], thrust_l, thrust_r, g[:n_g, L.G_BETA],
+                        g[:n_g, L.G_ALPHA])
+    _split_override(pk, cw, g)
+    w_e, clutch, t_eng = solve(
+        vp, pk.torque_curve, vs[L.ENGINE_OMEGA], g[:n_g, L.G_SPIN], g[:n_g, L.G_INERTIA],
+        g[:n_g, L.G_DAMPING], g[:n_g, L.G_ROAD], g[:n_g, L.G_BRAKE], throttle, ratio,
+        g[:n_g, L.G_BETA], g[:n_g, L.G_ALPHA], h, g[:n_g, L.G_NEW])
+    vs[L.ENGINE_OMEGA] = w_e
+    for w in range(n):
+        j = int(wp[w, L.GROUP])
+        ws[w, L.OMEGA] = g[j, L.G_NEW]
+        ws[w, L.DRIVE_TORQUE] = g[j, L.G_BETA] * ratio * clutch / g[j, L.G_COUNT]
+    return t_eng, clutch
+
+
+@jit
+def _split_override(pk: Packed, cw, g) -> None:
+    """Per-wheel torque ratios from the commands (not NaN) replace the differential's."""
+    wp = pk.wheel
+    if int(pk.vehicle[L.DIFF_TYPE]) == L.TANK:
+        return
+    given = False
+    for w in range(wp.shape[0]):
+        given = given or not np.isnan(cw[w, L.TORQUE_SPLIT])
+    if not given:
+        return
+    total = 0.0
+    for w in range(wp.shape[0]):
+        v = cw[w, L.TORQUE_SPLIT]
+        if not np.isnan(v) and v > 0.0 and wp[w, L.BASE_SPLIT] > 0.0:
+            total += v
+    for w in range(wp.shape[0]):
+        v = cw[w, L.TORQUE_SPLIT]
+        share = v if (not np.isnan(v) and v > 0.0 and wp[w, L.BASE_SPLIT] > 0.0) else 0.0
+        g[w, L.G_BETA] = share / total if total > 0.0 else g[w, L.G_ALPHA]

@@ -27,6 +27,7 @@ from .layout import (
     SWITCH_TIME,
     SWITCH_TIMER,
     TARGET,
+    column_view,
 )
 from .params import freeze_arrays, param, validate_fields
 
@@ -143,18 +144,9 @@ class GearboxState:
     def __init__(self, gears: np.ndarray, timers: np.ndarray):
         self._gears, self._timers = gears, timers
 
-    gear = property(lambda self: self._gears[:, GEAR],
-                    lambda self, v: self._gears.__setitem__((slice(None), GEAR), v),
-                    doc="current gear, -1 reverse, 0 neutral, 1.. forward")
-    target = property(lambda self: self._gears[:, TARGET],
-                      lambda self, v: self._gears.__setitem__((slice(None), TARGET), v),
-                      doc="gear being changed to (== gear when idle)")
-    auto_shift = property(lambda self: self._gears[:, AUTO_SHIFT] != 0,
-                          lambda self, v: self._gears.__setitem__((slice(None), AUTO_SHIFT), v),
-                          doc="the change in progress was started by the autobox")
-    switch_timer = property(lambda self: self._timers[:, SWITCH_TIMER],
-                            lambda self, v: self._timers.__setitem__((slice(None), SWITCH_TIMER), v),
-                            doc="s left in the current change (0 when idle)")
-    autobox_timer = property(lambda self: self._timers[:, AUTOBOX_TIMER],
-                             lambda self, v: self._timers.__setitem__((slice(None), AUTOBOX_TIMER), v),
-                             doc="s since the autobox last decided")
+    gear = column_view("_gears", GEAR, doc="current gear, -1 reverse, 0 neutral, 1.. forward")
+    target = column_view("_gears", TARGET, doc="gear being changed to (== gear when idle)")
+    auto_shift = column_view("_gears", AUTO_SHIFT, dtype=bool,
+                             doc="the change in progress was started by the autobox")
+    switch_timer = column_view("_timers", SWITCH_TIMER, doc="s left in the current change")
+    autobox_timer = column_view("_timers", AUTOBOX_TIMER, doc="s since the autobox last decided")

@@ -1,13 +1,46 @@
 """The one compiler setting of the vehicle update: numba ``njit`` with an on-disk cache.
 
-Compiled functions are cached next to their modules (``__pycache__``) so only the first import
-after an install compiles; ``error_model="numpy"`` gives inf/NaN instead of raising on division
-by zero (the update guards its denominators).
+Compiled functions are cached on disk so only the first import after an install (or an edit)
+compiles; ``error_model="numpy"`` gives inf/NaN instead of raising on division by zero (the update
+guards its denominators).
+
+Numba checks a cached function against its own source file only, but a compiled caller contains
+its callees from other files (``envs/physics.py`` contains the whole vehicle update), so an edit
+to ``tire_physx.py`` would leave stale code in ``physics.py``'s cache. The cache therefore lives
+in a folder named after a hash of every traction source file and the numba version
+(``~/.cache/traction/numba-<hash>``, below ``$NUMBA_CACHE_DIR`` or ``$XDG_CACHE_HOME`` if set):
+any edit starts a fresh cache.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
 import numba
+
+
+def _cache_dir() -> Path:
+    root = Path(__file__).resolve().parent.parent       # the folder holding the traction packages
+    digest = hashlib.sha256(numba.__version__.encode())
+    for folder in ("vehicle_model", "envs", "scenes"):
+        for path in sorted((root / folder).glob("*.py")):
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "traction")
+    folder = Path(base) / f"numba-{digest.hexdigest()[:16]}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:                                       # read-only home: a temporary cache
+        folder = Path(tempfile.gettempdir()) / "traction-numba" / folder.name
+        folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+numba.config.CACHE_DIR = str(_cache_dir())
 
 jit = numba.njit(cache=True, error_model="numpy")
 #: for small helpers on the per-wheel hot path: inlined into the caller by numba (no call, no

@@ -90,6 +90,24 @@ N_TIRE_INPUTS = _columns(
     "X_DRIVE_TORQUE", "X_MASS_LONG", "X_MASS_LAT")
 
 
+def column_view(buffer: str, col: int, width: int = 0, dtype=None, doc: str = ""):
+    """A property viewing column ``col`` (``width`` > 0: columns ``col:col+width``) of the named
+    buffer; ``dtype`` returns a converted copy instead of a view (bool flags, integer gears).
+    Assigning writes into the buffer (broadcasting)."""
+    index = (Ellipsis, slice(col, col + width)) if width else (Ellipsis, col)
+
+    def get(self):
+        view = getattr(self, buffer)[index]
+        if dtype is bool:
+            return view != 0
+        return view.astype(dtype) if dtype is not None else view
+
+    def put(self, value):
+        getattr(self, buffer)[index] = value
+
+    return property(get, put, doc=doc)
+
+
 class Packed(NamedTuple):
     """One vehicle type as arrays for the compiled update.
 

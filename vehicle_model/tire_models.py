@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import objmode
 
 from . import layout as L
 from . import tire, tire_arcade, tire_curve, tire_custom, tire_magic, tire_physx
 from .jit import jit
+from .layout import Packed
 
 PHYSX, ARCADE, CURVE, MAGIC_FORMULA, CUSTOM = range(5)
 
@@ -26,6 +28,67 @@ def forces(w: np.ndarray, x: np.ndarray, families: np.ndarray, family_index: np.
     if model == MAGIC_FORMULA:
         return tire_magic.forces(w, x)
     return 0.0, 0.0, 0.0, 0.0
+
+
+@jit
+def substep_forces(pk: Packed, ws, gravity, h, s, x, out) -> None:
+    """6a. Slips and tyre forces of every wheel for one wheel substep (sticky tyres override)."""
+    vp, wp = pk.vehicle, pk.wheel
+    for w in range(wp.shape[0]):
+        p = wp[w]
+        contact = out[w, L.O_CONTACT] > 0.5
+        v_long, v_lat, omega = s[w, L.S_V_LONG], s[w, L.S_V_LAT], ws[w, L.OMEGA]
+        long_slip, lat_slip = 0.0, 0.0
+        if contact:
+            long_slip, lat_slip = tire.slips(v_long, v_lat, omega * p[L.RADIUS],
+                                             vp[L.MIN_LONG_DENOM], vp[L.MIN_LAT_DENOM])
+        physx = int(p[L.TIRE_MODEL]) == PHYSX
+        mu = s[w, L.S_MU_SURFACE] * (tire.friction_multiplier(p, long_slip) if physx else 1.0)
+        xr = x[w]
+        xr[L.X_V_LONG], xr[L.X_V_LAT], xr[L.X_OMEGA] = v_long, v_lat, omega
+        xr[L.X_LONG_SLIP], xr[L.X_LAT_SLIP], xr[L.X_CAMBER] = long_slip, lat_slip, out[w, L.O_CAMBER]
+        xr[L.X_FRICTION], xr[L.X_SURFACE_FRICTION], xr[L.X_LOAD] = mu, s[w, L.S_MU_SURFACE], out[w, L.O_LOAD]
+        xr[L.X_REST_LOAD] = p[L.SPRUNG_MASS] * gravity
+        xr[L.X_NORMALISED_LOAD] = out[w, L.O_LOAD] / xr[L.X_REST_LOAD]
+        xr[L.X_GRAVITY], xr[L.X_DT], xr[L.X_DRIVE_TORQUE] = gravity, h, ws[w, L.DRIVE_TORQUE]
+        xr[L.X_MASS_LONG], xr[L.X_MASS_LAT] = s[w, L.S_MASS_LONG], s[w, L.S_MASS_LAT]
+        f_long, f_lat, moment, road = 0.0, 0.0, 0.0, 0.0
+        if contact:
+            f_long, f_lat, moment, road = forces(p, xr, pk.families, pk.family_index,
+                                                             pk.points)
+        out[w, L.O_LONG_SLIP], out[w, L.O_LAT_SLIP], out[w, L.O_FRICTION] = long_slip, lat_slip, mu
+        out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE] = f_long, f_lat
+        out[w, L.O_MOMENT], s[w, L.S_ROAD] = moment, road
+    if vp[L.HAS_CUSTOM] > 0.5:
+        _custom_tires(pk, x, s, out)
+    for w in range(wp.shape[0]):
+        stick_long, stick_lat = s[w, L.S_STICK_LONG] > 0.5, s[w, L.S_STICK_LAT] > 0.5
+        if not (stick_long or stick_lat):
+            continue
+        f_long = s[w, L.S_F_STICK_LONG] if stick_long else out[w, L.O_LONG_FORCE]
+        f_lat = s[w, L.S_F_STICK_LAT] if stick_lat else out[w, L.O_LAT_FORCE]
+        cap = out[w, L.O_FRICTION] * out[w, L.O_LOAD] * wp[w, L.CAP_COEF]
+        scale = min(1.0, cap / max(np.hypot(f_long, f_lat), 1e-9))
+        out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE] = f_long * scale, f_lat * scale
+        if stick_long:
+            s[w, L.S_ROAD] = -f_long * scale * wp[w, L.RADIUS]
+
+
+@jit
+def _custom_tires(pk: Packed, x, s, out) -> None:
+    """Custom (Python) tyre functions for the wheels that use them, in one object-mode call."""
+    wp = pk.wheel
+    cols = np.nonzero(wp[:, L.TIRE_MODEL] == CUSTOM)[0]
+    rows = np.ascontiguousarray(x[cols])
+    radius = np.ascontiguousarray(wp[cols, L.RADIUS])
+    index = int(wp[cols[0], L.CUSTOM_INDEX])
+    with objmode(res="float64[:, :]"):
+        res = tire_custom.call(index, rows, radius)
+    for i in range(len(cols)):
+        w = cols[i]
+        if out[w, L.O_CONTACT] > 0.5:
+            out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE] = res[i, 0], res[i, 1]
+            out[w, L.O_MOMENT], s[w, L.S_ROAD] = res[i, 2], res[i, 3]
 
 
 @jit

@@ -1,18 +1,34 @@
-"""Small vector helpers on stacked 3-vectors (last axis), cheaper than np.cross/np.einsum calls
-for the short arrays of the vehicle update."""
+"""Vector helpers on a chassis kinematics row (``layout`` ``K_`` columns), for compiled code:
+scalar 3-vectors as tuples, so nothing is allocated on the per-wheel hot path."""
 
 from __future__ import annotations
 
 import numpy as np
 
-
-def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cross product over the last axis with broadcasting."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+from . import layout as L
+from .jit import jit_inline
 
 
-def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Dot product over the last axis with broadcasting."""
-    return (a * b).sum(axis=-1)
+@jit_inline
+def rot(k: np.ndarray, i: int, j: int) -> float:
+    """World-from-chassis rotation entry (row-major in the kinematics row)."""
+    return k[L.K_ROTATION + 3 * i + j]
+
+
+@jit_inline
+def to_world(k: np.ndarray, x: float, y: float, z: float) -> tuple[float, float, float]:
+    return (rot(k, 0, 0) * x + rot(k, 0, 1) * y + rot(k, 0, 2) * z,
+            rot(k, 1, 0) * x + rot(k, 1, 1) * y + rot(k, 1, 2) * z,
+            rot(k, 2, 0) * x + rot(k, 2, 1) * y + rot(k, 2, 2) * z)
+
+
+@jit_inline
+def to_body(k: np.ndarray, x: float, y: float, z: float) -> tuple[float, float, float]:
+    return (rot(k, 0, 0) * x + rot(k, 1, 0) * y + rot(k, 2, 0) * z,
+            rot(k, 0, 1) * x + rot(k, 1, 1) * y + rot(k, 2, 1) * z,
+            rot(k, 0, 2) * x + rot(k, 1, 2) * y + rot(k, 2, 2) * z)
+
+
+@jit_inline
+def cross(a0, a1, a2, b0, b1, b2) -> tuple[float, float, float]:
+    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0

@@ -22,7 +22,7 @@ from .clutch import ClutchParams
 from .engine import EngineParams
 from .errors import VehicleConfigError
 from .gearbox import GearboxParams, GearboxState
-from .layout import Packed
+from .layout import Packed, column_view
 from .params import param, validate_fields
 from .steering import SteeringParams
 from .tire_curve import DEFAULT as DEFAULT_CURVES
@@ -123,24 +123,6 @@ class VehicleParams:
             raise VehicleConfigError(f"{where}: tire.curve_set refers to a missing curve set")
 
 
-def _view(buffer: str, col: int, width: int = 0, dtype=None, doc: str = ""):
-    """A property viewing column ``col`` (``width`` > 0: columns ``col:col+width``) of the named
-    buffer; ``dtype`` returns a converted copy instead of a view (bool flags, integer gears).
-    Assigning writes into the buffer (broadcasting)."""
-    index = (Ellipsis, slice(col, col + width)) if width else (Ellipsis, col)
-
-    def get(self):
-        view = getattr(self, buffer)[index]
-        if dtype is bool:
-            return view != 0
-        return view.astype(dtype) if dtype is not None else view
-
-    def put(self, value):
-        getattr(self, buffer)[index] = value
-
-    return property(get, put, doc=doc)
-
-
 class VehicleState:
     """Dynamic state of a batch: ``wheel (n, n_wheels, N_WHEEL_STATE)``, ``vehicle (n,
     N_VEHICLE_STATE)`` floats and ``gears (n, N_GEAR_STATE)`` ints (``layout`` columns), with
@@ -149,11 +131,11 @@ class VehicleState:
     def __init__(self, wheel: np.ndarray, vehicle: np.ndarray, gears: np.ndarray):
         self.wheel, self.vehicle, self.gears = wheel, vehicle, gears
 
-    omega = _view("wheel", L.OMEGA, doc="wheel spin (rad/s)")
-    sticky_anchor = _view("wheel", L.ANCHOR, 2, doc="patch displacement from its sticky anchor (m)")
-    sticky_timer = _view("wheel", L.TIMER, 2, doc="time spent slow enough to stick (s)")
-    drive_torque = _view("wheel", L.DRIVE_TORQUE, doc="drive torque in the last substep (N m)")
-    engine_omega = _view("vehicle", L.ENGINE_OMEGA, doc="engine spin (rad/s), (n,)")
+    omega = column_view("wheel", L.OMEGA, doc="wheel spin (rad/s)")
+    sticky_anchor = column_view("wheel", L.ANCHOR, 2, doc="patch displacement from its sticky anchor (m)")
+    sticky_timer = column_view("wheel", L.TIMER, 2, doc="time spent slow enough to stick (s)")
+    drive_torque = column_view("wheel", L.DRIVE_TORQUE, doc="drive torque in the last substep (N m)")
+    engine_omega = column_view("vehicle", L.ENGINE_OMEGA, doc="engine spin (rad/s), (n,)")
 
     @property
     def gearbox(self) -> GearboxState:
@@ -186,18 +168,18 @@ class Commands:
     def __init__(self, vehicle: np.ndarray, wheel: np.ndarray):
         self.vehicle, self.wheel = vehicle, wheel
 
-    throttle = _view("vehicle", L.THROTTLE, doc="0..1")
-    brake = _view("vehicle", L.BRAKE, doc="0..1 (all wheels)")
-    handbrake = _view("vehicle", L.HANDBRAKE, doc="0..1")
-    steer = _view("vehicle", L.STEER, doc="-1..1, positive turns left")
-    thrust = _view("vehicle", L.THRUST, 2, doc="(n, 2) tank tracks left, right, -1..1")
-    gear_up = _view("vehicle", L.GEAR_UP, dtype=bool, doc="request the next gear up")
-    gear_down = _view("vehicle", L.GEAR_DOWN, dtype=bool, doc="request the next gear down")
-    target_gear = _view("vehicle", L.TARGET_GEAR, dtype=np.int64, doc="gear wanted; -2 = none")
-    wheel_torque = _view("wheel", L.WHEEL_TORQUE, doc="N m, direct drive")
-    wheel_brake = _view("wheel", L.WHEEL_BRAKE, doc="0..1 per wheel")
-    wheel_steer = _view("wheel", L.WHEEL_STEER, doc="rad per wheel, added to the steering")
-    torque_split = _view("wheel", L.TORQUE_SPLIT, doc="torque ratio override, NaN = differential")
+    throttle = column_view("vehicle", L.THROTTLE, doc="0..1")
+    brake = column_view("vehicle", L.BRAKE, doc="0..1 (all wheels)")
+    handbrake = column_view("vehicle", L.HANDBRAKE, doc="0..1")
+    steer = column_view("vehicle", L.STEER, doc="-1..1, positive turns left")
+    thrust = column_view("vehicle", L.THRUST, 2, doc="(n, 2) tank tracks left, right, -1..1")
+    gear_up = column_view("vehicle", L.GEAR_UP, dtype=bool, doc="request the next gear up")
+    gear_down = column_view("vehicle", L.GEAR_DOWN, dtype=bool, doc="request the next gear down")
+    target_gear = column_view("vehicle", L.TARGET_GEAR, dtype=np.int64, doc="gear wanted; -2 = none")
+    wheel_torque = column_view("wheel", L.WHEEL_TORQUE, doc="N m, direct drive")
+    wheel_brake = column_view("wheel", L.WHEEL_BRAKE, doc="0..1 per wheel")
+    wheel_steer = column_view("wheel", L.WHEEL_STEER, doc="rad per wheel, added to the steering")
+    torque_split = column_view("wheel", L.TORQUE_SPLIT, doc="torque ratio override, NaN = differential")
 
     FIELDS = ("throttle", "brake", "handbrake", "steer", "thrust", "gear_up", "gear_down",
               "target_gear", "wheel_torque", "wheel_brake", "wheel_steer", "torque_split")
@@ -264,35 +246,35 @@ class VehicleOutputs:
     def copy(self) -> VehicleOutputs:
         return VehicleOutputs(self.wheel.copy(), self.vehicle.copy())
 
-    susp_force = _view("wheel", L.O_SUSP_FORCE, 3, doc="N, world, (..., 3)")
-    susp_point = _view("wheel", L.O_SUSP_POINT, 3, doc="m, world, (..., 3)")
-    tire_force = _view("wheel", L.O_TIRE_FORCE, 3, doc="N, world, (..., 3)")
-    tire_point = _view("wheel", L.O_TIRE_POINT, 3, doc="m, world, (..., 3)")
-    in_contact = _view("wheel", L.O_CONTACT, dtype=bool, doc="wheel on the ground")
-    jounce = _view("wheel", L.O_JOUNCE, doc="m, positive compressed")
-    spring_force = _view("wheel", L.O_SPRING_FORCE, doc="N (strut force incl. anti-roll bars)")
-    load = _view("wheel", L.O_LOAD, doc="N, tyre load used by the tyre model")
-    normalised_load = _view("wheel", L.O_NORMALISED_LOAD, doc="-, load / rest load (unfiltered)")
-    friction = _view("wheel", L.O_FRICTION, doc="-, surface x graph")
-    long_slip = _view("wheel", L.O_LONG_SLIP, doc="-")
-    lat_slip = _view("wheel", L.O_LAT_SLIP, doc="rad")
-    long_force = _view("wheel", L.O_LONG_FORCE, doc="N")
-    lat_force = _view("wheel", L.O_LAT_FORCE, doc="N")
-    aligning_moment = _view("wheel", L.O_MOMENT, doc="N m")
-    patch_slide = _view("wheel", L.O_PATCH_SLIDE, 2,
+    susp_force = column_view("wheel", L.O_SUSP_FORCE, 3, doc="N, world, (..., 3)")
+    susp_point = column_view("wheel", L.O_SUSP_POINT, 3, doc="m, world, (..., 3)")
+    tire_force = column_view("wheel", L.O_TIRE_FORCE, 3, doc="N, world, (..., 3)")
+    tire_point = column_view("wheel", L.O_TIRE_POINT, 3, doc="m, world, (..., 3)")
+    in_contact = column_view("wheel", L.O_CONTACT, dtype=bool, doc="wheel on the ground")
+    jounce = column_view("wheel", L.O_JOUNCE, doc="m, positive compressed")
+    spring_force = column_view("wheel", L.O_SPRING_FORCE, doc="N (strut force incl. anti-roll bars)")
+    load = column_view("wheel", L.O_LOAD, doc="N, tyre load used by the tyre model")
+    normalised_load = column_view("wheel", L.O_NORMALISED_LOAD, doc="-, load / rest load (unfiltered)")
+    friction = column_view("wheel", L.O_FRICTION, doc="-, surface x graph")
+    long_slip = column_view("wheel", L.O_LONG_SLIP, doc="-")
+    lat_slip = column_view("wheel", L.O_LAT_SLIP, doc="rad")
+    long_force = column_view("wheel", L.O_LONG_FORCE, doc="N")
+    lat_force = column_view("wheel", L.O_LAT_FORCE, doc="N")
+    aligning_moment = column_view("wheel", L.O_MOMENT, doc="N m")
+    patch_slide = column_view("wheel", L.O_PATCH_SLIDE, 2,
                         doc="m/s, contact patch over the road: (v_long - omega r, v_lat)")
-    steer = _view("wheel", L.O_STEER, doc="rad")
-    camber = _view("wheel", L.O_CAMBER, doc="rad")
-    drive_torque = _view("wheel", L.O_DRIVE_TORQUE, doc="N m delivered to each wheel")
-    engine_omega = _view("vehicle", L.O_ENGINE_OMEGA, doc="rad/s, (n,)")
-    engine_torque = _view("vehicle", L.O_ENGINE_TORQUE, doc="N m, (n,)")
-    clutch_slip = _view("vehicle", L.O_CLUTCH_SLIP, doc="rad/s, (n,)")
-    gear = _view("vehicle", L.O_GEAR, dtype=np.int64, doc="(n,) int")
-    gear_ratio = _view("vehicle", L.O_GEAR_RATIO, doc="gear x final, 0 in neutral or shifting")
-    throttle = _view("vehicle", L.O_THROTTLE, doc="applied (0 during automatic shifts)")
-    extra_torque = _view("vehicle", L.O_EXTRA_TORQUE, 3,
+    steer = column_view("wheel", L.O_STEER, doc="rad")
+    camber = column_view("wheel", L.O_CAMBER, doc="rad")
+    drive_torque = column_view("wheel", L.O_DRIVE_TORQUE, doc="N m delivered to each wheel")
+    engine_omega = column_view("vehicle", L.O_ENGINE_OMEGA, doc="rad/s, (n,)")
+    engine_torque = column_view("vehicle", L.O_ENGINE_TORQUE, doc="N m, (n,)")
+    clutch_slip = column_view("vehicle", L.O_CLUTCH_SLIP, doc="rad/s, (n,)")
+    gear = column_view("vehicle", L.O_GEAR, dtype=np.int64, doc="(n,) int")
+    gear_ratio = column_view("vehicle", L.O_GEAR_RATIO, doc="gear x final, 0 in neutral or shifting")
+    throttle = column_view("vehicle", L.O_THROTTLE, doc="applied (0 during automatic shifts)")
+    extra_torque = column_view("vehicle", L.O_EXTRA_TORQUE, 3,
                          doc="(n, 3) world torque about the CoM (tyre pitch/roll scaling)")
-    wrench = _view("vehicle", L.O_WRENCH, 6,
+    wrench = column_view("vehicle", L.O_WRENCH, 6,
                    doc="(n, 6) total force and torque about the CoM on the chassis, world")
 
 

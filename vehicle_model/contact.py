@@ -1,0 +1,126 @@
+"""Where each tyre meets the ground, per vehicle, for compiled code: the suspension line in the
+world and the strut force (with anti-roll bars and the tyre load filter), the contact frame on the
+ground plane, and the sticky-tyre state (update steps 2-5, see ``update.py``).
+
+Per-wheel results go to the vehicle's output row (jounce, contact, strut force, loads, camber) and
+to the update's scratch (``S_`` columns: patch velocity in the contact frame, useful masses,
+frame axes, sticky forces).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import antiroll, sticky, suspension, tire
+from . import layout as L
+from .jit import jit
+from .layout import Packed
+from .vec import cross, to_body, to_world
+
+
+@jit
+def suspension_forces(pk: Packed, k, hits, gravity, s, out) -> None:
+    """2. Suspension line in the world, where it meets the ground, strut force; 3. tyre loads."""
+    vp, wp = pk.vehicle, pk.wheel
+    for w in range(wp.shape[0]):
+        p = wp[w]
+        r, max_c = p[L.RADIUS], p[L.MAX_COMPRESSION]
+        d0, d1, d2 = to_world(k, p[L.TRAVEL], p[L.TRAVEL + 1], p[L.TRAVEL + 2])
+        n0, n1, n2 = hits[w, L.H_NORMAL], hits[w, L.H_NORMAL + 1], hits[w, L.H_NORMAL + 2]
+        cos_inc = -(d0 * n0 + d1 * n1 + d2 * n2)
+        jounce, contact, over = suspension.jounce_from_hit(max_c, p[L.MAX_DROOP], r,
+                                                           hits[w, L.H_DIST], cos_inc)
+        s0, s1, s2 = to_world(k, p[L.RAY_START], p[L.RAY_START + 1], p[L.RAY_START + 2])
+        along = max_c + r - jounce                   # ray start -> wheel centre
+        a0 = k[L.K_POSITION] + s0 + d0 * along - n0 * r - k[L.K_COM]       # patch - CoM
+        a1 = k[L.K_POSITION + 1] + s1 + d1 * along - n1 * r - k[L.K_COM + 1]
+        a2 = k[L.K_POSITION + 2] + s2 + d2 * along - n2 * r - k[L.K_COM + 2]
+        c0, c1, c2 = cross(k[L.K_ANGULAR], k[L.K_ANGULAR + 1], k[L.K_ANGULAR + 2], a0, a1, a2)
+        v0, v1, v2 = k[L.K_VELOCITY] + c0, k[L.K_VELOCITY + 1] + c1, k[L.K_VELOCITY + 2] + c2
+        rate = -(v0 * n0 + v1 * n1 + v2 * n2) / max(cos_inc, 0.1) if contact else 0.0
+        out[w, L.O_SPRING_FORCE] = suspension.spring_force(
+            p[L.SPRUNG_MASS], p[L.SPRING], p[L.DAMPER], p[L.BUMP_STOP], jounce, rate, over,
+            contact, gravity)
+        out[w, L.O_JOUNCE], out[w, L.O_CONTACT] = jounce, 1.0 if contact else 0.0
+        s[w, L.S_DOWN], s[w, L.S_DOWN + 1], s[w, L.S_DOWN + 2] = d0, d1, d2
+        s[w, L.S_ARM], s[w, L.S_ARM + 1], s[w, L.S_ARM + 2] = a0, a1, a2
+        s[w, L.S_V_PATCH], s[w, L.S_V_PATCH + 1], s[w, L.S_V_PATCH + 2] = v0, v1, v2
+    antiroll.add_forces(pk.bars, out[:, L.O_JOUNCE], out[:, L.O_CONTACT], out[:, L.O_SPRING_FORCE])
+    for w in range(wp.shape[0]):
+        rest = wp[w, L.SPRUNG_MASS] * gravity
+        normalised = out[w, L.O_SPRING_FORCE] / rest
+        filtered = 0.0
+        if out[w, L.O_CONTACT] > 0.5:
+            filtered = tire.filtered_load(vp[L.LOAD_MIN], vp[L.LOAD_MIN_FILTERED], vp[L.LOAD_MAX],
+                                          vp[L.LOAD_MAX_FILTERED], normalised)
+        out[w, L.O_NORMALISED_LOAD], out[w, L.O_LOAD] = normalised, filtered * rest
+
+
+@jit
+def useful_mass(pk: Packed, k, w, a0, a1, a2, d0, d1, d2) -> float:
+    """Effective mass (kg) a tyre force along ``d`` at the patch (arm ``a`` from the CoM) meets:
+    the wheel's sprung mass with its share of the chassis inertia, ``1/m = 1/m_s + (r x d) .
+    J_s^-1 (r x d)`` in body axes."""
+    vp = pk.vehicle
+    m_s = pk.wheel[w, L.SPRUNG_MASS]
+    share = m_s / vp[L.CHASSIS_MASS]
+    x0, x1, x2 = cross(a0, a1, a2, d0, d1, d2)
+    b0, b1, b2 = to_body(k, x0, x1, x2)
+    inv = (1.0 / m_s + b0 * b0 / (vp[L.CHASSIS_INERTIA] * share)
+           + b1 * b1 / (vp[L.CHASSIS_INERTIA + 1] * share) + b2 * b2 / (vp[L.CHASSIS_INERTIA + 2] * share))
+    return 1.0 / inv
+
+
+@jit
+def contact_frame(pk: Packed, k, hits, friction, ws, s, out) -> None:
+    """4. Wheel heading projected on the ground plane, lateral to its left; patch velocity in
+    that frame, surface friction, camber, useful masses."""
+    wp = pk.wheel
+    for w in range(wp.shape[0]):
+        p = wp[w]
+        n0, n1, n2 = hits[w, L.H_NORMAL], hits[w, L.H_NORMAL + 1], hits[w, L.H_NORMAL + 2]
+        h0, h1, h2 = to_world(k, np.cos(out[w, L.O_STEER]), np.sin(out[w, L.O_STEER]), 0.0)
+        along = h0 * n0 + h1 * n1 + h2 * n2
+        f0, f1, f2 = h0 - n0 * along, h1 - n1 * along, h2 - n2 * along
+        norm = max(np.sqrt(f0 * f0 + f1 * f1 + f2 * f2), 1e-9)
+        f0, f1, f2 = f0 / norm, f1 / norm, f2 / norm
+        l0, l1, l2 = cross(n0, n1, n2, f0, f1, f2)
+        v0, v1, v2 = s[w, L.S_V_PATCH], s[w, L.S_V_PATCH + 1], s[w, L.S_V_PATCH + 2]
+        s[w, L.S_V_LONG] = v0 * f0 + v1 * f1 + v2 * f2
+        s[w, L.S_V_LAT] = v0 * l0 + v1 * l1 + v2 * l2
+        surface = int(hits[w, L.H_SURFACE])
+        if surface < 0 or surface >= friction.shape[0]:
+            surface = 0                                   # unknown surfaces use type 0
+        tire_type = min(max(int(p[L.TIRE_TYPE]), 0), friction.shape[1] - 1)
+        s[w, L.S_MU_SURFACE] = friction[surface, tire_type]
+        out[w, L.O_CAMBER] = suspension.camber(
+            p[L.CAMBER_REST], p[L.CAMBER_COMPRESSION], p[L.CAMBER_DROOP], p[L.MAX_COMPRESSION],
+            p[L.MAX_DROOP], out[w, L.O_JOUNCE])
+        a0, a1, a2 = s[w, L.S_ARM], s[w, L.S_ARM + 1], s[w, L.S_ARM + 2]
+        s[w, L.S_MASS_LONG] = useful_mass(pk, k, w, a0, a1, a2, f0, f1, f2)
+        s[w, L.S_MASS_LAT] = useful_mass(pk, k, w, a0, a1, a2, l0, l1, l2)
+        s[w, L.S_FWD], s[w, L.S_FWD + 1], s[w, L.S_FWD + 2] = f0, f1, f2
+        s[w, L.S_LEFT], s[w, L.S_LEFT + 1], s[w, L.S_LEFT + 2] = l0, l1, l2
+
+
+@jit
+def sticky_tyres(pk: Packed, ws, dt, s, out) -> None:
+    """5. Sticky tyre (static friction at rest), once per update."""
+    vp, wp = pk.vehicle, pk.wheel
+    speed, time = vp[L.STICKY_SPEED], vp[L.STICKY_TIME]
+    freq, zeta = vp[L.STICKY_FREQUENCY], vp[L.STICKY_DAMPING]
+    for w in range(wp.shape[0]):
+        contact = out[w, L.O_CONTACT] > 0.5
+        omega, v_long = ws[w, L.OMEGA], s[w, L.S_V_LONG]
+        mu_limit = s[w, L.S_MU_SURFACE] * wp[w, L.STATIC_COEF] * out[w, L.O_LOAD]
+        locked = omega == 0.0 and s[w, L.S_BRAKE] > 0.0
+        still = abs(v_long) < speed and abs(v_long - omega * wp[w, L.RADIUS]) < speed
+        m_s = wp[w, L.SPRUNG_MASS]
+        ws[w, L.ANCHOR], ws[w, L.TIMER], active, f = sticky.update(
+            speed, time, freq, zeta, ws[w, L.ANCHOR], ws[w, L.TIMER], v_long, contact and locked,
+            m_s, mu_limit, dt)
+        s[w, L.S_STICK_LONG], s[w, L.S_F_STICK_LONG] = 1.0 if active else 0.0, f
+        ws[w, L.ANCHOR + 1], ws[w, L.TIMER + 1], active, f = sticky.update(
+            speed, time, freq, zeta, ws[w, L.ANCHOR + 1], ws[w, L.TIMER + 1], s[w, L.S_V_LAT],
+            contact and still, m_s, mu_limit, dt)
+        s[w, L.S_STICK_LAT], s[w, L.S_F_STICK_LAT] = 1.0 if active else 0.0, f
