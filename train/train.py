@@ -71,13 +71,18 @@ def _reward_terms_callback():
 
 
 def train(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overrides: dict,
-          env_kwargs: dict, progress_bar: bool = True, argv: list[str] | None = None) -> Path:
-    """Train and write the run folder; returns its path."""
+          env_kwargs: dict, progress_bar: bool = True, argv: list[str] | None = None,
+          threads: int = 1) -> Path:
+    """Train and write the run folder; returns its path. ``threads``: torch CPU threads (the
+    policies are small MLPs; one thread per run avoids oversubscribing the cores when several
+    runs share a machine)."""
     import stable_baselines3 as sb3
+    import torch
     from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback, EvalCallback
 
     if algo not in ALGOS:
         raise ValueError(f"--algo {algo!r}; allowed: {', '.join(ALGOS)}")
+    torch.set_num_threads(threads)
     hp = hyperparameters(algo, env_id, overrides)
     run = {k: hp.pop(k) for k in list(hp) if k in RUN_KEYS}
     if isinstance(hp.get("policy_kwargs"), str):
@@ -124,10 +129,12 @@ def main(argv=None) -> Path:
     ap.add_argument("--env-kwarg", type=parse_assignment, action="append", default=[],
                     help="environment argument NAME=VALUE (repeatable)")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
     args = ap.parse_args(argv)
     out = args.out or Path("runs") / f"{args.env.split('/')[-1]}_{args.algo}_{args.seed}"
     path = train(args.env, args.algo, args.timesteps, args.seed, out, dict(args.hp),
-                 dict(args.env_kwarg), progress_bar=not args.no_progress, argv=argv)
+                 dict(args.env_kwarg), progress_bar=not args.no_progress, argv=argv,
+                 threads=args.threads)
     print(path)
     return path
 
