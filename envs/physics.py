@@ -33,7 +33,7 @@ from numba.extending import intrinsic
 
 from traction.vehicle_model import layout as L
 from traction.vehicle_model.jit import jit
-from traction.vehicle_model.update import step_batch
+from traction.vehicle_model.update import scratch, step_batch_with
 
 #: columns of the per-world MjData buffer addresses
 XPOS, XMAT, XIPOS, QVEL, SENSORDATA, XFRC = range(6)
@@ -157,14 +157,15 @@ def advance(n_substeps, functions, models, datas, addr, index, sensor_adr, grid,
     """Run ``n_substeps`` physics substeps of every world whose ``active`` flag is set (see the
     module docstring)."""
     n = models.shape[0]
+    s, x, g = scratch(packed.wheel.shape[0])
     for _ in range(n_substeps):
         for i in range(n):
             if active[i]:
                 _call_step(functions[0], models[i], datas[i])
         gather(addr, index, sensor_adr, grid, grid_info, ground_type, patches, n_sensordata, nv,
                kin, hits)
-        step_batch(packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits, friction,
-                   dt, gravity, out_w, out_v, active)
+        step_batch_with(packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits,
+                        friction, dt, gravity, out_w, out_v, active, s, x, g)
         for i in range(n):
             if not active[i]:
                 continue

@@ -9,6 +9,7 @@ each sim's state, commands and outputs are then row views of the batch's arrays.
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import mujoco
@@ -61,13 +62,41 @@ class _Arrays:
         return out
 
 
-def _advance(a: _Arrays, sim: VehicleSim, n_substeps: int, active: np.ndarray) -> None:
-    physics.advance(n_substeps, physics.STEP_FUNCTIONS, a.models, a.datas, a.addr, a.index,
-                    a.sensor_adr, a.grid, a.grid_info, a.ground_type, a.patches,
-                    sim.model.nsensordata, sim.model.nv, sim.params.packed, a.state.wheel,
-                    a.state.vehicle, a.state.gears, a.commands.vehicle, a.commands.wheel,
-                    sim.friction_table.values, sim.dt, sim.gravity, a.outputs.wheel,
-                    a.outputs.vehicle, a.kin, a.hits, a.wheel_angle, active)
+class _Loop:
+    """``physics.advance`` bound to one set of arrays (a sim's own, or a batch's).
+
+    The argument list is built once and the compiled overload looked up once, so a call costs
+    only unboxing the arguments (~1.7 us) instead of numba's per-call type dispatch plus
+    attribute look-ups (~4.6 us, measured on Drift-v0). The arrays are owned by the sim or batch
+    and never replaced, except the friction table, which a user may assign anew: it is
+    re-read when it changes.
+    """
+
+    FRICTION = 19                                     # position of the friction table argument
+
+    def __init__(self, a: _Arrays, sim: VehicleSim):
+        friction = np.ascontiguousarray(sim.friction_table.values, dtype=float)
+        self.args = [0, physics.STEP_FUNCTIONS, a.models, a.datas, a.addr, a.index,
+                     a.sensor_adr, a.grid, a.grid_info, a.ground_type, a.patches,
+                     int(sim.model.nsensordata), int(sim.model.nv), sim.params.packed,
+                     a.state.wheel, a.state.vehicle, a.state.gears, a.commands.vehicle,
+                     a.commands.wheel, friction, sim.dt, sim.gravity,
+                     a.outputs.wheel, a.outputs.vehicle, a.kin, a.hits, a.wheel_angle, _ONE]
+        self.sim, self.table, self.entry = sim, sim.friction_table.values, None
+
+    def __call__(self, n_substeps: int, active: np.ndarray) -> None:
+        args = self.args
+        args[0], args[-1] = n_substeps, active
+        if self.sim.friction_table.values is not self.table:
+            self.table = self.sim.friction_table.values
+            args[self.FRICTION] = np.ascontiguousarray(self.table, dtype=float)
+            self.entry = None
+        if self.entry is None:
+            physics.advance(*args)                    # compiles or loads on first use
+            sig = tuple(physics.advance.typeof_pyval(x) for x in args)
+            self.entry = physics.advance.overloads[sig].entry_point
+            return
+        self.entry(*args)
 
 
 class VehicleSim:
@@ -99,7 +128,7 @@ class VehicleSim:
         self.friction_table = friction_table or vm.FrictionTable.default()
         self.dt = float(self.model.opt.timestep)
         self.gravity = float(np.linalg.norm(self.model.opt.gravity))
-        vm.check_timestep(self.params, self.dt)
+        vm.check_timestep(self.params, self.dt, self.gravity)
         m = self.model
         self.body = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, names.CHASSIS_BODY)
         joint = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, names.CHASSIS_JOINT)
@@ -140,6 +169,7 @@ class VehicleSim:
         o.ground_type[0] = self.surfaces.ground_type
         self.state, self.commands, self.outputs = o.state, o.commands, o.outputs
         self.wheel_angle = o.wheel_angle
+        self._loop = _Loop(o, self)
 
     # --- episode ---------------------------------------------------------------------------
     def reset(self, pos=None, quat=None, velocity=None) -> None:
@@ -173,7 +203,7 @@ class VehicleSim:
         for name, value in values.items():
             col = _SCALAR_COMMANDS.get(name)
             if col is not None and isinstance(value, float | int | np.floating | np.integer):
-                if not np.isfinite(value):
+                if not math.isfinite(value):
                     raise ValueError(f"command {name} must be finite, got {value!r}")
                 self.commands.vehicle[0, col] = value        # the common case, without numpy
                 continue
@@ -193,10 +223,10 @@ class VehicleSim:
     def step(self, n_substeps: int = 1) -> None:
         """Run ``n_substeps`` physics substeps with the current inputs (compiled loop)."""
         if self.telemetry is None:
-            _advance(self._own, self, n_substeps, _ONE)
+            self._loop(n_substeps, _ONE)
             return
         for _ in range(n_substeps):
-            _advance(self._own, self, 1, _ONE)
+            self._loop(1, _ONE)
             self.telemetry.record(self.data.time - self.dt, self.outputs, self.state, self.commands)
 
     def substep(self) -> None:
@@ -285,8 +315,12 @@ class SimBatch:
                               first.surfaces.n_patches)
         for i, s in enumerate(sims):
             s._bind(self.arrays, i)
+        self._loop = _Loop(self.arrays, first)
+        self._all = np.ones(len(sims), np.bool_)
 
     def step(self, n_substeps: int, active: np.ndarray | None = None) -> None:
         """Advance every world (or those flagged in ``active``) by ``n_substeps`` substeps."""
-        active = np.ones(len(self.sims), np.bool_) if active is None else np.asarray(active, np.bool_)
-        _advance(self.arrays, self.sims[0], n_substeps, active)
+        active = self._all if active is None else np.ascontiguousarray(active, np.bool_)
+        if active.shape != self._all.shape:
+            raise ValueError(f"active: shape {active.shape}; expected {self._all.shape}")
+        self._loop(n_substeps, active)

@@ -7,7 +7,7 @@ from numba import objmode
 
 from . import layout as L
 from . import tire, tire_arcade, tire_curve, tire_custom, tire_magic, tire_physx
-from .jit import jit
+from .jit import jit, jit_call
 from .layout import Packed
 
 PHYSX, ARCADE, CURVE, MAGIC_FORMULA, CUSTOM = range(5)
@@ -74,7 +74,7 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out) -> None:
             s[w, L.S_ROAD] = -f_long * scale * wp[w, L.RADIUS]
 
 
-@jit
+@jit_call
 def _custom_tires(pk: Packed, x, s, out) -> None:
     """Custom (Python) tyre functions for the wheels that use them, in one object-mode call."""
     wp = pk.wheel

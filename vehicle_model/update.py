@@ -59,14 +59,27 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
 
 
 @jit
+def scratch(n_wheels: int):
+    """The per-wheel scratch arrays of :func:`step_vehicle` (reused across vehicles and substeps)."""
+    return (np.zeros((n_wheels, L.N_SCRATCH)), np.zeros((n_wheels, L.N_TIRE_INPUTS)),
+            np.zeros((n_wheels, L.N_GROUP_SCRATCH)))
+
+
+@jit
 def step_batch(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits, friction,
                dt, gravity, out_w, out_v, active) -> None:
     """Advance every vehicle of a batch (rows of the state, command, input and output arrays)
     whose ``active`` flag is set."""
-    n_w = pk.wheel.shape[0]
-    s = np.zeros((n_w, L.N_SCRATCH))
-    x = np.zeros((n_w, L.N_TIRE_INPUTS))
-    g = np.zeros((n_w, L.N_GROUP_SCRATCH))
+    s, x, g = scratch(pk.wheel.shape[0])
+    step_batch_with(pk, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits, friction, dt,
+                    gravity, out_w, out_v, active, s, x, g)
+
+
+@jit
+def step_batch_with(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits,
+                    friction, dt, gravity, out_w, out_v, active, s, x, g) -> None:
+    """:func:`step_batch` with the caller's :func:`scratch` (a loop over substeps allocates it
+    once)."""
     for v in range(kin.shape[0]):
         if not active[v]:
             continue

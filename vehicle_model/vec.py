@@ -6,29 +6,29 @@ from __future__ import annotations
 import numpy as np
 
 from . import layout as L
-from .jit import jit_inline
+from .jit import jit
 
 
-@jit_inline
+@jit
 def rot(k: np.ndarray, i: int, j: int) -> float:
     """World-from-chassis rotation entry (row-major in the kinematics row)."""
     return k[L.K_ROTATION + 3 * i + j]
 
 
-@jit_inline
+@jit
 def to_world(k: np.ndarray, x: float, y: float, z: float) -> tuple[float, float, float]:
     return (rot(k, 0, 0) * x + rot(k, 0, 1) * y + rot(k, 0, 2) * z,
             rot(k, 1, 0) * x + rot(k, 1, 1) * y + rot(k, 1, 2) * z,
             rot(k, 2, 0) * x + rot(k, 2, 1) * y + rot(k, 2, 2) * z)
 
 
-@jit_inline
+@jit
 def to_body(k: np.ndarray, x: float, y: float, z: float) -> tuple[float, float, float]:
     return (rot(k, 0, 0) * x + rot(k, 1, 0) * y + rot(k, 2, 0) * z,
             rot(k, 0, 1) * x + rot(k, 1, 1) * y + rot(k, 2, 1) * z,
             rot(k, 0, 2) * x + rot(k, 1, 2) * y + rot(k, 2, 2) * z)
 
 
-@jit_inline
+@jit
 def cross(a0, a1, a2, b0, b1, b2) -> tuple[float, float, float]:
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0

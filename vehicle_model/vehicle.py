@@ -278,19 +278,31 @@ class VehicleOutputs:
                    doc="(n, 6) total force and torque about the CoM on the chassis, world")
 
 
-def check_timestep(p: VehicleParams, dt: float) -> list[str]:
-    """Warn (``warnings.warn``) about springs too stiff for the physics step ``dt``.
+def check_timestep(p: VehicleParams, dt: float, gravity: float = 9.81) -> list[str]:
+    """Warn (``warnings.warn``) about springs and wheels too stiff for the physics step ``dt``.
 
-    PhysX's rule: ``alpha = sqrt(sprung_mass / spring_strength) / dt`` should exceed 5.
+    Springs: PhysX's rule, ``alpha = sqrt(sprung_mass / spring_strength) / dt`` should exceed 5.
+    Wheels (PhysX tyres): at low speed the slip denominator is ``min_long_slip_denominator`` and
+    the tyre pulls the wheel's spin toward rolling at the rate ``lambda = C r^2 / (I v_min)`` (C
+    longitudinal stiffness, r radius, I wheel inertia); the explicit spin update over a wheel
+    substep ``h = dt / substeps_low`` overshoots (the slip flips sign every substep) once
+    ``lambda h > 1``. PhysX's answer is more substeps at low speed (``substeps_low``).
 
     Returns:
-        The warning messages (empty when every spring is fine).
+        The warning messages (empty when every spring and wheel is fine).
     """
     msgs = []
     for i, a in enumerate(p.suspension.alpha(dt)):
         if a < 5.0:
             msgs.append(f"{p.name}: wheel {p.wheel_names[i]}: spring alpha = sqrt(m/k)/dt = "
                         f"{a:.2f} < 5 at dt = {dt:g} s; lower spring_strength or the timestep")
+    sim, wh, ty = p.simulation, p.wheels, p.tires
+    rate = (ty.long_stiff_per_unit_gravity * gravity * wh.radius**2
+            / (wh.moi * sim.min_long_slip_denominator))
+    for i in np.flatnonzero(ty.uses("physx") & (rate * dt / sim.substeps_low > 1.0)):
+        msgs.append(f"{p.name}: wheel {p.wheel_names[i]}: tyre/wheel rate C r^2/(I v_min) = "
+                    f"{rate[i]:.0f} /s times the low-speed substep {dt / sim.substeps_low:g} s "
+                    f"> 1; set simulation.substeps_low >= {int(np.ceil(rate[i] * dt))}")
     for m in msgs:
         warnings.warn(m, RuntimeWarning, stacklevel=2)
     return msgs

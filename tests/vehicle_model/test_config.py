@@ -107,8 +107,21 @@ def test_stiff_spring_warns_for_timestep(sedan):
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         assert check_timestep(sedan, 0.002) == []
-        assert len(check_timestep(sedan, 0.05)) == 4
+        msgs = check_timestep(sedan, 0.05)
+        assert len([m for m in msgs if "spring alpha" in m]) == 4
     assert any("alpha" in str(x.message) for x in w)
+
+
+def test_wheel_substep_too_long_for_the_tyre_warns():
+    """lambda = C r^2 / (I v_min): truck 2500 g x 0.55^2 / (12.1 x 4) = 153 /s; one low-speed
+    substep is fine at 4 ms (0.61) and overshoots at 10 ms (1.53: needs 2 substeps)."""
+    truck = load_vehicle("truck_6x6")
+    assert truck.simulation.substeps_low == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert check_timestep(truck, 0.004) == []
+        msgs = check_timestep(truck, 0.010)
+    assert len(msgs) == 6 and all("substeps_low >= 2" in m and "153 /s" in m for m in msgs)
 
 
 def test_wheel_far_outside_the_chassis_is_an_error(tmp_path):
