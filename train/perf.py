@@ -4,18 +4,20 @@
 
 Per task, in one run (ratios matter; absolute numbers are noisy on shared machines):
 
-1. bare MuJoCo: ``mj_step`` on the same compiled model and sensors with the chassis forces held
-   at a typical driving value - physics substeps per second (the limit);
 Every env measurement replays the task's scripted controller's actions from seed 0 (resets
 untimed), so the vehicle drives as intended rather than tumbling under random actions.
 
+1. bare MuJoCo: ``mj_step1``/``mj_step2`` on the same compiled model and sensors, in the same
+   compiled loop the environments use, from states along the drive with their chassis forces
+   held - physics substeps per second (the limit);
 2. vehicle update alone: the compiled update called in a compiled loop on the env's inputs,
    microseconds per vehicle per substep, single and batched (64 vehicles);
 3. single env: ``env.step`` per second, simulated seconds per wall second, and the cost of one
-   physics substep (MuJoCo + vehicle update + glue: ``VehicleSim.step``) and of a whole env step
-   per substep (plus actions, observation, reward, info) relative to the bare MuJoCo substep;
+   physics substep (MuJoCo + vehicle update + glue: action, ``VehicleSim.step``) and of a whole
+   env step per substep (plus observation, reward, info) relative to the bare MuJoCo substep;
 4. native vector env (N = 16 and 64): env steps per second in total, and the physics cost per
-   vehicle-substep relative to bare MuJoCo;
+   vehicle-substep relative to bare MuJoCo of one world and of the same N worlds (N terrains
+   do not fit in the caches that one world has, so MuJoCo itself runs slower per world);
 5. ``import traction.envs`` + first ``gym.make`` in a fresh process (warm on-disk kernel cache);
 
 and, when installed, Gymnasium's ``HalfCheetah-v5`` and ``CarRacing-v3`` env steps per second.
@@ -37,6 +39,7 @@ import mujoco
 import numpy as np
 
 import traction.envs
+from traction.envs.physics import STEP_FUNCTIONS, _call_step
 from traction.vehicle_model.jit import jit
 from traction.vehicle_model.update import step_batch
 
@@ -82,26 +85,43 @@ def _replay(env, actions, seconds: float, step) -> tuple[float, list]:
             timed += time.perf_counter() - t
             n += 1
             if i % 25 == 0 and len(states) < 40:
-                d = env.unwrapped.data
-                states.append((d.qpos.copy(), d.qvel.copy(), d.xfrc_applied.copy()))
+                states.append(_snapshot([env.unwrapped]))
     return n / timed, states
 
 
-def bare_mujoco(env, states: list, seconds: float) -> float:
-    """Substeps/s of mj_step on the same model and sensors from states along the drive, each run
-    for 100 substeps with that state's chassis forces held."""
-    model, data = env.model, mujoco.MjData(env.model)
+@jit
+def _bare_loop(n_substeps, functions, models, datas) -> None:
+    """The compiled substep loop of ``envs/physics.py`` without the vehicle: ``mj_step1`` for
+    every world, then ``mj_step2`` for every world (applied forces left as they are)."""
+    for _ in range(n_substeps):
+        for i in range(models.shape[0]):
+            _call_step(functions[0], models[i], datas[i])
+        for i in range(models.shape[0]):
+            _call_step(functions[1], models[i], datas[i])
+
+
+def bare_mujoco(models: list, snapshots: list, seconds: float) -> float:
+    """World-substeps per second of bare MuJoCo: the worlds ``models`` restored to each snapshot
+    (one ``(qpos, qvel, xfrc_applied)`` per world) and run for 100 substeps with those chassis
+    forces held, in the same compiled loop the environments use (no Python per substep)."""
+    datas = [mujoco.MjData(m) for m in models]
+    addr = (np.array([m._address for m in models], np.int64),
+            np.array([d._address for d in datas], np.int64))
     timed, n = 0.0, 0
     while timed < seconds:
-        for qpos, qvel, xfrc in states:
-            mujoco.mj_resetData(model, data)
-            data.qpos[:], data.qvel[:], data.xfrc_applied[:] = qpos, qvel, xfrc
+        for snapshot in snapshots:
+            for m, d, (qpos, qvel, xfrc) in zip(models, datas, snapshot, strict=True):
+                mujoco.mj_resetData(m, d)
+                d.qpos[:], d.qvel[:], d.xfrc_applied[:] = qpos, qvel, xfrc
             t = time.perf_counter()
-            for _ in range(100):
-                mujoco.mj_step(model, data)
+            _bare_loop(100, STEP_FUNCTIONS, *addr)
             timed += time.perf_counter() - t
-            n += 100
+            n += 100 * len(models)
     return n / timed
+
+
+def _snapshot(envs) -> list:
+    return [(e.data.qpos.copy(), e.data.qvel.copy(), e.data.xfrc_applied.copy()) for e in envs]
 
 
 @jit
@@ -137,7 +157,7 @@ def single_env(env_id: str, actions: np.ndarray, seconds: float) -> dict:
     steps, _ = _replay(env, actions, seconds, lambda e, a: e.step(a))
     physics, states = _replay(env, actions, seconds, _physics_only)
     physics *= u.n_substeps
-    bare = bare_mujoco(u, states, seconds)
+    bare = bare_mujoco([u.model], states, seconds)
     result = {"env_steps_per_s": steps, "sim_s_per_wall_s": steps * u.control_dt,
               "physics_substeps_per_s": physics, "bare_mujoco_substeps_per_s": bare,
               "physics_substep_cost_vs_bare_mujoco": bare / physics,
@@ -149,20 +169,26 @@ def single_env(env_id: str, actions: np.ndarray, seconds: float) -> dict:
 
 
 def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: float) -> dict:
-    """The native vector env replaying the scripted actions in every sub-environment."""
+    """The native vector env replaying the scripted actions in every sub-environment (each on
+    its own terrain). Its physics cost per vehicle-substep is compared with the single-world
+    bare MuJoCo figure (``bare``) and with bare MuJoCo stepping the same ``n`` worlds from
+    states along the replay (``n`` terrains do not share the caches that one world has)."""
     venv = gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point")
     u = venv.unwrapped
     batch = np.repeat(actions[:, None], n, axis=1)
+    snapshots = []
 
     def timed(step) -> float:
         total, count = 0.0, 0
         while total < seconds:
             venv.reset(seed=0)
-            for a in batch:
+            for i, a in enumerate(batch):
                 t = time.perf_counter()
                 step(a)
                 total += time.perf_counter() - t
                 count += 1
+                if i % 25 == 0 and len(snapshots) < 12:
+                    snapshots.append(_snapshot(u.envs))
         return count * n / total
 
     def physics(a) -> None:
@@ -171,9 +197,12 @@ def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: f
         u.batch.step(u.n_substeps)
     steps = timed(venv.step)
     substeps = timed(physics) * u.n_substeps
+    bare_n = bare_mujoco([e.model for e in u.envs], snapshots, seconds)
     venv.close()
     return {"env_steps_per_s": steps, "physics_vehicle_substeps_per_s": substeps,
-            "physics_cost_per_vehicle_substep_vs_bare_mujoco": bare / substeps}
+            "physics_cost_per_vehicle_substep_vs_bare_mujoco": bare / substeps,
+            "bare_mujoco_same_worlds_substeps_per_s": bare_n,
+            "physics_cost_per_vehicle_substep_vs_bare_same_worlds": bare_n / substeps}
 
 
 def startup_seconds(env_id: str) -> float:
@@ -237,12 +266,15 @@ def table(report: dict) -> str:
                     f"{r['env_step_cost_per_substep_vs_bare_mujoco']:.2f}x | "
                     f"{r['vehicle_update_us_single']:.2f} | "
                     f"{r['vehicle_update_us_per_vehicle_batched_64']:.2f} | {r['startup_s']:.2f} |")
-    rows += ["", "| task | vector N | env steps/s | physics per vehicle-substep vs bare |",
-             "|---|---|---|---|"]
+    rows += ["", "| task | vector N | env steps/s | physics per vehicle-substep vs bare (1 world) "
+             "| bare MuJoCo, same N worlds: substeps/s | physics vs bare (same N worlds) |",
+             "|---|---|---|---|---|---|"]
     for env_id, r in report["tasks"].items():
         for n, v in r["vector"].items():
             rows.append(f"| {env_id} | {n} | {v['env_steps_per_s']:.0f} | "
-                        f"{v['physics_cost_per_vehicle_substep_vs_bare_mujoco']:.2f}x |")
+                        f"{v['physics_cost_per_vehicle_substep_vs_bare_mujoco']:.2f}x | "
+                        f"{v['bare_mujoco_same_worlds_substeps_per_s']:.0f} | "
+                        f"{v['physics_cost_per_vehicle_substep_vs_bare_same_worlds']:.2f}x |")
     rows += ["", "| reference | env steps/s |", "|---|---|"]
     for ref, rate in report["reference"].items():
         rows.append(f"| {ref} | {'not installed' if rate is None else f'{rate:.0f}'} |")
