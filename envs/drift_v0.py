@@ -55,16 +55,19 @@ class DriftEnv(TractionEnv):
     | 18 | time in the current sustained drift / `hold_seconds` (capped at 1) | - | - |
 
     ## Rewards
-    `reward = sideslip + circle + spin_out + off_pad`, each in `info["reward_<term>"]`:
+    `reward = sideslip + circle + hold + spin_out + off_pad`, each in `info["reward_<term>"]`:
 
     | term | value | weight argument (default) |
     |---|---|---|
     | sideslip | `tolerance(sideslip - target, +-5 deg, margin 15 deg) x moving` per step | `sideslip_weight` (1.0) |
     | circle | `tolerance(cross-track error, +-1 m, margin 5 m) x moving` per step | `circle_weight` (0.5) |
+    | hold | time in the current sustained drift / `hold_seconds`, capped at 1, per step | `hold_weight` (1.0) |
     | spin_out | -1 when \|sideslip\| exceeds 80 deg | `spin_out_penalty` (20.0) |
     | off_pad | -1 when the car leaves the pad (\|cross-track error\| > 15 m) | `off_pad_penalty` (20.0) |
 
-    `moving = min(1, speed / 8 m/s)` so standing still earns nothing.
+    `moving = min(1, speed / 8 m/s)` so standing still earns nothing. A sustained drift: sideslip
+    within 10 deg of the target, cross-track error within 3 m, `moving > 0.5`; `hold` pays for
+    keeping it going rather than swinging through the target band.
 
     ## Starting State
     On the circle at (0, -radius), heading +x (tangent, counter-clockwise), speed uniform in
@@ -73,8 +76,8 @@ class DriftEnv(TractionEnv):
     ## Episode End
     - Termination: spin-out (\|sideslip\| > 80 deg) or leaving the pad.
     - Truncation: time limit (`max_episode_steps=750`, 30 s) or diverged simulation.
-    - `info["is_success"]`: a drift has been held for `hold_seconds` (sideslip within 10 deg of
-      the target and cross-track error within 3 m).
+    - `info["is_success"]`: a sustained drift has been held for `hold_seconds` at some point of
+      the episode (stays True once reached; the episode goes on).
 
     ## Arguments
     | argument | default | meaning |
@@ -88,17 +91,18 @@ class DriftEnv(TractionEnv):
     | `render_mode`, `width`, `height` | None, 640, 480 | |
 
     ## Version History
-    - v0: initial release.
+    - v0: initial release (the `hold` term and the sticky success were added before the first
+      published results).
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")
-    reward_names = ("sideslip", "circle", "spin_out", "off_pad")
-    task_state = ("_held",)
+    reward_names = ("sideslip", "circle", "hold", "spin_out", "off_pad")
+    task_state = ("_held", "_succeeded")
 
     def __init__(self, target_sideslip_deg: float = 30.0, radius: float = 20.0,
                  hold_seconds: float = 3.0, control_dt: float = 0.04, physics_dt: float = 0.004,
                  sideslip_weight: float = 1.0, circle_weight: float = 0.5,
-                 spin_out_penalty: float = 20.0, off_pad_penalty: float = 20.0,
+                 hold_weight: float = 1.0, spin_out_penalty: float = 20.0, off_pad_penalty: float = 20.0,
                  vehicle: str | VehicleParams = "sedan_rwd", render_mode: str | None = None,
                  width: int = 640, height: int = 480):
         if not 0.0 <= target_sideslip_deg < 80.0:
@@ -109,10 +113,10 @@ class DriftEnv(TractionEnv):
                          width, height)
         self.target = np.radians(target_sideslip_deg)
         self.radius, self.hold_seconds = radius, hold_seconds
-        self.weights = {"sideslip": sideslip_weight, "circle": circle_weight,
+        self.weights = {"sideslip": sideslip_weight, "circle": circle_weight, "hold": hold_weight,
                         "spin_out": spin_out_penalty, "off_pad": off_pad_penalty}
         self.observation_space = gym.spaces.Box(-OBS_LIMIT, OBS_LIMIT, (19,), np.float64)
-        self._held = 0.0
+        self._held, self._succeeded = 0.0, False
 
     def _reset_task(self, options: dict) -> None:
         speed = float(options.get("speed", self.np_random.uniform(8.0, 10.0)))
@@ -126,7 +130,7 @@ class DriftEnv(TractionEnv):
         gs.gear[:] = gs.target[:] = 2
         self.sim.state.engine_omega[:] = speed / self.vehicle.wheels.radius[2] * (
             self.vehicle.gearbox.forward_ratios[1] * self.vehicle.gearbox.final_ratio)
-        self._held = 0.0
+        self._held, self._succeeded = 0.0, False
 
     def _apply_action(self, a: np.ndarray) -> None:
         p = (a[1:] + 1.0) / 2.0
@@ -162,14 +166,16 @@ class DriftEnv(TractionEnv):
         beta, e, moving = self.sideslip(), self.cross_track(), self._moving()
         drifting = abs(beta - self.target) < np.radians(10) and abs(e) < 3.0 and moving > 0.5
         self._held = self._held + self.control_dt if drifting else 0.0
+        self._succeeded = self._succeeded or self._held >= self.hold_seconds - 1e-9
         values = {
             "sideslip": float(tolerance(beta - self.target, (-np.radians(5), np.radians(5)),
                                         np.radians(15))) * moving,
             "circle": float(tolerance(e, (-1.0, 1.0), 5.0)) * moving,
+            "hold": min(self._held / self.hold_seconds, 1.0),
             "spin_out": -float(abs(beta) > np.radians(80)),
             "off_pad": -float(abs(e) > 15.0)}
         return {k: self.weights[k] * v for k, v in values.items()}
 
     def _termination(self) -> tuple[bool, bool]:
         done = abs(self.sideslip()) > np.radians(80) or abs(self.cross_track()) > 15.0
-        return bool(done), bool(self._held >= self.hold_seconds - 1e-9)
+        return bool(done), self._succeeded

@@ -2,6 +2,7 @@
 
 import gymnasium as gym
 import numpy as np
+import pytest
 
 import traction.envs  # noqa: F401  (registers the ids)
 
@@ -81,6 +82,12 @@ def test_drift_success_after_holding_the_target_sideslip(monkeypatch):
     infos = [env.step(coast)[4] for _ in range(30)]
     assert not infos[20]["is_success"] and infos[26]["is_success"]
     assert infos[-1]["reward_sideslip"] > 0.5
+    # hold pays the drift's age / hold_seconds (0.04 s steps), capped at 1
+    assert infos[4]["reward_hold"] == pytest.approx(infos[3]["reward_hold"] + 0.04)
+    assert infos[-1]["reward_hold"] == 1.0
+    monkeypatch.setattr(type(u), "cross_track", lambda self: 8.0)   # off the line: drift ends
+    after = [env.step(coast)[4] for _ in range(3)]
+    assert all(i["reward_hold"] == 0.0 and i["is_success"] for i in after)   # success stays
 
 
 def _pivot(env, obs):
