@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import gymnasium as gym
 import numpy as np
@@ -15,6 +16,14 @@ from .base import OBS_LIMIT, TractionEnv
 
 def _wrap(a):
     return (a + np.pi) % (2 * np.pi) - np.pi
+
+
+def _aim(err: float) -> float:
+    """Potential of the aim term: 1 on target, 0.37 at 3 deg, ~0 beyond 8 deg."""
+    return math.exp(-(err / _AIM_WIDTH) ** 2)
+
+
+_AIM_WIDTH = math.radians(3.0)
 
 
 class TankTurnEnv(TractionEnv):
@@ -48,13 +57,18 @@ class TankTurnEnv(TractionEnv):
     | 7-8 | displacement of the CoM from its start point | m | body |
 
     ## Rewards
-    `reward = heading + translation + hold`, each in `info["reward_<term>"]`:
+    `reward = heading + aim + translation + hold`, each in `info["reward_<term>"]`:
 
     | term | value | weight argument (default) |
     |---|---|---|
     | heading | decrease of \|heading error\| this step (rad) | `heading_weight` (1.0) |
+    | aim | increase of `exp(-(heading error / 3 deg)^2)` this step | `aim_weight` (2.0) |
     | translation | -distance the CoM moved this step (m) | `translation_weight` (2.0) |
     | hold | +1 once the heading has been within 2 deg for 1 s (success) | `hold_bonus` (5.0) |
+
+    `heading` and `aim` are differences of potentials (they sum to the change over the episode, so
+    they cannot be farmed); `aim` sharpens the signal in the last degrees, where the tracks' static
+    scrub makes small commands do nothing.
 
     ## Starting State
     At rest at the arena centre with a uniformly random heading; target heading = start heading
@@ -78,13 +92,13 @@ class TankTurnEnv(TractionEnv):
     """
 
     action_names = ("left", "right")
-    reward_names = ("heading", "translation", "hold")
+    reward_names = ("heading", "aim", "translation", "hold")
     task_state = ("target", "start", "_prev_pos", "_prev_err", "_held")
     TOLERANCE = np.radians(2.0)
     HOLD_SECONDS = 1.0
 
     def __init__(self, drive_mode: str = "special", control_dt: float = 0.04,
-                 physics_dt: float = 0.004, heading_weight: float = 1.0,
+                 physics_dt: float = 0.004, heading_weight: float = 1.0, aim_weight: float = 2.0,
                  translation_weight: float = 2.0, hold_bonus: float = 5.0,
                  vehicle: str | VehicleParams = "tank", render_mode: str | None = None,
                  width: int = 640, height: int = 480):
@@ -97,8 +111,8 @@ class TankTurnEnv(TractionEnv):
         p = dataclasses.replace(p, differential=dataclasses.replace(p.differential,
                                                                     tank_mode=drive_mode))
         super().__init__(p, "arena", {}, control_dt, physics_dt, render_mode, width, height)
-        self.weights = {"heading": heading_weight, "translation": translation_weight,
-                        "hold": hold_bonus}
+        self.weights = {"heading": heading_weight, "aim": aim_weight,
+                        "translation": translation_weight, "hold": hold_bonus}
         self.observation_space = gym.spaces.Box(-OBS_LIMIT, OBS_LIMIT, (9,), np.float64)
 
     def _reset_task(self, options: dict) -> None:
@@ -130,7 +144,7 @@ class TankTurnEnv(TractionEnv):
     def _reward_terms(self) -> dict[str, float]:
         err = abs(self.heading_error())
         pos = self.sim.com_position()
-        values = {"heading": self._prev_err - err,
+        values = {"heading": self._prev_err - err, "aim": _aim(err) - _aim(self._prev_err),
                   "translation": -float(np.linalg.norm((pos - self._prev_pos)[:2]))}
         self._prev_err, self._prev_pos = err, pos
         self._held = self._held + self.control_dt if err < self.TOLERANCE else 0.0
