@@ -10,6 +10,7 @@ each sim's state, commands and outputs are then row views of the batch's arrays.
 from __future__ import annotations
 
 import math
+import operator
 from types import SimpleNamespace
 
 import mujoco
@@ -85,6 +86,9 @@ class _Loop:
         self.sim, self.table, self.entry = sim, sim.friction_table.values, None
 
     def __call__(self, n_substeps: int, active: np.ndarray) -> None:
+        n_substeps = operator.index(n_substeps)        # the entry point does not check types
+        if n_substeps < 0:
+            raise ValueError(f"n_substeps = {n_substeps}; allowed: an integer >= 0")
         args = self.args
         args[0], args[-1] = n_substeps, active
         if self.sim.friction_table.values is not self.table:
@@ -221,7 +225,11 @@ class VehicleSim:
 
     # --- physics substeps ------------------------------------------------------------------
     def step(self, n_substeps: int = 1) -> None:
-        """Run ``n_substeps`` physics substeps with the current inputs (compiled loop)."""
+        """Run ``n_substeps`` physics substeps with the current inputs (compiled loop).
+
+        Raises:
+            TypeError: ``n_substeps`` is not an integer. ValueError: it is negative.
+        """
         if self.telemetry is None:
             self._loop(n_substeps, _ONE)
             return
@@ -319,7 +327,12 @@ class SimBatch:
         self._all = np.ones(len(sims), np.bool_)
 
     def step(self, n_substeps: int, active: np.ndarray | None = None) -> None:
-        """Advance every world (or those flagged in ``active``) by ``n_substeps`` substeps."""
+        """Advance every world (or those flagged in ``active``) by ``n_substeps`` substeps.
+
+        Raises:
+            TypeError: ``n_substeps`` is not an integer. ValueError: it is negative, or
+            ``active`` does not have one flag per world.
+        """
         active = self._all if active is None else np.ascontiguousarray(active, np.bool_)
         if active.shape != self._all.shape:
             raise ValueError(f"active: shape {active.shape}; expected {self._all.shape}")

@@ -82,6 +82,10 @@ def test_editing_the_friction_table_between_steps_changes_braking_distance(braki
     d_half = braking_distance(sim)
     assert d_dry == pytest.approx(400 / (2 * 9.81), rel=0.15)
     assert d_half / d_dry == pytest.approx(2.0, rel=0.15)
+    table = vm.FrictionTable.default()                       # a new table object: re-read
+    table.set("tarmac", 0.25)
+    sim.friction_table = table
+    assert braking_distance(sim) / d_dry == pytest.approx(4.0, rel=0.15)
 
 
 def _brake_dive_deg(scale):

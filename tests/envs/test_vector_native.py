@@ -133,3 +133,17 @@ def test_sb3_adapter_reports_success_of_the_ended_episode():
         assert info["terminal_observation"].shape == (9,)
     assert all(r["is_success"] is False for r in venv.reset_infos)   # the new episode's reset info
     venv.close()
+
+
+def test_substep_count_must_be_a_non_negative_integer():
+    from traction.envs import VehicleSim
+    from traction.scenes import build_scene
+
+    sim = VehicleSim(build_scene("sedan", "flat"))
+    with pytest.raises(TypeError):
+        sim.step(2.5)
+    with pytest.raises(ValueError, match="n_substeps = -1"):
+        sim.step(-1)
+    t = sim.data.time
+    sim.step(np.int64(3))
+    assert sim.data.time == pytest.approx(t + 3 * sim.dt)
