@@ -73,8 +73,6 @@ class _Loop:
     re-read when it changes.
     """
 
-    FRICTION = 19                                     # position of the friction table argument
-
     def __init__(self, a: _Arrays, sim: VehicleSim):
         friction = np.ascontiguousarray(sim.friction_table.values, dtype=float)
         self.args = [0, physics.STEP_FUNCTIONS, a.models, a.datas, a.addr, a.index,
@@ -83,6 +81,7 @@ class _Loop:
                      a.state.wheel, a.state.vehicle, a.state.gears, a.commands.vehicle,
                      a.commands.wheel, friction, sim.dt, sim.gravity,
                      a.outputs.wheel, a.outputs.vehicle, a.kin, a.hits, a.wheel_angle, _ONE]
+        self.friction_at = next(i for i, x in enumerate(self.args) if x is friction)
         self.sim, self.table, self.entry = sim, sim.friction_table.values, None
 
     def __call__(self, n_substeps: int, active: np.ndarray) -> None:
@@ -93,7 +92,7 @@ class _Loop:
         args[0], args[-1] = n_substeps, active
         if self.sim.friction_table.values is not self.table:
             self.table = self.sim.friction_table.values
-            args[self.FRICTION] = np.ascontiguousarray(self.table, dtype=float)
+            args[self.friction_at] = np.ascontiguousarray(self.table, dtype=float)
             self.entry = None
         if self.entry is None:
             physics.advance(*args)                    # compiles or loads on first use

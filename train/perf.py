@@ -41,7 +41,7 @@ import numpy as np
 import traction.envs
 from traction.envs.physics import STEP_FUNCTIONS, _call_step
 from traction.vehicle_model.jit import jit
-from traction.vehicle_model.update import step_batch
+from traction.vehicle_model.update import scratch, step_batch_with
 
 
 def _rate(fn, seconds: float) -> float:
@@ -127,8 +127,10 @@ def _snapshot(envs) -> list:
 @jit
 def _repeat_update(k, packed, ws, vs, gears, cv, cw, kin, hits, friction, dt, gravity, ow, ov,
                    active):
+    s, x, g = scratch(packed.wheel.shape[0])       # once per call, as in the physics loop
     for _ in range(k):
-        step_batch(packed, ws, vs, gears, cv, cw, kin, hits, friction, dt, gravity, ow, ov, active)
+        step_batch_with(packed, ws, vs, gears, cv, cw, kin, hits, friction, dt, gravity, ow, ov,
+                        active, s, x, g)
 
 
 def vehicle_update(env, n_vehicles: int, seconds: float) -> float:
