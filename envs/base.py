@@ -5,6 +5,10 @@ checking, reset seeding, divergence handling, info diagnostics and rendering. A 
 owns (the methods marked *task*): the action mapping, the observation, the reward terms,
 termination and success. ``step`` returns every reward term as ``info["reward_<term>"]`` (costs
 negative) and the reward is exactly their sum.
+
+After the physics substeps the chassis is read once (:class:`~.reading.ChassisReading`, from the
+row the compiled loop wrote) and that reading is passed to the observation, the reward terms,
+termination and diagnostics, so they agree and none of them goes back to MjData.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ import numpy as np
 
 from traction.scenes import Scene, build_scene
 from traction.vehicle_model import VehicleParams
-from traction.vehicle_model.layout import K_ANGULAR, K_ROTATION, K_VELOCITY
+from traction.vehicle_model import layout as L
 
+from .reading import ChassisReading
 from .vehicle_sim import VehicleSim
 
 logger = logging.getLogger(__name__)
@@ -64,6 +69,7 @@ class TractionEnv(gym.Env):
         self._warned_divergence = False
         self.metadata = {**self.metadata, "render_fps": int(round(1.0 / control_dt))}
         self.action_space = gym.spaces.Box(-1.0, 1.0, (len(self.action_names),), np.float32)
+        self._reward_keys = tuple(f"reward_{k}" for k in self.reward_names)
 
     # --- plumbing --------------------------------------------------------------------------
     @property
@@ -78,20 +84,27 @@ class TractionEnv(gym.Env):
     def vehicle(self) -> VehicleParams:
         return self.sim.params
 
-    def _check_action(self, action) -> np.ndarray:
-        try:
-            a = np.asarray(action, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"action {action!r} cannot be read as numbers") from None
-        if a.shape != self.action_space.shape:
-            raise ValueError(f"action shape {a.shape}; expected {self.action_space.shape} "
-                             f"({', '.join(self.action_names)})")
-        if not math.isfinite(a.sum()):              # cheap gate; the sum of finite values is finite
-            bad = ~np.isfinite(a)                   # (but for overflow, checked here)
-            if bad.any():
-                i = int(np.argmax(bad))
-                raise ValueError(f"action[{i}] ({self.action_names[i]}) = {a[i]} is not finite")
-        return np.minimum(np.maximum(a, -1.0), 1.0)
+    def _check_action(self, action) -> list[float]:
+        """The action as a list of floats clipped to [-1, 1]; ValueError naming the channel if it
+        has the wrong shape or a value is not finite."""
+        if type(action) is np.ndarray and action.shape == self.action_space.shape:
+            values = action.tolist()                    # the common case, without numpy calls
+        else:
+            try:
+                a = np.asarray(action, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"action {action!r} cannot be read as numbers") from None
+            if a.shape != self.action_space.shape:
+                raise ValueError(f"action shape {a.shape}; expected {self.action_space.shape} "
+                                 f"({', '.join(self.action_names)})")
+            values = a.tolist()
+        out = []
+        for i, x in enumerate(values):
+            x = float(x)
+            if not math.isfinite(x):
+                raise ValueError(f"action[{i}] ({self.action_names[i]}) = {x} is not finite")
+            out.append(-1.0 if x < -1.0 else 1.0 if x > 1.0 else x)
+        return out
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -100,8 +113,9 @@ class TractionEnv(gym.Env):
         self.scene.regenerate(terrain_seed, self._renderer.context if self._renderer else None)
         self._reset_task(options)
         self.sim.step(1)
-        obs = np.clip(self._observation(), -OBS_LIMIT, OBS_LIMIT)
-        info = {**self._diagnostics(), **{f"reward_{k}": 0.0 for k in self.reward_names},
+        c = ChassisReading(self.sim.now)
+        obs = np.clip(self._observation(c), -OBS_LIMIT, OBS_LIMIT)
+        info = {**self._diagnostics(c), **dict.fromkeys(self._reward_keys, 0.0),
                 "is_success": False, "diverged": False}
         return obs, info
 
@@ -117,40 +131,41 @@ class TractionEnv(gym.Env):
     def _finish_step(self):
         """Observation, reward terms, termination and info after the physics substeps."""
         diverged = self._diverged()
+        c = ChassisReading(self.sim.now)
         if diverged:
             obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
-            terms = {k: 0.0 for k in self.reward_names}
+            terms = dict.fromkeys(self.reward_names, 0.0)
             terminated, success = False, False
         else:
-            obs = np.minimum(np.maximum(self._observation(), -OBS_LIMIT), OBS_LIMIT)
-            terms = self._reward_terms()
-            terminated, success = self._termination()
-        reward = float(sum(terms.values()))
-        info = {**self._diagnostics(), **{f"reward_{k}": float(v) for k, v in terms.items()},
-                "is_success": bool(success), "diverged": diverged}
+            obs = self._observation(c)
+            np.minimum(np.maximum(obs, -OBS_LIMIT, out=obs), OBS_LIMIT, out=obs)
+            terms = self._reward_terms(c)
+            terminated, success = self._termination(c)
+        values = [float(v) for v in terms.values()]
+        info = self._diagnostics(c)
+        info.update(zip(self._reward_keys, values, strict=True))
+        info["is_success"], info["diverged"] = bool(success), diverged
+        reward = float(sum(values))
         if self.render_mode == "human":
             self.render()
         return obs, reward, terminated, diverged, info
 
     def _diverged(self) -> bool:
-        d = self.data
-        bad_qacc = d.warning[mujoco.mjtWarning.mjWARN_BADQACC].number > 0
-        omega = self.sim.state.omega
-        finite = math.isfinite(d.qpos.sum() + d.qvel.sum() + omega.sum()) or (   # cheap gate
-            np.isfinite(d.qpos).all() and np.isfinite(d.qvel).all() and np.isfinite(omega).all())
-        if (bad_qacc or not finite) and not self._warned_divergence:
+        """MuJoCo's bad-acceleration warning or a non-finite state (flagged by the compiled loop)."""
+        bad = self.sim.diverged()
+        if bad and not self._warned_divergence:
             logger.warning("%s: simulation diverged at t = %.3f s; truncating the episode",
-                           type(self).__name__, d.time)
+                           type(self).__name__, self.data.time)
             self._warned_divergence = True
-        return bool(bad_qacc or not finite)
+        return bad
 
-    def _diagnostics(self) -> dict:
-        out = self.sim.outputs
-        v = self.sim.com_velocity()
-        return {"speed": math.sqrt(v @ v),
-                "gear": int(out.gear[0]), "engine_rpm": float(out.engine_omega[0] * 60 / (2 * np.pi)),
-                "long_slip": out.long_slip[0].copy(), "lat_slip": out.lat_slip[0].copy(),
-                "tire_load": out.load[0].copy(), "wheel_contact": out.in_contact[0].copy()}
+    def _diagnostics(self, c: ChassisReading) -> dict:
+        v = self.sim.outputs.vehicle[0]
+        wheel = self.sim.outputs.wheel[0].T.copy()          # one copy; a row per output field
+        return {"speed": c.speed, "gear": int(v[L.O_GEAR]),
+                "engine_rpm": float(v[L.O_ENGINE_OMEGA]) * 60 / (2 * math.pi),
+                "long_slip": wheel[L.O_LONG_SLIP], "lat_slip": wheel[L.O_LAT_SLIP],
+                "tire_load": wheel[L.O_LOAD], "wheel_contact": wheel[L.O_CONTACT] > 0.5}
 
     # --- save / restore ------------------------------------------------------------------
     def get_state(self) -> dict:
@@ -185,26 +200,29 @@ class TractionEnv(gym.Env):
         self.model.geom_pos[:] = gpos
         for key, value in state["task"].items():
             setattr(self, key, value)
+        sim.refresh()
 
-    # --- geometry helpers for tasks ----------------------------------------------------------
+    # --- measurements (read MjData now; the step itself uses its one ChassisReading) -------
+    def read_chassis(self) -> ChassisReading:
+        """The chassis pose and velocities now, read from MjData."""
+        return ChassisReading(self.sim.chassis_row())
+
     def body_rotation(self) -> np.ndarray:
         """World-from-chassis rotation (3, 3)."""
         return self.data.xmat[self.sim.body].reshape(3, 3)
 
     def body_velocity(self) -> tuple[np.ndarray, np.ndarray]:
         """CoM linear (m/s) and angular (rad/s) velocity in the chassis frame."""
-        k = self.sim.chassis_row()
-        rot = k[K_ROTATION:K_ROTATION + 9].reshape(3, 3)
-        return rot.T @ k[K_VELOCITY:K_VELOCITY + 3], rot.T @ k[K_ANGULAR:K_ANGULAR + 3]
+        c = self.read_chassis()
+        return np.array(c.velocity_body), np.array(c.angular_body)
 
     def heading(self) -> float:
         """Yaw of the chassis x axis in the world xy plane (rad)."""
-        rot = self.body_rotation()
-        return float(np.arctan2(rot[1, 0], rot[0, 0]))
+        return self.read_chassis().yaw
 
     def tilt(self) -> float:
         """Angle between the chassis up axis and world up (rad)."""
-        return float(np.arccos(np.clip(self.body_rotation()[2, 2], -1.0, 1.0)))
+        return self.read_chassis().tilt
 
     # --- rendering ---------------------------------------------------------------------------
     def render(self):
@@ -237,18 +255,19 @@ class TractionEnv(gym.Env):
         """Place the vehicle, sample task targets (task)."""
         raise NotImplementedError
 
-    def _apply_action(self, action: np.ndarray) -> None:
-        """Map a clipped action to vehicle commands (task)."""
+    def _apply_action(self, action: list[float]) -> None:
+        """Map a checked action (floats clipped to [-1, 1]) to vehicle commands (task)."""
         raise NotImplementedError
 
-    def _observation(self) -> np.ndarray:
-        """float32 observation (task)."""
+    def _observation(self, c: ChassisReading) -> np.ndarray:
+        """A fresh float64 observation array (task)."""
         raise NotImplementedError
 
-    def _reward_terms(self) -> dict[str, float]:
-        """Weighted reward terms keyed by :attr:`reward_names` (costs negative) (task)."""
+    def _reward_terms(self, c: ChassisReading) -> dict[str, float]:
+        """Weighted reward terms keyed by :attr:`reward_names` (costs negative) (task); called
+        once per step, after :meth:`_observation`."""
         raise NotImplementedError
 
-    def _termination(self) -> tuple[bool, bool]:
-        """``(terminated, success)`` (task)."""
+    def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
+        """``(terminated, success)`` (task); called once per step, after the reward terms."""
         raise NotImplementedError

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import gymnasium as gym
 import numpy as np
 
 from traction.scenes.terrain import spawn_on_grid
 from traction.vehicle_model import Commands, VehicleParams, load_vehicle
+from traction.vehicle_model import layout as L
 
 from .base import OBS_LIMIT, TractionEnv
+from .reading import ChassisReading
 
 HEIGHTMAP_AHEAD = np.arange(8) * 1.5            # m ahead of the chassis origin
 HEIGHTMAP_SIDE = np.arange(-2, 3) * 1.0         # m to the left
-_AHEAD, _SIDE = np.meshgrid(HEIGHTMAP_AHEAD, HEIGHTMAP_SIDE, indexing="ij")
+_AHEAD, _SIDE = (g.ravel() for g in np.meshgrid(HEIGHTMAP_AHEAD, HEIGHTMAP_SIDE, indexing="ij"))
+_WHEEL_OBS = [L.O_CONTACT, L.O_LONG_SLIP, L.O_LAT_SLIP, L.O_NORMALISED_LOAD]
+_ROLLED_OVER = math.radians(70.0)
 TERRAINS = {"rough_hill": {}, "crest": {"incline_deg": 5.0}, "slope": {"angle_deg": 12.0,
                                                                       "roughness": 0.03}}
 
@@ -99,7 +104,7 @@ class Climb6x6Env(TractionEnv):
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover")
-    task_state = ("_drive", "_prev_dist")
+    task_state = ("_drive", "_prev_dist", "_goal_xyz")
 
     def __init__(self, terrain: str = "rough_hill", difficulty: float = 0.5,
                  differential: str = "torque_vectoring", action_mode: str = "pedals",
@@ -157,51 +162,50 @@ class Climb6x6Env(TractionEnv):
             pos, quat = spawn_on_grid(t.grid, self.vehicle, x, y, yaw)
         self.sim.reset(pos=pos, quat=quat)
         self._drive = 0.0
-        self._prev_dist = self._goal_distance()
+        self._goal_xyz = tuple(self._goal().tolist())       # fixed for the episode
+        self._prev_dist = self._goal_distance(self.read_chassis())
 
-    def _goal_distance(self) -> float:
-        return float(np.linalg.norm((self._goal() - self.sim.com_position())[:2]))
+    def _goal_distance(self, c: ChassisReading) -> float:
+        """Horizontal distance from the CoM to the goal (m)."""
+        return math.hypot(self._goal_xyz[0] - c.com[0], self._goal_xyz[1] - c.com[1])
 
-    def _apply_action(self, a: np.ndarray) -> None:
-        self._drive = float(a[0])
-        cmd = {"steer": a[1], "throttle": max(a[0], 0.0), "brake": max(-a[0], 0.0),
-               "target_gear": Commands.NO_GEAR_REQUEST}
-        gear = int(self.sim.state.gearbox.target[0])
-        speed = self.sim.forward_speed()
-        if gear < 0:                                      # reversing: pedal roles swap
-            cmd.update(throttle=max(-a[0], 0.0), brake=max(a[0], 0.0))
-            if a[0] > 0 and speed > -0.5:
-                cmd.update(target_gear=1, brake=0.0, throttle=a[0])
-        elif a[0] < 0 and speed < 0.5:                    # stopped and braking: reverse
-            cmd.update(throttle=-a[0], brake=0.0, target_gear=-1)
+    def _apply_action(self, a: list[float]) -> None:
+        drive = self._drive = a[0]
+        throttle, brake, target = max(drive, 0.0), max(-drive, 0.0), Commands.NO_GEAR_REQUEST
+        k = self.sim.now                                  # the chassis after the last step
+        speed = (k[L.K_VELOCITY] * k[L.K_ROTATION] + k[L.K_VELOCITY + 1] * k[L.K_ROTATION + 3]
+                 + k[L.K_VELOCITY + 2] * k[L.K_ROTATION + 6])          # forward, m/s
+        if self.sim.state.gears[0, L.TARGET] < 0:         # reversing: pedal roles swap
+            throttle, brake = brake, throttle
+            if drive > 0 and speed > -0.5:
+                target, brake, throttle = 1, 0.0, drive
+        elif drive < 0 and speed < 0.5:                   # stopped and braking: reverse
+            throttle, brake, target = -drive, 0.0, -1
+        cmd = self.sim.commands.vehicle[0]
+        cmd[L.STEER], cmd[L.THROTTLE], cmd[L.BRAKE], cmd[L.TARGET_GEAR] = (a[1], throttle, brake,
+                                                                           target)
         if self.action_mode == "wheel_torques":
-            cmd["torque_split"] = [(a[2:] + 1.0) / 2.0]
-        self.sim.set_commands(**cmd)
+            self.sim.commands.wheel[0, :, L.TORQUE_SPLIT] = [(x + 1.0) / 2.0 for x in a[2:]]
 
-    def _heightmap(self) -> np.ndarray:
-        yaw = self.heading()
-        c, s = np.cos(yaw), np.sin(yaw)
-        ahead, side = _AHEAD, _SIDE
-        origin = self.sim.chassis_position()
-        x = origin[0] + c * ahead - s * side
-        y = origin[1] + s * ahead + c * side
-        return (self.scene.terrain.grid.height_at(x, y) - origin[2]).ravel()
-
-    def _observation(self) -> np.ndarray:
-        rot = self.body_rotation()
-        lin, ang = self.body_velocity()
-        out = self.sim.outputs
-        return np.concatenate([
-            lin, ang, rot.T @ np.array([0.0, 0.0, -1.0]),
-            rot.T @ (self._goal() - self.sim.com_position()),
-            out.jounce[0], self.sim.state.omega[0], out.in_contact[0].astype(float),
-            out.long_slip[0], out.lat_slip[0], out.normalised_load[0],
-            [out.engine_omega[0] / self.vehicle.engine.max_omega, float(out.gear[0])],
-            self._heightmap()]).astype(np.float64)
+    def _observation(self, c: ChassisReading) -> np.ndarray:
+        w, v = self.sim.outputs.wheel[0], self.sim.outputs.vehicle[0]
+        g = self._goal_xyz
+        obs = np.empty(90)
+        obs[:12] = (*c.velocity_body, *c.angular_body, -c.rot[6], -c.rot[7], -c.rot[8],
+                    *c.to_body((g[0] - c.com[0], g[1] - c.com[1], g[2] - c.com[2])))
+        obs[12:18] = w[:, L.O_JOUNCE]
+        obs[18:24] = self.sim.state.wheel[0, :, L.OMEGA]
+        for j, col in enumerate(_WHEEL_OBS):
+            obs[24 + 6 * j:30 + 6 * j] = w[:, col]
+        obs[48:50] = v[L.O_ENGINE_OMEGA] / self.vehicle.engine.max_omega, v[L.O_GEAR]
+        x, y, z = c.origin                               # height map, heading frame
+        self.scene.terrain.grid.heights_in_frame(x, y, c.yaw, _AHEAD, _SIDE, obs[50:])
+        obs[50:] -= z
+        return obs
 
     # reward terms: unweighted values, weights applied in _reward_terms
-    def _progress(self) -> float:
-        d = self._goal_distance()
+    def _progress(self, c: ChassisReading) -> float:
+        d = self._goal_distance(c)
         gain, self._prev_dist = self._prev_dist - d, d
         return gain
 
@@ -209,20 +213,20 @@ class Climb6x6Env(TractionEnv):
         return -(self._drive**2) * self.control_dt
 
     def _slip(self) -> float:
-        out = self.sim.outputs
-        touching = out.in_contact[0]
-        return -float(np.abs(out.long_slip[0][touching]).mean() if touching.any() else 0.0) \
-            * self.control_dt
+        w = self.sim.outputs.wheel[0]
+        slips = [abs(s) for s, on in zip(w[:, L.O_LONG_SLIP].tolist(), w[:, L.O_CONTACT].tolist(),
+                                         strict=True) if on > 0.5]
+        return -(sum(slips) / len(slips) if slips else 0.0) * self.control_dt
 
-    def _reward_terms(self) -> dict[str, float]:
-        terminated, success = self._termination()
-        values = {"progress": self._progress(), "energy": self._energy(), "slip": self._slip(),
-                  "success": float(success), "rollover": -float(self._rolled_over())}
+    def _reward_terms(self, c: ChassisReading) -> dict[str, float]:
+        terminated, success = self._termination(c)
+        values = {"progress": self._progress(c), "energy": self._energy(), "slip": self._slip(),
+                  "success": float(success), "rollover": -float(self._rolled_over(c))}
         return {k: self.weights[k] * v for k, v in values.items()}
 
-    def _rolled_over(self) -> bool:
-        return self.tilt() > np.radians(70.0)
+    def _rolled_over(self, c: ChassisReading) -> bool:
+        return c.tilt > _ROLLED_OVER
 
-    def _termination(self) -> tuple[bool, bool]:
-        success = self._goal_distance() < self.goal_radius
-        return bool(success or self._rolled_over()), bool(success)
+    def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
+        success = self._goal_distance(c) < self.goal_radius
+        return success or self._rolled_over(c), success

@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import gymnasium as gym
 import numpy as np
 
 from traction.vehicle_model import VehicleParams, load_vehicle
+from traction.vehicle_model import layout as L
 
 from .base import OBS_LIMIT, TractionEnv
+from .reading import ChassisReading
 from .rewards import tolerance
 
+_BAND = math.radians(10)                         # sustained drift: sideslip within the band
+_SIDESLIP_BOUNDS, _SIDESLIP_MARGIN = (-math.radians(5), math.radians(5)), math.radians(15)
+_SPIN_OUT = math.radians(80)
 
-def _wrap(a):
-    return (a + np.pi) % (2 * np.pi) - np.pi
+
+def _wrap(a: float) -> float:
+    return (a + math.pi) % (2 * math.pi) - math.pi
 
 
 class DriftEnv(TractionEnv):
@@ -111,7 +118,7 @@ class DriftEnv(TractionEnv):
         p = dataclasses.replace(p, gearbox=dataclasses.replace(p.gearbox, autobox=0.0))
         super().__init__(p, "skidpad", {"radius": radius}, control_dt, physics_dt, render_mode,
                          width, height)
-        self.target = np.radians(target_sideslip_deg)
+        self.target = math.radians(target_sideslip_deg)
         self.radius, self.hold_seconds = radius, hold_seconds
         self.weights = {"sideslip": sideslip_weight, "circle": circle_weight, "hold": hold_weight,
                         "spin_out": spin_out_penalty, "off_pad": off_pad_penalty}
@@ -132,50 +139,54 @@ class DriftEnv(TractionEnv):
             self.vehicle.gearbox.forward_ratios[1] * self.vehicle.gearbox.final_ratio)
         self._held, self._succeeded = 0.0, False
 
-    def _apply_action(self, a: np.ndarray) -> None:
-        p = (a[1:] + 1.0) / 2.0
-        self.sim.set_commands(steer=a[0], throttle=p[0], brake=p[1], handbrake=p[2])
+    def _apply_action(self, a: list[float]) -> None:
+        cmd = self.sim.commands.vehicle[0]
+        cmd[L.STEER], cmd[L.THROTTLE] = a[0], (a[1] + 1.0) / 2.0
+        cmd[L.BRAKE], cmd[L.HANDBRAKE] = (a[2] + 1.0) / 2.0, (a[3] + 1.0) / 2.0
 
-    # measurements
-    def sideslip(self) -> float:
-        """Sideslip (rad), positive for a counter-clockwise drift (velocity right of the nose)."""
-        lin, _ = self.body_velocity()
-        return float(-np.arctan2(lin[1], abs(lin[0]) + 1e-6)) if np.hypot(*lin[:2]) > 0.5 else 0.0
+    # measurements (from a reading of the chassis; read now if none is given)
+    def sideslip(self, c: ChassisReading | None = None) -> float:
+        """Sideslip (rad), positive for a counter-clockwise drift (velocity right of the nose);
+        0 below 0.5 m/s."""
+        vx, vy, _ = (c or self.read_chassis()).velocity_body
+        return -math.atan2(vy, abs(vx) + 1e-6) if math.hypot(vx, vy) > 0.5 else 0.0
 
-    def cross_track(self) -> float:
-        return float(np.hypot(*self.sim.com_position()[:2]) - self.radius)
+    def cross_track(self, c: ChassisReading | None = None) -> float:
+        """Distance of the CoM from the circle (m), positive outside."""
+        x, y, _ = (c or self.read_chassis()).com
+        return math.hypot(x, y) - self.radius
 
-    def heading_error(self) -> float:
-        x, y = self.sim.com_position()[:2]
-        return float(_wrap(self.heading() - (np.arctan2(y, x) + np.pi / 2)))
+    def heading_error(self, c: ChassisReading | None = None) -> float:
+        """Heading minus the circle's counter-clockwise tangent direction at the CoM (rad)."""
+        c = c or self.read_chassis()
+        return _wrap(c.yaw - (math.atan2(c.com[1], c.com[0]) + math.pi / 2))
 
-    def _moving(self) -> float:
-        return min(1.0, float(np.linalg.norm(self.sim.com_velocity()[:2])) / 8.0)
+    def _moving(self, c: ChassisReading) -> float:
+        return min(1.0, math.hypot(c.velocity[0], c.velocity[1]) / 8.0)
 
-    def _observation(self) -> np.ndarray:
-        lin, ang = self.body_velocity()
-        out = self.sim.outputs
-        e = self.heading_error()
-        return np.array([np.linalg.norm(self.sim.com_velocity()), self.sideslip(),
-                         self.body_rotation()[2] @ (self.body_rotation() @ ang), lin[0], lin[1],
-                         self.cross_track(), np.sin(e), np.cos(e), *out.long_slip[0],
-                         *out.lat_slip[0], out.engine_omega[0] / self.vehicle.engine.max_omega,
-                         float(out.gear[0]), min(self._held / self.hold_seconds, 1.0)])
+    def _observation(self, c: ChassisReading) -> np.ndarray:
+        w, v = self.sim.outputs.wheel[0], self.sim.outputs.vehicle[0]
+        e = self.heading_error(c)
+        return np.array([c.speed, self.sideslip(c), c.angular[2], c.velocity_body[0],
+                         c.velocity_body[1], self.cross_track(c), math.sin(e), math.cos(e),
+                         *w[:, L.O_LONG_SLIP].tolist(), *w[:, L.O_LAT_SLIP].tolist(),
+                         v[L.O_ENGINE_OMEGA] / self.vehicle.engine.max_omega, v[L.O_GEAR],
+                         min(self._held / self.hold_seconds, 1.0)])
 
-    def _reward_terms(self) -> dict[str, float]:
-        beta, e, moving = self.sideslip(), self.cross_track(), self._moving()
-        drifting = abs(beta - self.target) < np.radians(10) and abs(e) < 3.0 and moving > 0.5
+    def _reward_terms(self, c: ChassisReading) -> dict[str, float]:
+        beta, e, moving = self.sideslip(c), self.cross_track(c), self._moving(c)
+        drifting = abs(beta - self.target) < _BAND and abs(e) < 3.0 and moving > 0.5
         self._held = self._held + self.control_dt if drifting else 0.0
         self._succeeded = self._succeeded or self._held >= self.hold_seconds - 1e-9
-        values = {
-            "sideslip": float(tolerance(beta - self.target, (-np.radians(5), np.radians(5)),
-                                        np.radians(15))) * moving,
-            "circle": float(tolerance(e, (-1.0, 1.0), 5.0)) * moving,
-            "hold": min(self._held / self.hold_seconds, 1.0),
-            "spin_out": -float(abs(beta) > np.radians(80)),
-            "off_pad": -float(abs(e) > 15.0)}
-        return {k: self.weights[k] * v for k, v in values.items()}
+        w = self.weights
+        return {
+            "sideslip": w["sideslip"] * (tolerance(beta - self.target, _SIDESLIP_BOUNDS,
+                                                   _SIDESLIP_MARGIN) * moving),
+            "circle": w["circle"] * (tolerance(e, (-1.0, 1.0), 5.0) * moving),
+            "hold": w["hold"] * min(self._held / self.hold_seconds, 1.0),
+            "spin_out": w["spin_out"] * -float(abs(beta) > _SPIN_OUT),
+            "off_pad": w["off_pad"] * -float(abs(e) > 15.0)}
 
-    def _termination(self) -> tuple[bool, bool]:
-        done = abs(self.sideslip()) > np.radians(80) or abs(self.cross_track()) > 15.0
-        return bool(done), self._succeeded
+    def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
+        done = abs(self.sideslip(c)) > _SPIN_OUT or abs(self.cross_track(c)) > 15.0
+        return done, self._succeeded

@@ -9,6 +9,7 @@ One call of :func:`advance` runs ``n_substeps`` physics substeps for a batch of 
         vehicle_model.update.step_batch   one batched vehicle update for all worlds
         xfrc_applied[chassis] = wrench    force + torque about the CoM, world frame
         mj_step2(world)                   for every world: integrate
+    then, for every world: the chassis kinematics row after the last substep and a divergence flag
 
 ``mj_step1``/``mj_step2`` are called through their C entry points in MuJoCo's shared library
 (addresses from ``ctypes``) on the same ``mjModel``/``mjData`` the Python bindings hold
@@ -36,9 +37,13 @@ from traction.vehicle_model.jit import jit
 from traction.vehicle_model.update import scratch, step_batch_with
 
 #: columns of the per-world MjData buffer addresses
-XPOS, XMAT, XIPOS, QVEL, SENSORDATA, XFRC = range(6)
-#: columns of the per-world indices: chassis body, its first dof, body count
-BODY, QVEL_ADR, NBODY = range(3)
+XPOS, XMAT, XIPOS, QVEL, SENSORDATA, XFRC, QPOS, WARNING = range(8)
+#: columns of the per-world indices: chassis body, its first dof, body count, qpos size
+BODY, QVEL_ADR, NBODY, NQ = range(4)
+#: MjData.warning is an array of {int lastinfo; int number} structs; the WARNING address is that
+#: of the first ``number`` (``MjData.warning.number``), so counters are every second int from it
+BADQACC = 2 * int(mujoco.mjtWarning.mjWARN_BADQACC)
+N_WARNING_INTS = 2 * int(mujoco.mjtWarning.mjNWARNING) - 1
 #: grid_info columns: has a surface grid, x0, y0, cell size (m)
 HAS_GRID, GRID_X0, GRID_Y0, GRID_CELL = range(4)
 #: patch columns: world AABB low corner, high corner, surface type
@@ -90,6 +95,23 @@ def _pointer(typingctx, address):
 @jit
 def _buffer(address, n):
     return numba.carray(_pointer(address), (n,), np.float64)
+
+
+@jit
+def diverged(addr, index, nv, wheel_state) -> bool:
+    """MuJoCo met a bad acceleration since the last reset (it then resets the world itself), or a
+    position, velocity or wheel spin is not finite."""
+    if numba.carray(_pointer(addr[WARNING]), (N_WARNING_INTS,), np.int32)[BADQACC] > 0:
+        return True
+    qpos, qvel = _buffer(addr[QPOS], index[NQ]), _buffer(addr[QVEL], nv)
+    total = 0.0                  # a sum of finite values is finite (an overflow is flagged too)
+    for j in range(qpos.shape[0]):
+        total += qpos[j]
+    for j in range(nv):
+        total += qvel[j]
+    for w in range(wheel_state.shape[0]):
+        total += wheel_state[w, L.OMEGA]
+    return not np.isfinite(total)
 
 
 @jit
@@ -152,10 +174,11 @@ def gather(addr, index, sensor_adr, grid, grid_info, ground_type, patches, n_sen
 @jit
 def advance(n_substeps, functions, models, datas, addr, index, sensor_adr, grid, grid_info,
             ground_type, patches, n_sensordata, nv, packed, wheel_state, vehicle_state, gears,
-            cmd_v, cmd_w, friction, dt, gravity, out_w, out_v, kin, hits, wheel_angle,
+            cmd_v, cmd_w, friction, dt, gravity, out_w, out_v, kin, hits, wheel_angle, now, bad,
             active) -> None:
     """Run ``n_substeps`` physics substeps of every world whose ``active`` flag is set (see the
-    module docstring)."""
+    module docstring); then write each such world's chassis row (after the last substep, as
+    :func:`chassis` reads it) to ``now`` and its :func:`diverged` flag to ``bad``."""
     n = models.shape[0]
     s, x, g = scratch(packed.wheel.shape[0])
     for _ in range(n_substeps):
@@ -176,3 +199,7 @@ def advance(n_substeps, functions, models, datas, addr, index, sensor_adr, grid,
             for w in range(wheel_angle.shape[1]):
                 wheel_angle[i, w] += wheel_state[i, w, L.OMEGA] * dt
             _call_step(functions[1], models[i], datas[i])
+    for i in range(n):
+        if active[i]:
+            chassis(addr[i], index[i], nv, now[i])
+            bad[i] = diverged(addr[i], index[i], nv, wheel_state[i])

@@ -10,12 +10,14 @@ import numpy as np
 
 from traction.scenes.terrain import spawn_on_grid
 from traction.vehicle_model import VehicleParams, load_vehicle
+from traction.vehicle_model import layout as L
 
 from .base import OBS_LIMIT, TractionEnv
+from .reading import ChassisReading
 
 
-def _wrap(a):
-    return (a + np.pi) % (2 * np.pi) - np.pi
+def _wrap(a: float) -> float:
+    return (a + math.pi) % (2 * math.pi) - math.pi
 
 
 def _aim(err: float) -> float:
@@ -94,7 +96,7 @@ class TankTurnEnv(TractionEnv):
     action_names = ("left", "right")
     reward_names = ("heading", "aim", "translation", "hold")
     task_state = ("target", "start", "_prev_pos", "_prev_err", "_held")
-    TOLERANCE = np.radians(2.0)
+    TOLERANCE = math.radians(2.0)
     HOLD_SECONDS = 1.0
 
     def __init__(self, drive_mode: str = "special", control_dt: float = 0.04,
@@ -114,43 +116,50 @@ class TankTurnEnv(TractionEnv):
         self.weights = {"heading": heading_weight, "aim": aim_weight,
                         "translation": translation_weight, "hold": hold_bonus}
         self.observation_space = gym.spaces.Box(-OBS_LIMIT, OBS_LIMIT, (9,), np.float64)
+        groups = self.vehicle.groups               # track speed = mean wheel spin x radius
+        self._track_speed = groups / groups.sum(axis=0) * self.vehicle.wheels.radius[0]
 
     def _reset_task(self, options: dict) -> None:
         yaw = float(options.get("yaw", self.np_random.uniform(-np.pi, np.pi)))
         offset = float(options.get("target_offset", self.np_random.uniform(-np.pi, np.pi)))
         pos, quat = spawn_on_grid(self.scene.terrain.grid, self.vehicle, 0.0, 0.0, yaw)
         self.sim.reset(pos=pos, quat=quat)
+        c = self.read_chassis()
         self.target = _wrap(yaw + offset)
-        self.start = self.sim.com_position()
-        self._prev_pos = self.start.copy()
-        self._prev_err = abs(self.heading_error())
+        self.start = self._prev_pos = c.com
+        self._prev_err = abs(self.heading_error(c))
         self._held = 0.0
 
-    def heading_error(self) -> float:
-        return float(_wrap(self.target - self.heading()))
+    def heading_error(self, c: ChassisReading | None = None) -> float:
+        """Target heading minus heading (rad), wrapped to [-pi, pi)."""
+        return _wrap(self.target - (c or self.read_chassis()).yaw)
 
-    def _apply_action(self, a: np.ndarray) -> None:
-        self.sim.set_commands(thrust=[a], throttle=float(np.max(np.abs(a))))
+    def _apply_action(self, a: list[float]) -> None:
+        cmd = self.sim.commands.vehicle[0]
+        cmd[L.THRUST], cmd[L.THRUST + 1] = a[0], a[1]
+        cmd[L.THROTTLE] = max(abs(a[0]), abs(a[1]))
 
-    def _observation(self) -> np.ndarray:
-        lin, ang = self.body_velocity()
-        e = self.heading_error()
-        groups = self.vehicle.groups
-        track = self.sim.state.omega[0] @ groups / groups.sum(axis=0) * self.vehicle.wheels.radius[0]
-        disp = self.body_rotation().T @ (self.sim.com_position() - self.start)
-        return np.array([np.sin(e), np.cos(e), (self.body_rotation() @ ang)[2], lin[0], lin[1],
-                         track[0], track[1], disp[0], disp[1]])
+    def _observation(self, c: ChassisReading) -> np.ndarray:
+        e = self.heading_error(c)
+        track = self.sim.state.wheel[0, :, L.OMEGA] @ self._track_speed
+        dx, dy, _ = c.to_body((c.com[0] - self.start[0], c.com[1] - self.start[1],
+                               c.com[2] - self.start[2]))
+        obs = np.empty(9)
+        obs[:5] = (math.sin(e), math.cos(e), c.angular[2], c.velocity_body[0], c.velocity_body[1])
+        obs[5:7] = track
+        obs[7:] = dx, dy
+        return obs
 
-    def _reward_terms(self) -> dict[str, float]:
-        err = abs(self.heading_error())
-        pos = self.sim.com_position()
+    def _reward_terms(self, c: ChassisReading) -> dict[str, float]:
+        err = abs(self.heading_error(c))
+        pos, prev = c.com, self._prev_pos
         values = {"heading": self._prev_err - err, "aim": _aim(err) - _aim(self._prev_err),
-                  "translation": -float(np.linalg.norm((pos - self._prev_pos)[:2]))}
+                  "translation": -math.hypot(pos[0] - prev[0], pos[1] - prev[1])}
         self._prev_err, self._prev_pos = err, pos
         self._held = self._held + self.control_dt if err < self.TOLERANCE else 0.0
         values["hold"] = float(self._held >= self.HOLD_SECONDS - 1e-9)
         return {k: self.weights[k] * v for k, v in values.items()}
 
-    def _termination(self) -> tuple[bool, bool]:
+    def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
         success = self._held >= self.HOLD_SECONDS - 1e-9
-        return bool(success), bool(success)
+        return success, success

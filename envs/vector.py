@@ -72,20 +72,45 @@ class TractionVectorEnv(VectorEnv):
               options: dict[str, Any] | None = None):
         """Reset every sub-environment (``seed`` int: sub-environment i gets ``seed + i``)."""
         seeds = self._seeds(seed)
-        infos: dict = {}
+        infos = []
         for i, (env, s) in enumerate(zip(self.envs, seeds, strict=True)):
             self._obs[i], info = env.reset(seed=s, options=options)
-            infos = self._add_info(infos, info, i)
+            infos.append(info)
         self._elapsed[:] = 0
         self._autoreset[:] = False
-        return self._obs.copy(), infos
+        return self._obs.copy(), self._batch_infos(infos)
 
     def step(self, actions):
-        infos: dict = {}
-        for i, info in enumerate(self.step_envs(actions)):
-            infos = self._add_info(infos, info, i)
+        infos = self._batch_infos(self.step_envs(actions))
         return (self._obs.copy(), self._rewards.copy(), self._terminated.copy(),
                 self._truncated.copy(), infos)
+
+    def _batch_infos(self, infos: list[dict]) -> dict:
+        """Gymnasium's batched info (``VectorEnv._add_info``: per key an array of the values and
+        a ``_key`` mask), built a key at a time when every sub-environment reports the same
+        flat keys (the usual step: 64 x 14 ``_add_info`` assignments cost ~0.7 ms), else
+        environment by environment."""
+        keys = infos[0].keys()
+        if ("final_obs" in keys or any(info.keys() != keys for info in infos)
+                or any(isinstance(v, dict) for v in infos[0].values())):
+            out: dict = {}
+            for i, info in enumerate(infos):
+                out = self._add_info(out, info, i)
+            return out
+        out = {}
+        for key in keys:
+            values = [info[key] for info in infos]
+            kind = type(values[0])
+            if kind in (int, float, bool) or issubclass(kind, np.number):
+                out[key] = np.array(values, dtype=kind)
+            elif kind is np.ndarray:
+                out[key] = np.stack(values).astype(values[0].dtype, copy=False)
+            else:
+                out[key] = np.empty(self.num_envs, dtype=object)
+                for i, v in enumerate(values):
+                    out[key][i] = v
+            out["_" + key] = np.ones(self.num_envs, np.bool_)
+        return out
 
     def step_envs(self, actions) -> list[dict]:
         """Step every sub-environment; fills the observation, reward, terminated and truncated

@@ -35,8 +35,8 @@ class _Arrays:
     def __init__(self, n: int, n_wheels: int, grid_shape: tuple[int, int], n_patches: int):
         self.models = np.zeros(n, np.int64)
         self.datas = np.zeros(n, np.int64)
-        self.addr = np.zeros((n, 6), np.int64)
-        self.index = np.zeros((n, 3), np.int64)
+        self.addr = np.zeros((n, 8), np.int64)
+        self.index = np.zeros((n, 4), np.int64)
         self.sensor_adr = np.zeros((n, n_wheels), np.int64)
         self.grid = np.zeros((n, *grid_shape), np.int64)
         self.grid_info = np.zeros((n, 4))
@@ -52,6 +52,8 @@ class _Arrays:
         self.kin = np.zeros((n, L.N_KINEMATICS))
         self.hits = np.zeros((n, n_wheels, L.N_HIT))
         self.wheel_angle = np.zeros((n, n_wheels))
+        self.now = np.zeros((n, L.N_KINEMATICS))
+        self.bad = np.zeros(n, np.bool_)
 
     def rows(self, i: int) -> dict:
         """Row ``i`` of every array as a ``(1, ...)`` view."""
@@ -80,7 +82,8 @@ class _Loop:
                      int(sim.model.nsensordata), int(sim.model.nv), sim.params.packed,
                      a.state.wheel, a.state.vehicle, a.state.gears, a.commands.vehicle,
                      a.commands.wheel, friction, sim.dt, sim.gravity,
-                     a.outputs.wheel, a.outputs.vehicle, a.kin, a.hits, a.wheel_angle, _ONE]
+                     a.outputs.wheel, a.outputs.vehicle, a.kin, a.hits, a.wheel_angle, a.now,
+                     a.bad, _ONE]
         self.friction_at = next(i for i, x in enumerate(self.args) if x is friction)
         self.sim, self.table, self.entry = sim, sim.friction_table.values, None
 
@@ -114,6 +117,9 @@ class VehicleSim:
             place; ``outputs.copy()`` keeps a snapshot).
         friction_table: tyre/surface friction, editable between steps.
         telemetry: :class:`~traction.vehicle_model.telemetry.Telemetry` ring buffer, or None.
+        now: the chassis kinematics row (``layout.K_*`` columns: origin, rotation, CoM, CoM
+            velocity, angular velocity, world frame) after the last step, written by the
+            compiled loop (tasks read it instead of MjData).
     """
 
     def __init__(self, scene: Scene, friction_table: vm.FrictionTable | None = None,
@@ -161,17 +167,20 @@ class VehicleSim:
                 for buf, value in vars(getattr(old, name)).items():
                     getattr(getattr(self._own, name), buf)[...] = value
             self._own.wheel_angle[...] = old.wheel_angle
+            self._own.now[...], self._own.bad[...] = old.now, old.bad
         o = self._own
         o.models[0], o.datas[0] = self.model._address, self.data._address
         d = self.data
         o.addr[0] = [d.xpos.ctypes.data, d.xmat.ctypes.data, d.xipos.ctypes.data,
-                     d.qvel.ctypes.data, d.sensordata.ctypes.data, d.xfrc_applied.ctypes.data]
-        o.index[0] = [self.body, self.qvel_adr, self.model.nbody]
+                     d.qvel.ctypes.data, d.sensordata.ctypes.data, d.xfrc_applied.ctypes.data,
+                     d.qpos.ctypes.data, d.warning.number.ctypes.data]
+        o.index[0] = [self.body, self.qvel_adr, self.model.nbody, self.model.nq]
         o.sensor_adr[0] = self.sensor_adr
         self.surfaces.write(o.grid[0], o.grid_info[0], o.patches[0])
         o.ground_type[0] = self.surfaces.ground_type
         self.state, self.commands, self.outputs = o.state, o.commands, o.outputs
         self.wheel_angle = o.wheel_angle
+        self.now, self._bad = o.now[0], o.bad
         self._loop = _Loop(o, self)
 
     # --- episode ---------------------------------------------------------------------------
@@ -193,6 +202,19 @@ class VehicleSim:
         o = self._own
         self.surfaces.write(o.grid[0], o.grid_info[0], o.patches[0])   # terrain may be new
         mujoco.mj_forward(self.model, self.data)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read :attr:`now` and the divergence flag from MjData (the compiled loop writes
+        them after every step; call this after editing MjData by hand)."""
+        o = self._own
+        physics.chassis(o.addr[0], o.index[0], self.model.nv, self.now)
+        self._bad[0] = physics.diverged(o.addr[0], o.index[0], self.model.nv, o.state.wheel[0])
+
+    def diverged(self) -> bool:
+        """MuJoCo met a bad acceleration since the last reset (and reset the world itself), or a
+        position, velocity or wheel spin is not finite (as of the last step or refresh)."""
+        return bool(self._bad[0])
 
     def set_commands(self, **values) -> None:
         """Set command fields (see :class:`~traction.vehicle_model.Commands`); scalars broadcast.

@@ -45,6 +45,14 @@ class TerrainGrid:
         _heights(self.heights, self.x0, self.y0, self.cell, x.ravel(), y.ravel(), out.reshape(-1))
         return out
 
+    def heights_in_frame(self, x: float, y: float, yaw: float, ahead: np.ndarray,
+                         side: np.ndarray, out: np.ndarray) -> None:
+        """Heights (m), as :meth:`height_at`, at the points ``ahead[i]`` along heading ``yaw`` and
+        ``side[i]`` to its left of world ``(x, y)``, written to ``out`` (flat float arrays of one
+        length; for observations, without temporaries)."""
+        _heights_in_frame(self.heights, self.x0, self.y0, self.cell, float(x), float(y),
+                          math.cos(yaw), math.sin(yaw), ahead, side, out)
+
     def surface_at(self, x, y) -> np.ndarray:
         """Surface index of the cell nearest to world ``x, y`` (edge cells beyond the grid)."""
         nrow, ncol = self.heights.shape
@@ -54,19 +62,30 @@ class TerrainGrid:
 
 
 @jit
-def _heights(h, x0, y0, cell, xs, ys, out) -> None:
-    """Heights at points on the grid's triangles, split along the (0,0)-(1,1) cell diagonal."""
+def _height(h, x0, y0, cell, x, y) -> float:
+    """Height at one point on the grid's triangles, split along the (0,0)-(1,1) cell diagonal."""
     nrow, ncol = h.shape
+    r = min(max((y - y0) / cell, 0.0), nrow - 1 - 1e-9)
+    c = min(max((x - x0) / cell, 0.0), ncol - 1 - 1e-9)
+    r0, c0 = int(np.floor(r)), int(np.floor(c))
+    fr, fc = r - r0, c - c0
+    h00, h01, h10, h11 = h[r0, c0], h[r0, c0 + 1], h[r0 + 1, c0], h[r0 + 1, c0 + 1]
+    if fc >= fr:
+        return h00 + fc * (h01 - h00) + fr * (h11 - h01)
+    return h00 + fr * (h10 - h00) + fc * (h11 - h10)
+
+
+@jit
+def _heights(h, x0, y0, cell, xs, ys, out) -> None:
     for i in range(xs.shape[0]):
-        r = min(max((ys[i] - y0) / cell, 0.0), nrow - 1 - 1e-9)
-        c = min(max((xs[i] - x0) / cell, 0.0), ncol - 1 - 1e-9)
-        r0, c0 = int(np.floor(r)), int(np.floor(c))
-        fr, fc = r - r0, c - c0
-        h00, h01, h10, h11 = h[r0, c0], h[r0, c0 + 1], h[r0 + 1, c0], h[r0 + 1, c0 + 1]
-        if fc >= fr:
-            out[i] = h00 + fc * (h01 - h00) + fr * (h11 - h01)
-        else:
-            out[i] = h00 + fr * (h10 - h00) + fc * (h11 - h10)
+        out[i] = _height(h, x0, y0, cell, xs[i], ys[i])
+
+
+@jit
+def _heights_in_frame(h, x0, y0, cell, x, y, c, s, ahead, side, out) -> None:
+    for i in range(out.shape[0]):
+        out[i] = _height(h, x0, y0, cell, x + c * ahead[i] - s * side[i],
+                         y + s * ahead[i] + c * side[i])
 
 
 def _grid(length: float, width: float, resolution: float, x0: float):

@@ -76,8 +76,8 @@ def test_drift_success_after_holding_the_target_sideslip(monkeypatch):
     env = gym.make("Traction/Drift-v0", hold_seconds=1.0)
     u = env.unwrapped
     env.reset(seed=0)
-    monkeypatch.setattr(type(u), "sideslip", lambda self: self.target)
-    monkeypatch.setattr(type(u), "cross_track", lambda self: 0.5)
+    monkeypatch.setattr(type(u), "sideslip", lambda self, c=None: self.target)
+    monkeypatch.setattr(type(u), "cross_track", lambda self, c=None: 0.5)
     coast = np.array([0.0, 0.0, -1.0, -1.0])                  # half throttle, no brakes
     infos = [env.step(coast)[4] for _ in range(30)]
     assert not infos[20]["is_success"] and infos[26]["is_success"]
@@ -85,7 +85,7 @@ def test_drift_success_after_holding_the_target_sideslip(monkeypatch):
     # hold pays the drift's age / hold_seconds (0.04 s steps), capped at 1
     assert infos[4]["reward_hold"] == pytest.approx(infos[3]["reward_hold"] + 0.04)
     assert infos[-1]["reward_hold"] == 1.0
-    monkeypatch.setattr(type(u), "cross_track", lambda self: 8.0)   # off the line: drift ends
+    monkeypatch.setattr(type(u), "cross_track", lambda self, c=None: 8.0)   # off the line: drift ends
     after = [env.step(coast)[4] for _ in range(3)]
     assert all(i["reward_hold"] == 0.0 and i["is_success"] for i in after)   # success stays
 

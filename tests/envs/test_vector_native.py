@@ -147,3 +147,30 @@ def test_substep_count_must_be_a_non_negative_integer():
     t = sim.data.time
     sim.step(np.int64(3))
     assert sim.data.time == pytest.approx(t + 3 * sim.dt)
+
+
+@pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
+def test_batched_infos_equal_gymnasiums_add_info(mode):
+    """The key-at-a-time info batching gives what Gymnasium's ``_add_info`` gives, env by env
+    (same keys, dtypes, shapes, values and masks), including steps where episodes end."""
+    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=3, vectorization_mode="vector_entry_point",
+                        max_episode_steps=4, autoreset_mode=mode).unwrapped
+    venv.reset(seed=0)
+    for _ in range(6):
+        per_env = venv.step_envs(np.ones((3, 2), np.float32))
+        fast = venv._batch_infos(per_env)
+        slow: dict = {}
+        for i, info in enumerate(per_env):
+            slow = venv._add_info(slow, info, i)
+        _assert_same_info(fast, slow)
+
+
+def _assert_same_info(fast: dict, slow: dict) -> None:
+    assert fast.keys() == slow.keys()
+    for k in slow:
+        if isinstance(slow[k], dict):
+            _assert_same_info(fast[k], slow[k])
+        elif slow[k].dtype == object:
+            assert all(np.array_equal(a, b) for a, b in zip(fast[k], slow[k], strict=True)), k
+        else:
+            assert fast[k].dtype == slow[k].dtype and np.array_equal(fast[k], slow[k]), k

@@ -1,0 +1,72 @@
+"""The once-per-step chassis reading and the divergence flag the compiled loop writes."""
+
+import gymnasium as gym
+import mujoco
+import numpy as np
+import pytest
+
+import traction.envs  # noqa: F401
+from traction.envs.reading import ChassisReading
+
+ENV_IDS = ["Traction/Climb6x6-v0", "Traction/Drift-v0", "Traction/TankTurn-v0"]
+
+
+def _driven(env_id, steps=40):
+    env = gym.make(env_id)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        env.step(rng.uniform(-1, 1, env.action_space.shape).astype(np.float32))
+    return env.unwrapped
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_reading_matches_mujoco(env_id):
+    """Pose, CoM velocity and angular velocity (world and chassis frame), speed, yaw and tilt
+    agree with MuJoCo's own kinematics (``mj_objectVelocity`` at the CoM)."""
+    u = _driven(env_id)
+    after_step = u.sim.now.copy()
+    u.sim.refresh()                              # the loop's row is what a fresh read gives
+    assert np.array_equal(after_step, u.sim.now)
+    mujoco.mj_forward(u.model, u.data)           # make MuJoCo's velocities current, then compare
+    u.sim.refresh()
+    c = ChassisReading(u.sim.now)
+    d, b = u.data, u.sim.body
+    rot = d.xmat[b].reshape(3, 3)
+    vel = np.zeros(6)
+    mujoco.mj_objectVelocity(u.model, d, mujoco.mjtObj.mjOBJ_BODY, b, vel, 0)   # [ang, lin]
+    assert np.allclose(c.origin, d.xpos[b]) and np.allclose(c.com, d.xipos[b])
+    assert np.allclose(np.reshape(c.rot, (3, 3)), rot)
+    assert np.allclose(c.velocity, vel[3:], atol=1e-9) and np.allclose(c.angular, vel[:3], atol=1e-9)
+    assert np.allclose(c.velocity_body, rot.T @ vel[3:], atol=1e-9)
+    assert np.allclose(c.angular_body, rot.T @ vel[:3], atol=1e-9)
+    assert c.speed == pytest.approx(np.linalg.norm(vel[3:]), abs=1e-9)
+    assert c.yaw == pytest.approx(np.arctan2(rot[1, 0], rot[0, 0]))
+    assert c.tilt == pytest.approx(np.arccos(np.clip(rot[2, 2], -1, 1)))
+    assert np.allclose(c.to_body((1.0, 2.0, 3.0)), rot.T @ [1.0, 2.0, 3.0])
+
+
+def test_divergence_flag_for_a_non_finite_state():
+    """A NaN velocity (MuJoCo raised no warning yet) is flagged by ``refresh``; a reset clears it."""
+    u = _driven("Traction/Drift-v0", 2)
+    assert not u.sim.diverged()
+    u.data.qvel[2] = np.nan
+    u.sim.refresh()
+    assert u.sim.diverged()
+    u.sim.reset()
+    assert not u.sim.diverged()
+    u.sim.state.omega[0, 1] = np.inf             # a wheel spin counts too
+    u.sim.refresh()
+    assert u.sim.diverged()
+
+
+def test_heights_in_frame_match_height_at():
+    u = _driven("Traction/Climb6x6-v0", 1)
+    grid = u.scene.terrain.grid
+    ahead, side = np.array([0.0, 1.5, 9.0, 3.0]), np.array([0.0, -2.0, 2.0, 1.0])
+    x, y, yaw = 3.2, -1.1, 0.7
+    out = np.empty(4)
+    grid.heights_in_frame(x, y, yaw, ahead, side, out)
+    px = x + np.cos(yaw) * ahead - np.sin(yaw) * side
+    py = y + np.sin(yaw) * ahead + np.cos(yaw) * side
+    assert np.allclose(out, grid.height_at(px, py), atol=1e-12)
