@@ -141,7 +141,7 @@ class TractionEnv(gym.Env):
             np.minimum(np.maximum(obs, -OBS_LIMIT, out=obs), OBS_LIMIT, out=obs)
             terms = self._reward_terms(c)
             terminated, success = self._termination(c)
-        values = [float(v) for v in terms.values()]
+        values = [float(terms[k]) for k in self.reward_names]
         info = self._diagnostics(c)
         info.update(zip(self._reward_keys, values, strict=True))
         info["is_success"], info["diverged"] = bool(success), diverged
