@@ -160,12 +160,11 @@ class TractionEnv(gym.Env):
         return bad
 
     def _diagnostics(self, c: ChassisReading) -> dict:
-        v = self.sim.outputs.vehicle[0]
-        wheel = self.sim.outputs.wheel[0].T.copy()          # one copy; a row per output field
+        v, w = self.sim.outputs.vehicle[0], self.sim.outputs.wheel[0]
         return {"speed": c.speed, "gear": int(v[L.O_GEAR]),
                 "engine_rpm": float(v[L.O_ENGINE_OMEGA]) * 60 / (2 * math.pi),
-                "long_slip": wheel[L.O_LONG_SLIP], "lat_slip": wheel[L.O_LAT_SLIP],
-                "tire_load": wheel[L.O_LOAD], "wheel_contact": wheel[L.O_CONTACT] > 0.5}
+                "long_slip": w[:, L.O_LONG_SLIP].copy(), "lat_slip": w[:, L.O_LAT_SLIP].copy(),
+                "tire_load": w[:, L.O_LOAD].copy(), "wheel_contact": w[:, L.O_CONTACT] > 0.5}
 
     # --- save / restore ------------------------------------------------------------------
     def get_state(self) -> dict:
