@@ -15,7 +15,7 @@ import numpy as np
 
 from . import chassis, contact, controls, drivetrain, tire_models
 from . import layout as L
-from .jit import jit
+from .jit import borrow, jit
 from .layout import Packed
 from .surface import FrictionTable
 from .vec import rot
@@ -59,6 +59,14 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
 
 
 @jit
+def borrow_packed(pk: Packed) -> Packed:
+    """``pk`` with every array borrowed (see :func:`~traction.vehicle_model.jit.borrow`)."""
+    return Packed(borrow(pk.wheel), borrow(pk.vehicle), borrow(pk.torque_curve),
+                  borrow(pk.gear_ratios), borrow(pk.shift_up), borrow(pk.shift_down),
+                  borrow(pk.bars), borrow(pk.families), borrow(pk.family_index), borrow(pk.points))
+
+
+@jit
 def scratch(n_wheels: int):
     """The per-wheel scratch arrays of :func:`step_vehicle` (reused across vehicles and substeps)."""
     return (np.zeros((n_wheels, L.N_SCRATCH)), np.zeros((n_wheels, L.N_TIRE_INPUTS)),
@@ -79,7 +87,13 @@ def step_batch(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin,
 def step_batch_with(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits,
                     friction, dt, gravity, out_w, out_v, active, s, x, g) -> None:
     """:func:`step_batch` with the caller's :func:`scratch` (a loop over substeps allocates it
-    once)."""
+    once). Every array is borrowed (:func:`~traction.vehicle_model.jit.borrow`): the update's
+    views then cost no reference counting."""
+    pk = borrow_packed(pk)
+    wheel_state, vehicle_state, gears = borrow(wheel_state), borrow(vehicle_state), borrow(gears)
+    cmd_v, cmd_w, kin, hits = borrow(cmd_v), borrow(cmd_w), borrow(kin), borrow(hits)
+    friction, out_w, out_v, active = borrow(friction), borrow(out_w), borrow(out_v), borrow(active)
+    s, x, g = borrow(s), borrow(x), borrow(g)
     for v in range(kin.shape[0]):
         if not active[v]:
             continue
