@@ -60,10 +60,13 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
 
 @jit
 def borrow_packed(pk: Packed) -> Packed:
-    """``pk`` with every array borrowed (see :func:`~traction.vehicle_model.jit.borrow`)."""
-    return Packed(borrow(pk.wheel), borrow(pk.vehicle), borrow(pk.torque_curve),
-                  borrow(pk.gear_ratios), borrow(pk.shift_up), borrow(pk.shift_down),
-                  borrow(pk.bars), borrow(pk.families), borrow(pk.family_index), borrow(pk.points))
+    """``pk`` with every array borrowed (see :func:`~traction.vehicle_model.jit.borrow`); by
+    field name, so a reordered ``Packed`` cannot swap two arrays of the same shape."""
+    return Packed(wheel=borrow(pk.wheel), vehicle=borrow(pk.vehicle),
+                  torque_curve=borrow(pk.torque_curve), gear_ratios=borrow(pk.gear_ratios),
+                  shift_up=borrow(pk.shift_up), shift_down=borrow(pk.shift_down),
+                  bars=borrow(pk.bars), families=borrow(pk.families),
+                  family_index=borrow(pk.family_index), points=borrow(pk.points))
 
 
 @jit
