@@ -10,6 +10,9 @@ to ``tire_physx.py`` would leave stale code in ``physics.py``'s cache. The cache
 in a folder named after a hash of every traction source file and the numba version
 (``~/.cache/traction/numba-<hash>``, below ``$NUMBA_CACHE_DIR`` or ``$XDG_CACHE_HOME`` if set):
 any edit starts a fresh cache.
+
+Also here: :func:`borrow` (an array without reference counting, for the update's entry point)
+and :func:`interp` (scalar piecewise-linear lookup).
 """
 
 from __future__ import annotations
