@@ -60,14 +60,13 @@ def suspension_forces(pk: Packed, k, hits, gravity, s, out) -> None:
 def useful_mass(pk: Packed, k, w, a0, a1, a2, d0, d1, d2) -> float:
     """Effective mass (kg) a tyre force along ``d`` at the patch (arm ``a`` from the CoM) meets:
     the wheel's sprung mass with its share of the chassis inertia, ``1/m = 1/m_s + (r x d) .
-    J_s^-1 (r x d)`` in body axes."""
-    vp = pk.vehicle
-    m_s = pk.wheel[w, L.SPRUNG_MASS]
-    share = m_s / vp[L.CHASSIS_MASS]
+    J_s^-1 (r x d)`` in body axes, ``J_s = (m_s / m) J`` (``INV_SPRUNG_MASS`` and the diagonal
+    of ``J_s^-1``, ``TURN_COEF``, are packed: one division here instead of six)."""
+    p = pk.wheel[w]
     x0, x1, x2 = cross(a0, a1, a2, d0, d1, d2)
     b0, b1, b2 = to_body(k, x0, x1, x2)
-    inv = (1.0 / m_s + b0 * b0 / (vp[L.CHASSIS_INERTIA] * share)
-           + b1 * b1 / (vp[L.CHASSIS_INERTIA + 1] * share) + b2 * b2 / (vp[L.CHASSIS_INERTIA + 2] * share))
+    inv = (p[L.INV_SPRUNG_MASS] + b0 * b0 * p[L.TURN_COEF] + b1 * b1 * p[L.TURN_COEF + 1]
+           + b2 * b2 * p[L.TURN_COEF + 2])
     return 1.0 / inv
 
 

@@ -38,7 +38,8 @@ N_WHEEL_PARAMS = _columns(
     "TIRE_MODEL", "TIRE_TYPE", "FRICTION_VS_SLIP:6", "LAT_STIFF_X", "LAT_STIFF_Y",
     "LONG_STIFF_G", "CAMBER_STIFF_G", "ARCADE_LONG", "ARCADE_LAT", "GRIP", "CURVE_SET",
     "MIN_SLIP_SPEED", "CLAMPS", "MF_LONG:4", "MF_LAT:4", "TRAIL", "MF_PEAK_LONG",
-    "MF_PEAK_LAT", "STATIC_COEF", "CAP_COEF", "CUSTOM_INDEX")
+    "MF_PEAK_LAT", "STATIC_COEF", "CAP_COEF", "CUSTOM_INDEX", "INV_SPRUNG_MASS",
+    "TURN_COEF:3")
 
 # --- per-vehicle parameters: vehicle_params[col] ---------------------------------------------
 N_VEHICLE_PARAMS = _columns(
@@ -52,7 +53,7 @@ N_VEHICLE_PARAMS = _columns(
     "LOAD_MIN", "LOAD_MIN_FILTERED", "LOAD_MAX", "LOAD_MAX_FILTERED",
     "STICKY_SPEED", "STICKY_TIME", "STICKY_FREQUENCY", "STICKY_DAMPING",
     "MIN_LONG_DENOM", "MIN_LAT_DENOM", "SUBSTEP_SPEED", "SUBSTEPS_LOW", "SUBSTEPS_HIGH",
-    "KEEP_PITCH", "KEEP_ROLL", "CHASSIS_MASS", "CHASSIS_INERTIA:3", "HAS_CUSTOM")
+    "KEEP_PITCH", "KEEP_ROLL", "HAS_CUSTOM")
 
 #: differential type codes (``DIFF_TYPE``)
 DIFF_TYPES = ("direct", "four_wheel", "multi_wheel", "torque_vectoring", "tank")

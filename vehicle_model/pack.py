@@ -57,6 +57,9 @@ def _wheel_columns(p) -> np.ndarray:
     put(L.STATIC_COEF, static)
     custom = tire_custom.index_of(p.custom_tire) if p.custom_tire is not None else -1
     put(L.CUSTOM_INDEX, np.full(n, custom))
+    put(L.INV_SPRUNG_MASS, 1.0 / sus.sprung_mass)                    # for contact.useful_mass
+    share = sus.sprung_mass / p.chassis.mass
+    put(L.TURN_COEF, 1.0 / (share[:, None] * np.asarray(p.chassis.inertia)[None, :]), 3)
     return out
 
 
@@ -89,13 +92,12 @@ def _vehicle_columns(p) -> np.ndarray:
         L.MIN_LONG_DENOM: sim.min_long_slip_denominator,
         L.MIN_LAT_DENOM: sim.min_lat_slip_denominator, L.SUBSTEP_SPEED: sim.substep_speed_threshold,
         L.SUBSTEPS_LOW: sim.substeps_low, L.SUBSTEPS_HIGH: sim.substeps_high,
-        L.KEEP_PITCH: sc.pitch, L.KEEP_ROLL: sc.roll, L.CHASSIS_MASS: p.chassis.mass,
+        L.KEEP_PITCH: sc.pitch, L.KEEP_ROLL: sc.roll,
         L.HAS_CUSTOM: bool(p.tires.uses("custom").any()),
     }
     for col, v in values.items():
         out[col] = float(v)
     out[L.FOUR_WHEELS:L.FOUR_WHEELS + 4] = d.four_wheels
-    out[L.CHASSIS_INERTIA:L.CHASSIS_INERTIA + 3] = p.chassis.inertia
     return out
 
 

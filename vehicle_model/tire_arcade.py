@@ -11,6 +11,7 @@ import numpy as np
 
 from .jit import jit
 from .layout import ARCADE_LAT, ARCADE_LONG, RADIUS, X_LOAD, X_OMEGA, X_SURFACE_FRICTION, X_V_LAT, X_V_LONG
+from .vec import norm2
 
 
 @jit
@@ -20,5 +21,5 @@ def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
     f_long = -w[ARCADE_LONG] * x[X_LOAD] * slide_long
     f_lat = -w[ARCADE_LAT] * x[X_LOAD] * x[X_V_LAT]
     limit = x[X_SURFACE_FRICTION] * x[X_LOAD]
-    scale = min(1.0, limit / max(np.hypot(f_long, f_lat), 1e-12))
+    scale = min(1.0, limit / max(norm2(f_long, f_lat), 1e-12))
     return f_long * scale, f_lat * scale, 0.0, -f_long * scale * w[RADIUS]

@@ -35,6 +35,7 @@ from .layout import (
     X_V_LAT,
     X_V_LONG,
 )
+from .vec import norm2
 
 #: Camber shifts the slip angle by this fraction of the camber angle (camber thrust).
 CAMBER_FACTOR = 0.1
@@ -135,7 +136,7 @@ def forces(w: np.ndarray, x: np.ndarray, families: np.ndarray, family_index: np.
     lat = _family(families, points, family_index[k, 1, 0], family_index[k, 1, 1], abs(alpha), sr)
     limit = w[GRIP] * x[X_SURFACE_FRICTION] * x[X_LOAD]
     f_long, f_lat = lon * limit, -np.sign(alpha) * lat * limit
-    scale = min(1.0, limit / max(np.hypot(f_long, f_lat), 1e-12))
+    scale = min(1.0, limit / max(norm2(f_long, f_lat), 1e-12))
     f_long, f_lat = f_long * scale, f_lat * scale
     if w[CLAMPS] > 0.5:
         f_long, f_lat = friction_clamps.apply(f_long, f_lat, w, x)

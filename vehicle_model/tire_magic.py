@@ -29,6 +29,7 @@ from .layout import (
     X_V_LONG,
 )
 from .tire_curve import slip_ratio
+from .vec import norm2
 
 
 @jit
@@ -59,7 +60,7 @@ def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
     tan_alpha = x[X_V_LAT] / max(abs(x[X_V_LONG]), min_speed)
     peak_long, peak_lat = w[MF_PEAK_LONG], w[MF_PEAK_LAT]
     sx, sy = kappa / peak_long, tan_alpha / np.tan(peak_lat)
-    rho = np.hypot(sx, sy)
+    rho = norm2(sx, sy)
     if rho <= 1e-12:
         return 0.0, 0.0, 0.0, 0.0
     limit = x[X_SURFACE_FRICTION] * x[X_LOAD]

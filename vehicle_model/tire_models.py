@@ -9,6 +9,7 @@ from . import layout as L
 from . import tire, tire_arcade, tire_curve, tire_custom, tire_magic, tire_physx
 from .jit import jit, jit_call
 from .layout import Packed
+from .vec import norm2
 
 PHYSX, ARCADE, CURVE, MAGIC_FORMULA, CUSTOM = range(5)
 
@@ -68,7 +69,7 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out) -> None:
         f_long = s[w, L.S_F_STICK_LONG] if stick_long else out[w, L.O_LONG_FORCE]
         f_lat = s[w, L.S_F_STICK_LAT] if stick_lat else out[w, L.O_LAT_FORCE]
         cap = out[w, L.O_FRICTION] * out[w, L.O_LOAD] * wp[w, L.CAP_COEF]
-        scale = min(1.0, cap / max(np.hypot(f_long, f_lat), 1e-9))
+        scale = min(1.0, cap / max(norm2(f_long, f_lat), 1e-9))
         out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE] = f_long * scale, f_lat * scale
         if stick_long:
             s[w, L.S_ROAD] = -f_long * scale * wp[w, L.RADIUS]

@@ -25,6 +25,7 @@ from .layout import (
     X_NORMALISED_LOAD,
     X_REST_LOAD,
 )
+from .vec import norm2
 
 
 @jit
@@ -60,12 +61,12 @@ def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
     limit = x[X_FRICTION] * load
     if limit <= 1e-9:
         return 0.0, 0.0, 0.0, 0.0
-    k = np.hypot(lat_stiff * t_eff, long_stiff * long_slip) / limit
+    k = norm2(lat_stiff * t_eff, long_stiff * long_slip) / limit
     f_bar = _smooth_force(k)
     m_bar = _smooth_moment(k)
     ratio = lat_stiff / long_stiff
     nu = 0.5 * (1.0 + ratio - (1.0 - ratio) * np.cos(k * 0.5)) if k <= 2.0 * np.pi else 1.0
-    mag = np.hypot(long_slip, nu * t_eff)
+    mag = norm2(long_slip, nu * t_eff)
     if mag <= 1e-12:
         return 0.0, 0.0, 0.0, 0.0
     f_zero = limit / mag
