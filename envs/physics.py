@@ -33,7 +33,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from traction.vehicle_model import layout as L
-from traction.vehicle_model.jit import jit
+from traction.vehicle_model.jit import borrow, jit
 from traction.vehicle_model.update import scratch, step_batch_with
 
 #: columns of the per-world MjData buffer addresses
@@ -178,7 +178,12 @@ def advance(n_substeps, functions, models, datas, addr, index, sensor_adr, grid,
             active) -> None:
     """Run ``n_substeps`` physics substeps of every world whose ``active`` flag is set (see the
     module docstring); then write each such world's chassis row (after the last substep, as
-    :func:`chassis` reads it) to ``now`` and its :func:`diverged` flag to ``bad``."""
+    :func:`chassis` reads it) to ``now`` and its :func:`diverged` flag to ``bad``. Every array
+    is borrowed (:func:`~traction.vehicle_model.jit.borrow`): views cost no reference counting."""
+    models, datas, addr, index = borrow(models), borrow(datas), borrow(addr), borrow(index)
+    sensor_adr, grid, grid_info = borrow(sensor_adr), borrow(grid), borrow(grid_info)
+    ground_type, patches, kin, hits = borrow(ground_type), borrow(patches), borrow(kin), borrow(hits)
+    wheel_angle, now, bad, active = borrow(wheel_angle), borrow(now), borrow(bad), borrow(active)
     n = models.shape[0]
     s, x, g = scratch(packed.wheel.shape[0])
     for _ in range(n_substeps):
