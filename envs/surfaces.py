@@ -15,6 +15,9 @@ from traction.scenes import Scene, names
 from . import physics
 
 _MARGIN = 0.01
+#: dtype of the per-cell surface map the compiled loop reads (a quarter of int64's cache
+#: footprint; surface types are friction-table rows)
+SURFACE_DTYPE = np.int16
 
 
 class SurfaceLookup:
@@ -53,13 +56,17 @@ class SurfaceLookup:
             grid[...] = self.ground_type
             grid_info[...] = (0.0, 0.0, 0.0, 1.0)
             return
-        grid[...] = self.scene.grid_surface[t.surface]
+        types = self.scene.grid_surface[t.surface]
+        if types.size and types.max() > np.iinfo(SURFACE_DTYPE).max:
+            raise ValueError(f"terrain surface type {types.max()} (a friction-table row) exceeds "
+                             f"the surface map's limit {np.iinfo(SURFACE_DTYPE).max}")
+        grid[...] = types
         grid_info[...] = (1.0, t.x0, t.y0, t.cell)
 
     def lookup(self, points: np.ndarray) -> np.ndarray:
         """Surface types ``(...)`` for world points ``(..., 3)`` (the compiled lookup, looped)."""
         shape = self.grid_shape()
-        grid, info = np.zeros(shape, np.int64), np.zeros(4)
+        grid, info = np.zeros(shape, SURFACE_DTYPE), np.zeros(4)
         patches = np.zeros_like(self.patches)
         self.write(grid, info, patches)
         flat = np.asarray(points, dtype=float).reshape(-1, 3)

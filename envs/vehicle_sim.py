@@ -22,7 +22,7 @@ from traction.vehicle_model import layout as L
 from traction.vehicle_model.telemetry import Telemetry
 
 from . import physics
-from .surfaces import SurfaceLookup
+from .surfaces import SURFACE_DTYPE, SurfaceLookup
 
 _ONE = np.ones(1, dtype=np.bool_)
 _SCALAR_COMMANDS = {"throttle": L.THROTTLE, "brake": L.BRAKE, "handbrake": L.HANDBRAKE,
@@ -38,7 +38,7 @@ class _Arrays:
         self.addr = np.zeros((n, 8), np.int64)
         self.index = np.zeros((n, 4), np.int64)
         self.sensor_adr = np.zeros((n, n_wheels), np.int64)
-        self.grid = np.zeros((n, *grid_shape), np.int64)
+        self.grid = np.zeros((n, *grid_shape), SURFACE_DTYPE)    # small: read every substep
         self.grid_info = np.zeros((n, 4))
         self.ground_type = np.zeros(n, np.int64)
         self.patches = np.zeros((n, n_patches, 7))
