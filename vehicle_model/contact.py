@@ -78,7 +78,9 @@ def contact_frame(pk: Packed, k, hits, friction, ws, s, out) -> None:
     for w in range(wp.shape[0]):
         p = wp[w]
         n0, n1, n2 = hits[w, L.H_NORMAL], hits[w, L.H_NORMAL + 1], hits[w, L.H_NORMAL + 2]
-        h0, h1, h2 = to_world(k, np.cos(out[w, L.O_STEER]), np.sin(out[w, L.O_STEER]), 0.0)
+        steer = out[w, L.O_STEER]                         # unsteered wheels skip sin/cos
+        c, sn = (1.0, steer) if steer == 0.0 else (np.cos(steer), np.sin(steer))
+        h0, h1, h2 = to_world(k, c, sn, 0.0)
         along = h0 * n0 + h1 * n1 + h2 * n2
         f0, f1, f2 = h0 - n0 * along, h1 - n1 * along, h2 - n2 * along
         norm = max(np.sqrt(f0 * f0 + f1 * f1 + f2 * f2), 1e-9)

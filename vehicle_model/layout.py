@@ -85,10 +85,12 @@ N_VEHICLE_OUTPUTS = _columns("O_ENGINE_OMEGA", "O_ENGINE_TORQUE", "O_CLUTCH_SLIP
                              "O_GEAR_RATIO", "O_THROTTLE", "O_EXTRA_TORQUE:3", "O_WRENCH:6")
 
 # --- tyre model inputs (one row per wheel, see tire.TireInputs) ------------------------------
+#: the TireInputs fields in order, then X_TAN_LAT_SLIP = tan(lateral slip), derived (the update
+#: has it as v_lat / denominator, so the PhysX tyre needs no tan(atan(.)) without camber)
 N_TIRE_INPUTS = _columns(
     "X_V_LONG", "X_V_LAT", "X_OMEGA", "X_LONG_SLIP", "X_LAT_SLIP", "X_CAMBER", "X_FRICTION",
     "X_SURFACE_FRICTION", "X_LOAD", "X_REST_LOAD", "X_NORMALISED_LOAD", "X_GRAVITY", "X_DT",
-    "X_DRIVE_TORQUE", "X_MASS_LONG", "X_MASS_LAT")
+    "X_DRIVE_TORQUE", "X_MASS_LONG", "X_MASS_LAT", "X_TAN_LAT_SLIP")
 
 
 def column_view(buffer: str, col: int, width: int = 0, dtype=None, doc: str = ""):

@@ -151,8 +151,10 @@ class TireInputs:
     mass_lat: np.ndarray      # kg, useful mass sideways (incl. rotation)
 
     def rows(self) -> np.ndarray:
-        """``(n, n_wheels, N_TIRE_INPUTS)`` float rows for the compiled models."""
+        """``(n, n_wheels, N_TIRE_INPUTS)`` float rows for the compiled models (the fields,
+        then the derived ``tan(lat_slip)``)."""
         values = [np.asarray(getattr(self, f), dtype=float) for f in self.__dataclass_fields__]
+        values.append(np.tan(values[4]))                                  # X_TAN_LAT_SLIP
         shape = np.broadcast_shapes(*(v.shape for v in values))
         return np.ascontiguousarray(np.stack([np.broadcast_to(v, shape) for v in values], axis=-1))
 
@@ -175,8 +177,13 @@ def slips(v_long: float, v_lat: float, wheel_speed: float, min_long_denominator:
     """PhysX longitudinal slip (-) and lateral slip angle (rad); see the module docstring."""
     denom = max(abs(v_long), abs(wheel_speed), min_long_denominator)
     long_slip = (wheel_speed - v_long) / denom
-    lat_slip = np.arctan(v_lat / max(abs(v_long), min_lat_denominator))
-    return long_slip, lat_slip
+    return long_slip, np.arctan(lat_slip_tangent(v_long, v_lat, min_lat_denominator))
+
+
+@jit
+def lat_slip_tangent(v_long: float, v_lat: float, min_lat_denominator: float) -> float:
+    """``tan`` of the PhysX lateral slip: ``v_lat / max(|v_long|, min_lat_denominator)``."""
+    return v_lat / max(abs(v_long), min_lat_denominator)
 
 
 @jit

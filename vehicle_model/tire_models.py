@@ -53,6 +53,8 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out) -> None:
         xr[L.X_NORMALISED_LOAD] = out[w, L.O_LOAD] / xr[L.X_REST_LOAD]
         xr[L.X_GRAVITY], xr[L.X_DT], xr[L.X_DRIVE_TORQUE] = gravity, h, ws[w, L.DRIVE_TORQUE]
         xr[L.X_MASS_LONG], xr[L.X_MASS_LAT] = s[w, L.S_MASS_LONG], s[w, L.S_MASS_LAT]
+        xr[L.X_TAN_LAT_SLIP] = (tire.lat_slip_tangent(v_long, v_lat, vp[L.MIN_LAT_DENOM])
+                                if contact else 0.0)
         f_long, f_lat, moment, road = 0.0, 0.0, 0.0, 0.0
         if contact:
             f_long, f_lat, moment, road = forces(p, xr, pk.families, pk.family_index,

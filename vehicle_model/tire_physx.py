@@ -24,6 +24,7 @@ from .layout import (
     X_LONG_SLIP,
     X_NORMALISED_LOAD,
     X_REST_LOAD,
+    X_TAN_LAT_SLIP,
 )
 from .vec import norm2
 
@@ -48,7 +49,8 @@ def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
 
     Args:
         w: the wheel's packed parameters (``layout`` wheel columns).
-        x: its tyre inputs (``layout`` ``X_`` columns): slips, camber, friction (surface x
+        x: its tyre inputs (``layout`` ``X_`` columns): slips and ``tan(lat_slip)`` (used
+            as is when the camber term is zero), camber, friction (surface x
             friction-vs-slip graph), load (filtered normalised load x rest load), gravity.
     """
     load, rest_load = x[X_LOAD], x[X_REST_LOAD]
@@ -57,7 +59,8 @@ def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
         x[X_NORMALISED_LOAD] * 3.0 / w[LAT_STIFF_X])
     long_stiff = w[LONG_STIFF_G] * x[X_GRAVITY]
     camber_stiff = w[CAMBER_STIFF_G] * x[X_GRAVITY]
-    t_eff = np.tan(lat_slip - camber * camber_stiff / max(lat_stiff, 1e-9))
+    camber_slip = camber * camber_stiff / max(lat_stiff, 1e-9)
+    t_eff = x[X_TAN_LAT_SLIP] if camber_slip == 0.0 else np.tan(lat_slip - camber_slip)
     limit = x[X_FRICTION] * load
     if limit <= 1e-9:
         return 0.0, 0.0, 0.0, 0.0
