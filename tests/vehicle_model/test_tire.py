@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from traction.vehicle_model import FrictionTable, tire, tire_physx
+from traction.vehicle_model import layout as L
 
 G = 9.81
 
@@ -93,3 +94,20 @@ def test_load_filter(filtered, expected):
     assert tire.filtered_load(f.min_normalised_load, f.min_filtered_normalised_load,
                               f.max_normalised_load, f.max_filtered_normalised_load,
                               filtered) == pytest.approx(expected)
+
+
+def test_zero_camber_takes_the_slip_tangent(sedan, rng):
+    """Without camber the model uses ``tan(lat_slip)`` from its input row (the update has it as
+    ``v_lat / denominator``); a camber whose term is below rounding goes through
+    ``tan(lat_slip - term)``: both give the same forces (no step at zero camber)."""
+    shape = (64, 4)
+    ls, la = rng.uniform(-0.3, 0.3, shape), rng.uniform(-0.6, 0.6, shape)
+    load = rng.uniform(500.0, 7000.0, shape)
+    flat = _forces(sedan, ls, la, load, camber=0.0)
+    tilted = _forces(sedan, ls, la, load, camber=1e-13)
+    for a, b in zip(flat, tilted, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
+    zero = np.zeros(shape)
+    rows = tire.TireInputs(zero, zero, zero, ls, la, zero, zero, zero, load, load, zero + 1.0,
+                           G, zero, zero, zero, zero).rows()
+    np.testing.assert_array_equal(rows[..., L.X_TAN_LAT_SLIP], np.tan(la))
