@@ -11,7 +11,7 @@ in a folder named after a hash of every traction source file and the numba versi
 (``~/.cache/traction/numba-<hash>``, below ``$NUMBA_CACHE_DIR`` or ``$XDG_CACHE_HOME`` if set):
 any edit starts a fresh cache.
 
-Also here: :func:`borrow` (an array without reference counting, for the update's entry point)
+Also here: :func:`borrow` (an array without reference counting, for compiled entry points)
 and :func:`interp` (scalar piecewise-linear lookup).
 """
 
@@ -84,8 +84,8 @@ def borrow(typingctx, array):
     that with an out-of-line call and an atomic add, which stalls the pipeline (measured: most
     of the PhysX tyre's 150 ns per wheel). Views of a borrowed array carry the null meminfo, for
     which those calls return at once. The update's entry point borrows every array it is given
-    (:func:`~traction.vehicle_model.update.step_batch_with`); nothing it borrows outlives the
-    call.
+    (:func:`~traction.vehicle_model.update.step_batch_with`), as does the simulator loop that
+    calls it (``traction.envs.physics.advance``); nothing they borrow outlives the call.
     """
     if not isinstance(array, types.Array):
         return None

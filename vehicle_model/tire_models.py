@@ -39,10 +39,11 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out) -> None:
         p = wp[w]
         contact = out[w, L.O_CONTACT] > 0.5
         v_long, v_lat, omega = s[w, L.S_V_LONG], s[w, L.S_V_LAT], ws[w, L.OMEGA]
-        long_slip, lat_slip = 0.0, 0.0
+        long_slip, lat_slip, tan_lat_slip = 0.0, 0.0, 0.0
         if contact:
             long_slip, lat_slip = tire.slips(v_long, v_lat, omega * p[L.RADIUS],
                                              vp[L.MIN_LONG_DENOM], vp[L.MIN_LAT_DENOM])
+            tan_lat_slip = tire.lat_slip_tangent(v_long, v_lat, vp[L.MIN_LAT_DENOM])
         physx = int(p[L.TIRE_MODEL]) == PHYSX
         mu = s[w, L.S_MU_SURFACE] * (tire.friction_multiplier(p, long_slip) if physx else 1.0)
         xr = x[w]
@@ -53,8 +54,7 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out) -> None:
         xr[L.X_NORMALISED_LOAD] = out[w, L.O_LOAD] / xr[L.X_REST_LOAD]
         xr[L.X_GRAVITY], xr[L.X_DT], xr[L.X_DRIVE_TORQUE] = gravity, h, ws[w, L.DRIVE_TORQUE]
         xr[L.X_MASS_LONG], xr[L.X_MASS_LAT] = s[w, L.S_MASS_LONG], s[w, L.S_MASS_LAT]
-        xr[L.X_TAN_LAT_SLIP] = (tire.lat_slip_tangent(v_long, v_lat, vp[L.MIN_LAT_DENOM])
-                                if contact else 0.0)
+        xr[L.X_TAN_LAT_SLIP] = tan_lat_slip
         f_long, f_lat, moment, road = 0.0, 0.0, 0.0, 0.0
         if contact:
             f_long, f_lat, moment, road = forces(p, xr, pk.families, pk.family_index,
