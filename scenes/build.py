@@ -10,7 +10,7 @@ import numpy as np
 from traction.vehicle_model import FrictionTable, VehicleParams, load_vehicle
 
 from . import names, terrain
-from .vehicle import add_vehicle
+from .vehicle import HFIELD_SLABS, add_vehicle
 
 TERRAINS = tuple(terrain.BUILDERS)
 
@@ -84,7 +84,8 @@ def build_spec(vehicle: VehicleParams, terrain_name: str, seed: int, physics_dt:
                      builtin=mujoco.mjtBuiltin.mjBUILTIN_GRADIENT, rgb1=[0.55, 0.7, 0.9],
                      rgb2=[0.15, 0.2, 0.3], width=256, height=256)
     t = terrain.BUILDERS[terrain_name](spec, vehicle, seed, **terrain_kwargs)
-    add_vehicle(spec, vehicle, t.spawn_pos, t.spawn_quat)
+    add_vehicle(spec, vehicle, t.spawn_pos, t.spawn_quat,
+                n_slabs=HFIELD_SLABS if len(spec.hfields) else 1)
     return spec, t
 
 

@@ -2,8 +2,6 @@
 
 CHASSIS_BODY = "chassis"
 CHASSIS_JOINT = "chassis_free"
-CHASSIS_COLLISION = "chassis_collision"
-CHASSIS_HULL_MESH = "chassis_hull"
 CHASSIS_CABIN = "chassis_cabin"
 CHASSIS_VISUAL = "chassis_body"
 GROUND = "ground"
@@ -16,6 +14,16 @@ CAMERA_TOP = "top"
 #: Rangefinder data fields requested per wheel, in MuJoCo's order: dist, point(3), normal(3).
 RAY_DATA = ("dist", "point", "normal")
 RAY_DATA_SIZE = 7
+
+
+def chassis_collision(i: int) -> str:
+    """Collision geom ``i`` of the chassis (slab ``i`` of its solid, rear to front)."""
+    return f"chassis_collision{i}"
+
+
+def chassis_hull_mesh(i: int) -> str:
+    """Mesh of hull slab ``i``."""
+    return f"chassis_hull{i}"
 
 
 def wheel_ray_site(i: int) -> str:

@@ -6,6 +6,9 @@ import pytest
 
 from traction.envs import VehicleSim
 from traction.scenes import TERRAINS, build_scene, names
+from traction.scenes.vehicle import HFIELD_SLABS, slabs
+from traction.vehicle_model import load_vehicle
+from traction.vehicle_model.chassis import hull_vertices
 
 
 @pytest.mark.parametrize("terrain", TERRAINS)
@@ -53,3 +56,35 @@ def test_bad_scene_arguments_raise(sedan):
         build_scene(sedan, "slope", angle_deg=75)
     with pytest.raises(ValueError, match="unknown surface"):
         build_scene(sedan, "flat", surface="lava")
+
+
+def test_slabs_of_a_box_are_boxes_of_a_third_of_its_length():
+    corners = np.array([(x, y, z) for x in (-3, 3) for y in (-1, 1) for z in (0, 2)], float)
+    parts = slabs(corners, 3)
+    for i, points in enumerate(parts):
+        np.testing.assert_allclose(points.min(axis=0), [-3 + 2 * i, -1, 0])
+        np.testing.assert_allclose(points.max(axis=0), [-1 + 2 * i, 1, 2])
+
+
+def test_hull_slabs_tile_the_hull():
+    hull = hull_vertices(load_vehicle("truck_6x6").chassis)
+    parts = slabs(hull, 3)
+    assert parts[0][:, 0].min() == hull[:, 0].min() and parts[-1][:, 0].max() == hull[:, 0].max()
+    for a, b in zip(parts[:-1], parts[1:]):                 # neighbours meet in one section
+        cut = a[:, 0].max()
+        assert cut == pytest.approx(b[:, 0].min())
+        face_a = a[np.isclose(a[:, 0], cut)]
+        face_b = b[np.isclose(b[:, 0], cut)]
+        np.testing.assert_allclose(np.unique(face_a.round(12), axis=0),
+                                   np.unique(face_b.round(12), axis=0))
+    for v in hull:                                          # every corner is kept
+        assert any(np.isclose(p, v).all(axis=1).any() for p in parts)
+
+
+@pytest.mark.parametrize("terrain, n_slabs", [("flat", 1), ("rough_hill", HFIELD_SLABS)])
+def test_chassis_is_cut_into_slabs_only_on_heightfields(terrain, n_slabs):
+    m = build_scene("truck_6x6", terrain).model
+    ids = [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, names.chassis_collision(i))
+           for i in range(n_slabs + 1)]
+    assert min(ids[:n_slabs]) >= 0 and ids[n_slabs] == -1
+    assert all(m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH for g in ids[:n_slabs])

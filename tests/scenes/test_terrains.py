@@ -116,9 +116,10 @@ def test_bad_terrain_knobs_raise():
         build_scene("sedan", "arena", spacing=3)
 
 
-def test_hull_chassis_is_a_convex_mesh_and_catches_a_rollover():
-    sim = VehicleSim(build_scene("truck_6x6", "flat"))
-    g = mujoco.mj_name2id(sim.model, mujoco.mjtObj.mjOBJ_GEOM, names.CHASSIS_COLLISION)
+@pytest.mark.parametrize("terrain, knobs", [("flat", {}), ("arena", {"bump_amplitude": 0.0})])
+def test_hull_chassis_is_a_convex_mesh_and_catches_a_rollover(terrain, knobs):
+    sim = VehicleSim(build_scene("truck_6x6", terrain, **knobs))   # one hull; three slabs of it
+    g = mujoco.mj_name2id(sim.model, mujoco.mjtObj.mjOBJ_GEOM, names.chassis_collision(0))
     assert sim.model.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH
     sim.reset(pos=[0.0, 0.0, 3.0], quat=[0.0, 1.0, 0.0, 0.0])       # dropped upside down
     sim.step(1500)
