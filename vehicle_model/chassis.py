@@ -63,12 +63,13 @@ def forces_out(pk: Packed, k, ws, dt, s, out, out_v) -> None:
     wp = pk.wheel
     wrench = out_v[L.O_WRENCH:L.O_WRENCH + 6]
     wrench[:] = 0.0
+    inv_dt = 1.0 / dt                                 # impulses over the step -> mean forces
     for w in range(wp.shape[0]):
         p = wp[w]
-        f_long = s[w, L.S_ACC_LONG] / dt
-        f_lat = s[w, L.S_ACC_LAT] / dt
+        f_long = s[w, L.S_ACC_LONG] * inv_dt
+        f_lat = s[w, L.S_ACC_LAT] * inv_dt
         out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE] = f_long, f_lat
-        out[w, L.O_DRIVE_TORQUE] = s[w, L.S_ACC_DRIVE] / dt
+        out[w, L.O_DRIVE_TORQUE] = s[w, L.S_ACC_DRIVE] * inv_dt
         out[w, L.O_PATCH_SLIDE] = s[w, L.S_V_LONG] - ws[w, L.OMEGA] * p[L.RADIUS]
         out[w, L.O_PATCH_SLIDE + 1] = s[w, L.S_V_LAT]
         spring = out[w, L.O_SPRING_FORCE]

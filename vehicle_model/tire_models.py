@@ -33,9 +33,12 @@ def forces(w: np.ndarray, x: np.ndarray, families: np.ndarray, family_index: np.
 
 @jit
 def substep_forces(pk: Packed, ws, gravity, h, s, x, out) -> None:
-    """6a. Slips and tyre forces of every wheel for one wheel substep (sticky tyres override)."""
+    """6a. Slips and tyre forces of every wheel for one wheel substep (sticky tyres override).
+
+    The inputs of every wheel first, then the forces of every wheel (short loops, see
+    ``contact.suspension_forces``)."""
     vp, wp = pk.vehicle, pk.wheel
-    for w in range(wp.shape[0]):
+    for w in range(wp.shape[0]):                          # slips, friction: tyre inputs
         p = wp[w]
         contact = out[w, L.O_CONTACT] > 0.5
         v_long, v_lat, omega = s[w, L.S_V_LONG], s[w, L.S_V_LAT], ws[w, L.OMEGA]
@@ -51,15 +54,16 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out) -> None:
         xr[L.X_LONG_SLIP], xr[L.X_LAT_SLIP], xr[L.X_CAMBER] = long_slip, lat_slip, out[w, L.O_CAMBER]
         xr[L.X_FRICTION], xr[L.X_SURFACE_FRICTION], xr[L.X_LOAD] = mu, s[w, L.S_MU_SURFACE], out[w, L.O_LOAD]
         xr[L.X_REST_LOAD] = p[L.SPRUNG_MASS] * gravity
-        xr[L.X_NORMALISED_LOAD] = out[w, L.O_LOAD] / xr[L.X_REST_LOAD]
+        xr[L.X_NORMALISED_LOAD] = s[w, L.S_LOAD_FILTERED]           # = load / rest load
         xr[L.X_GRAVITY], xr[L.X_DT], xr[L.X_DRIVE_TORQUE] = gravity, h, ws[w, L.DRIVE_TORQUE]
         xr[L.X_MASS_LONG], xr[L.X_MASS_LAT] = s[w, L.S_MASS_LONG], s[w, L.S_MASS_LAT]
         xr[L.X_TAN_LAT_SLIP] = tan_lat_slip
-        f_long, f_lat, moment, road = 0.0, 0.0, 0.0, 0.0
-        if contact:
-            f_long, f_lat, moment, road = forces(p, xr, pk.families, pk.family_index,
-                                                             pk.points)
         out[w, L.O_LONG_SLIP], out[w, L.O_LAT_SLIP], out[w, L.O_FRICTION] = long_slip, lat_slip, mu
+    for w in range(wp.shape[0]):                          # forces by each wheel's model
+        f_long, f_lat, moment, road = 0.0, 0.0, 0.0, 0.0
+        if out[w, L.O_CONTACT] > 0.5:
+            f_long, f_lat, moment, road = forces(wp[w], x[w], pk.families, pk.family_index,
+                                                 pk.points)
         out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE] = f_long, f_lat
         out[w, L.O_MOMENT], s[w, L.S_ROAD] = moment, road
     if vp[L.HAS_CUSTOM] > 0.5:

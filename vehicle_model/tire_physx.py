@@ -28,19 +28,23 @@ from .layout import (
 )
 from .vec import norm2
 
+_THIRD, _27TH = 1.0 / 3.0, 1.0 / 27.0
+
 
 @jit
 def _smooth_force(k: float) -> float:
-    """PhysX smoothing for force: K - K^2/3 + K^3/27, reaching 1 with zero slope at K = 3."""
+    """PhysX smoothing for force: K - K^2/3 + K^3/27, reaching 1 with zero slope at K = 3
+    (Horner form, multiplications only)."""
     k = min(k, 3.0)
-    return k - k * k / 3.0 + k * k * k / 27.0
+    return k * (1.0 - k * (_THIRD - k * _27TH))
 
 
 @jit
 def _smooth_moment(k: float) -> float:
-    """PhysX smoothing for aligning moment: K - K^2 + K^3/3 - K^4/27, zero from K = 3."""
+    """PhysX smoothing for aligning moment: K - K^2 + K^3/3 - K^4/27, zero from K = 3
+    (Horner form)."""
     k = min(k, 3.0)
-    return k - k * k + k**3 / 3.0 - k**4 / 27.0
+    return k * (1.0 - k * (1.0 - k * (_THIRD - k * _27TH)))
 
 
 @jit
