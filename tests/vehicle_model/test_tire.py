@@ -111,3 +111,19 @@ def test_zero_camber_takes_the_slip_tangent(sedan, rng):
     rows = tire.TireInputs(zero, zero, zero, ls, la, zero, zero, zero, load, load, zero + 1.0,
                            G, zero, zero, zero, zero).rows()
     np.testing.assert_array_equal(rows[..., L.X_TAN_LAT_SLIP], np.tan(la))
+
+
+def test_physx_smoothing_polynomials():
+    """Force smoothing K - K^2/3 + K^3/27 and moment smoothing K - K^2 + K^3/3 - K^4/27: both
+    start at slope 1, the force reaches 1 with zero slope at K = 3, the moment returns to 0
+    there; both hold their K = 3 values beyond."""
+    k = np.linspace(0.0, 3.0, 61)
+    force = np.array([tire_physx._smooth_force(x) for x in k])
+    moment = np.array([tire_physx._smooth_moment(x) for x in k])
+    np.testing.assert_allclose(force, k - k**2 / 3 + k**3 / 27, rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(moment, k - k**2 + k**3 / 3 - k**4 / 27, rtol=1e-13, atol=1e-14)
+    assert tire_physx._smooth_force(3.0) == pytest.approx(1.0, abs=1e-15)
+    assert tire_physx._smooth_moment(3.0) == pytest.approx(0.0, abs=1e-14)
+    assert tire_physx._smooth_force(1e-6) == pytest.approx(1e-6, rel=1e-6)
+    assert tire_physx._smooth_force(7.0) == tire_physx._smooth_force(3.0)
+    assert tire_physx._smooth_moment(7.0) == tire_physx._smooth_moment(3.0)
