@@ -175,9 +175,14 @@ def filtered_load(lo: float, lo_filtered: float, hi: float, hi_filtered: float,
 def slips(v_long: float, v_lat: float, wheel_speed: float, min_long_denominator: float,
           min_lat_denominator: float) -> tuple[float, float]:
     """PhysX longitudinal slip (-) and lateral slip angle (rad); see the module docstring."""
-    denom = max(abs(v_long), abs(wheel_speed), min_long_denominator)
-    long_slip = (wheel_speed - v_long) / denom
-    return long_slip, np.arctan(lat_slip_tangent(v_long, v_lat, min_lat_denominator))
+    return (long_slip(v_long, wheel_speed, min_long_denominator),
+            np.arctan(lat_slip_tangent(v_long, v_lat, min_lat_denominator)))
+
+
+@jit
+def long_slip(v_long: float, wheel_speed: float, min_long_denominator: float) -> float:
+    """PhysX longitudinal slip: ``(wheel_speed - v_long) / max(|v_long|, |wheel_speed|, min)``."""
+    return (wheel_speed - v_long) / max(abs(v_long), abs(wheel_speed), min_long_denominator)
 
 
 @jit

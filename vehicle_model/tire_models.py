@@ -43,10 +43,10 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out) -> None:
         contact = out[w, L.O_CONTACT] > 0.5
         v_long, v_lat, omega = s[w, L.S_V_LONG], s[w, L.S_V_LAT], ws[w, L.OMEGA]
         long_slip, lat_slip, tan_lat_slip = 0.0, 0.0, 0.0
-        if contact:
-            long_slip, lat_slip = tire.slips(v_long, v_lat, omega * p[L.RADIUS],
-                                             vp[L.MIN_LONG_DENOM], vp[L.MIN_LAT_DENOM])
+        if contact:                                       # tire.slips, keeping the tangent
+            long_slip = tire.long_slip(v_long, omega * p[L.RADIUS], vp[L.MIN_LONG_DENOM])
             tan_lat_slip = tire.lat_slip_tangent(v_long, v_lat, vp[L.MIN_LAT_DENOM])
+            lat_slip = np.arctan(tan_lat_slip)
         physx = int(p[L.TIRE_MODEL]) == PHYSX
         mu = s[w, L.S_MU_SURFACE] * (tire.friction_multiplier(p, long_slip) if physx else 1.0)
         xr = x[w]
