@@ -107,6 +107,18 @@ def test_bad_actions_raise_clearly(env_id):
     env.close()
 
 
+def test_actions_are_checked_and_clipped_channel_by_channel():
+    u = gym.make("Traction/Drift-v0").unwrapped
+    assert u._check_action(np.array([0.5, -3.0, 7.0, -1.0], np.float32)) == [0.5, -1.0, 1.0, -1.0]
+    assert u._check_action([1, 0, 2, -2]) == [1.0, 0.0, 1.0, -1.0]        # ints, a list
+    big = np.array([1e308, 1e308, -0.25, 0.0])                           # the sum overflows
+    assert u._check_action(big) == [1.0, 1.0, -0.25, 0.0]
+    with pytest.raises(ValueError, match=r"action\[2\] \(brake\) = -inf"):
+        u._check_action(np.array([0.0, 0.0, -np.inf, 0.0]))
+    with pytest.raises(ValueError, match="cannot be read as numbers"):
+        u._check_action(["a", 0, 0, 0])
+
+
 def test_reset_randomises_and_options_fix(env_id):
     env = gym.make(env_id)
     a, _ = env.reset(seed=1)

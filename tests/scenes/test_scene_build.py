@@ -70,7 +70,7 @@ def test_hull_slabs_tile_the_hull():
     hull = hull_vertices(load_vehicle("truck_6x6").chassis)
     parts = slabs(hull, 3)
     assert parts[0][:, 0].min() == hull[:, 0].min() and parts[-1][:, 0].max() == hull[:, 0].max()
-    for a, b in zip(parts[:-1], parts[1:]):                 # neighbours meet in one section
+    for a, b in zip(parts[:-1], parts[1:], strict=True):                 # neighbours meet in one section
         cut = a[:, 0].max()
         assert cut == pytest.approx(b[:, 0].min())
         face_a = a[np.isclose(a[:, 0], cut)]
