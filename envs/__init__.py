@@ -3,7 +3,8 @@
 ``import traction.envs`` registers ``Traction/Climb6x6-v0``, ``Traction/Drift-v0`` and
 ``Traction/TankTurn-v0`` (each also as a native vector environment:
 ``gym.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point")``);
-:class:`VehicleSim` is the simulator bridge they share.
+:class:`VehicleSim` is the simulator bridge they share; :func:`mujoco_timers` switches MuJoCo's
+stage timers off for speed (process-wide).
 """
 
 # traction.scenes picks a headless GL backend (MUJOCO_GL=egl when unset and there is no
@@ -12,6 +13,7 @@ import traction.scenes  # noqa: F401  isort: skip
 
 from gymnasium.envs.registration import register, registry  # noqa: E402
 
+from .physics import mujoco_timers  # noqa: E402
 from .vector import TractionVectorEnv, vector_entry_point  # noqa: E402
 from .vehicle_sim import SimBatch, VehicleSim  # noqa: E402
 
@@ -25,4 +27,4 @@ for _id, _entry, _steps in (
         register(id=_id, entry_point=_entry, max_episode_steps=_steps,
                  vector_entry_point=vector_entry_point(_entry))
 
-__all__ = ["ENV_IDS", "SimBatch", "TractionVectorEnv", "VehicleSim"]
+__all__ = ["ENV_IDS", "SimBatch", "TractionVectorEnv", "VehicleSim", "mujoco_timers"]

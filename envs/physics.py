@@ -51,17 +51,41 @@ HAS_GRID, GRID_X0, GRID_Y0, GRID_CELL = range(4)
 PATCH_LO, PATCH_HI, PATCH_TYPE = 0, 3, 6
 
 
-def _mujoco_step_functions() -> np.ndarray:
-    """Addresses of ``mj_step1`` and ``mj_step2`` in the MuJoCo library the bindings loaded."""
+def _mujoco_library() -> ctypes.CDLL:
+    """The MuJoCo shared library the bindings loaded (the same file, so the same globals)."""
     folder = os.path.dirname(mujoco.__file__)
     libs = sorted(glob.glob(os.path.join(folder, "libmujoco.so*")) +
                   glob.glob(os.path.join(folder, "libmujoco*.dylib")) +
                   glob.glob(os.path.join(folder, "mujoco.dll")))
     if not libs:
         raise RuntimeError(f"MuJoCo's shared library was not found in {folder}")
-    lib = ctypes.CDLL(libs[0])
-    return np.array([ctypes.cast(lib.mj_step1, ctypes.c_void_p).value,
-                     ctypes.cast(lib.mj_step2, ctypes.c_void_p).value], dtype=np.int64)
+    return ctypes.CDLL(libs[0])
+
+
+_LIB = _mujoco_library()
+
+
+def _mujoco_step_functions() -> np.ndarray:
+    """Addresses of ``mj_step1`` and ``mj_step2`` in the MuJoCo library the bindings loaded."""
+    return np.array([ctypes.cast(_LIB.mj_step1, ctypes.c_void_p).value,
+                     ctypes.cast(_LIB.mj_step2, ctypes.c_void_p).value], dtype=np.int64)
+
+
+_TIMER = ctypes.c_void_p.in_dll(_LIB, "mjcb_time")
+_BINDINGS_TIMER = _TIMER.value
+
+
+def mujoco_timers(enabled: bool) -> None:
+    """Switch MuJoCo's stage timers (``MjData.timer``) on or off for the whole process.
+
+    MuJoCo's Python bindings install a clock callback (``mjcb_time``) that times every stage of
+    every step; ``mujoco.set_mjcb_time(None)`` does not remove it. The clock reads cost 4-17 %
+    of a Traction env step (measured: Drift-v0 env steps/s x1.17 with them off, TankTurn x1.05,
+    Climb x1.04). Nothing in Traction reads ``MjData.timer``; the training script switches them
+    off. This is a global of the MuJoCo library: it affects every MjData in the process (their
+    ``timer`` fields stop counting) until switched on again.
+    """
+    _TIMER.value = _BINDINGS_TIMER if enabled else None
 
 
 STEP_FUNCTIONS = _mujoco_step_functions()

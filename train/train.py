@@ -8,6 +8,9 @@ entry, then ``--hp`` overrides). The run folder is self-describing: ``model.zip`
 ``vecnormalize.pkl`` (observation/reward statistics), ``config.yml`` (everything resolved),
 ``command.txt``, ``evaluations.npz`` (EvalCallback: returns and success rates), ``checkpoints/``
 and ``tb/`` (TensorBoard, including every ``reward_<term>`` as ``reward_terms/<term>``).
+
+Training switches MuJoCo's stage timers off in its process (:func:`traction.envs.mujoco_timers`:
+nothing reads them, and their clock reads cost 4-17 % of an env step).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pathlib import Path
 
 import yaml
 
-import traction.envs  # noqa: F401  (registers the ids)
+import traction.envs  # registers the ids
 from traction.scenes.export import parse_assignment
 
 ALGOS = ("ppo", "sac")
@@ -83,6 +86,7 @@ def train(env_id: str, algo: str, timesteps: int, seed: int, out: Path, override
     if algo not in ALGOS:
         raise ValueError(f"--algo {algo!r}; allowed: {', '.join(ALGOS)}")
     torch.set_num_threads(threads)
+    traction.envs.mujoco_timers(False)
     hp = hyperparameters(algo, env_id, overrides)
     run = {k: hp.pop(k) for k in list(hp) if k in RUN_KEYS}
     if isinstance(hp.get("policy_kwargs"), str):

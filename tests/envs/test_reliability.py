@@ -66,6 +66,23 @@ def test_get_state_set_state_replays_bit_for_bit(env_id):
     assert tail() == first
 
 
+def test_mujoco_timers_switch_off_and_on_without_changing_the_rollout():
+    code = ROLLOUT.format(env_id="Traction/Drift-v0").replace("print(h.hexdigest())",
+                                                              "out = h.hexdigest()")
+    rollouts, timed = [], []
+    try:
+        for enabled in (True, False, True):
+            traction.envs.mujoco_timers(enabled)
+            local = {}
+            exec(code, local)
+            rollouts.append(local["out"])
+            timed.append(local["env"].unwrapped.data.timer[0].duration)   # mj_step's, s
+    finally:
+        traction.envs.mujoco_timers(True)
+    assert len(set(rollouts)) == 1
+    assert timed[0] > 0 and timed[1] == 0 and timed[2] > 0
+
+
 def test_absurd_spring_diverges_with_a_flag_and_resets_cleanly(caplog):
     p = load_vehicle("sedan_rwd")
     p = dataclasses.replace(p, suspension=dataclasses.replace(p.suspension,
