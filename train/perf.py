@@ -21,6 +21,9 @@ untimed), so the vehicle drives as intended rather than tumbling under random ac
 5. ``import traction.envs`` + first ``gym.make`` in a fresh process (warm on-disk kernel cache);
 
 and, when installed, Gymnasium's ``HalfCheetah-v5`` and ``CarRacing-v3`` env steps per second.
+The physics costs relative to bare MuJoCo are also measured *paired* (:func:`paired_cost`: both
+timed from the same restored states, alternately, minimum of many runs each), which holds to
+a few hundredths between runs where the ratio of the two rates moves by up to 0.3.
 Every rate is the best of ``ROUNDS`` interleaved rounds (each round measures every quantity of
 a task once). Writes ``DIR/perf.json`` and prints a table (``--quick``: short timings, N = 2
 and 4).
@@ -155,9 +158,48 @@ def _physics_only(env, a) -> None:
     u.sim.step(u.n_substeps)
 
 
+#: paired costs: a snapshot every this many steps of the drive, timed this many times each
+PAIR_EVERY, PAIR_REPEATS = 10, 40
 #: every rate is the best of this many rounds; a round measures each quantity once, so a slow
 #: moment of a shared machine hits a round's measurements alike instead of one ratio's side
 ROUNDS = 3
+
+
+def paired_cost(envs: list, physics, advance, actions, every: int, repeats: int) -> float:
+    """Physics cost relative to bare MuJoCo, paired state by state (robust to a shared machine's
+    drifting speed, which moves the ratio of two separately timed rates by up to +-0.3).
+
+    ``advance(action)`` replays the actions (from a reset the caller made) through the unwrapped
+    envs ``envs``; at every ``every``-th step all of them are snapshotted (``get_state``), then
+    ``repeats`` times, alternately: restore and time ``physics(action)`` (the physics of one
+    control step), restore and time bare MuJoCo for as many substeps on the same MjData (chassis
+    forces held as the last step left them). The minimum
+    of each, summed over the snapshots, gives the ratio: the minimum is the run no other process
+    interrupted."""
+    u = envs[0]
+    addr = (np.array([e.model._address for e in envs], np.int64),
+            np.array([e.data._address for e in envs], np.int64))
+    t_physics = t_bare = 0.0
+    for i, a in enumerate(actions):
+        if i % every == 0:
+            snaps = [e.get_state() for e in envs]
+            best_p = best_b = float("inf")
+            for _ in range(repeats):
+                for e, snap in zip(envs, snaps, strict=True):
+                    e.set_state(snap)
+                t = time.perf_counter()
+                physics(a)
+                best_p = min(best_p, time.perf_counter() - t)
+                for e, snap in zip(envs, snaps, strict=True):
+                    e.set_state(snap)
+                t = time.perf_counter()
+                _bare_loop(u.n_substeps, STEP_FUNCTIONS, *addr)
+                best_b = min(best_b, time.perf_counter() - t)
+            for e, snap in zip(envs, snaps, strict=True):
+                e.set_state(snap)
+            t_physics, t_bare = t_physics + best_p, t_bare + best_b
+        advance(a)
+    return t_physics / t_bare
 
 
 def single_env(env_id: str, actions: np.ndarray, seconds: float) -> dict:
@@ -170,9 +212,13 @@ def single_env(env_id: str, actions: np.ndarray, seconds: float) -> dict:
         steps = max(steps, _replay(env, actions, part, lambda e, a: e.step(a))[0])
         physics = max(physics, _replay(env, actions, part, _physics_only)[0] * u.n_substeps)
         bare = max(bare, bare_mujoco([u.model], states, part))
+    env.reset(seed=0)
+    paired = paired_cost([u], lambda a: _physics_only(env, a), env.step, actions, PAIR_EVERY,
+                         PAIR_REPEATS if seconds >= 1.0 else 3)
     result = {"env_steps_per_s": steps, "sim_s_per_wall_s": steps * u.control_dt,
               "physics_substeps_per_s": physics, "bare_mujoco_substeps_per_s": bare,
               "physics_substep_cost_vs_bare_mujoco": bare / physics,
+              "physics_substep_cost_vs_bare_mujoco_paired": paired,
               "env_step_cost_per_substep_vs_bare_mujoco": bare / (steps * u.n_substeps),
               "vehicle_update_us_single": vehicle_update(u, 1, seconds),
               "vehicle_update_us_per_vehicle_batched_64": vehicle_update(u, 64, seconds)}
@@ -214,11 +260,15 @@ def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: f
         steps = max(steps, timed(venv.step))
         substeps = max(substeps, timed(physics) * u.n_substeps)
         bare_n = max(bare_n, bare_mujoco([e.model for e in u.envs], snapshots, seconds))
+    venv.reset(seed=0)
+    paired = paired_cost(u.envs, physics, venv.step, batch, 5 * PAIR_EVERY,
+                         PAIR_REPEATS // 8 if seconds >= 0.3 else 2)
     venv.close()
     return {"env_steps_per_s": steps, "physics_vehicle_substeps_per_s": substeps,
             "physics_cost_per_vehicle_substep_vs_bare_mujoco": bare / substeps,
             "bare_mujoco_same_worlds_substeps_per_s": bare_n,
-            "physics_cost_per_vehicle_substep_vs_bare_same_worlds": bare_n / substeps}
+            "physics_cost_per_vehicle_substep_vs_bare_same_worlds": bare_n / substeps,
+            "physics_cost_per_vehicle_substep_vs_bare_same_worlds_paired": paired}
 
 
 def startup_seconds(env_id: str) -> float:
@@ -273,24 +323,28 @@ def main(argv=None) -> dict:
 def table(report: dict) -> str:
     """Markdown tables of a report: single env, vector envs, references."""
     rows = ["| task | env steps/s | sim s / wall s | bare MuJoCo substeps/s | physics substep vs bare "
-            "| env step per substep vs bare | update us (1) | update us/vehicle (64) | startup s |",
-            "|---|---|---|---|---|---|---|---|---|"]
+            "| physics vs bare, paired | env step per substep vs bare | update us (1) "
+            "| update us/vehicle (64) | startup s |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for env_id, r in report["tasks"].items():
         rows.append(f"| {env_id} | {r['env_steps_per_s']:.0f} | {r['sim_s_per_wall_s']:.1f} | "
                     f"{r['bare_mujoco_substeps_per_s']:.0f} | "
                     f"{r['physics_substep_cost_vs_bare_mujoco']:.2f}x | "
+                    f"{r['physics_substep_cost_vs_bare_mujoco_paired']:.2f}x | "
                     f"{r['env_step_cost_per_substep_vs_bare_mujoco']:.2f}x | "
                     f"{r['vehicle_update_us_single']:.2f} | "
                     f"{r['vehicle_update_us_per_vehicle_batched_64']:.2f} | {r['startup_s']:.2f} |")
     rows += ["", "| task | vector N | env steps/s | physics per vehicle-substep vs bare (1 world) "
-             "| bare MuJoCo, same N worlds: substeps/s | physics vs bare (same N worlds) |",
-             "|---|---|---|---|---|---|"]
+             "| bare MuJoCo, same N worlds: substeps/s | physics vs bare (same N worlds) "
+             "| same, paired |",
+             "|---|---|---|---|---|---|---|"]
     for env_id, r in report["tasks"].items():
         for n, v in r["vector"].items():
             rows.append(f"| {env_id} | {n} | {v['env_steps_per_s']:.0f} | "
                         f"{v['physics_cost_per_vehicle_substep_vs_bare_mujoco']:.2f}x | "
                         f"{v['bare_mujoco_same_worlds_substeps_per_s']:.0f} | "
-                        f"{v['physics_cost_per_vehicle_substep_vs_bare_same_worlds']:.2f}x |")
+                        f"{v['physics_cost_per_vehicle_substep_vs_bare_same_worlds']:.2f}x | "
+                        f"{v['physics_cost_per_vehicle_substep_vs_bare_same_worlds_paired']:.2f}x |")
     rows += ["", "| reference | env steps/s |", "|---|---|"]
     for ref, rate in report["reference"].items():
         rows.append(f"| {ref} | {'not installed' if rate is None else f'{rate:.0f}'} |")

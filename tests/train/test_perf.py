@@ -8,12 +8,14 @@ from traction.train import perf
 
 TASK_KEYS = {"env_steps_per_s", "sim_s_per_wall_s", "physics_substeps_per_s",
              "bare_mujoco_substeps_per_s", "physics_substep_cost_vs_bare_mujoco",
+             "physics_substep_cost_vs_bare_mujoco_paired",
              "env_step_cost_per_substep_vs_bare_mujoco", "vehicle_update_us_single",
              "vehicle_update_us_per_vehicle_batched_64", "vector", "startup_s"}
 VECTOR_KEYS = {"env_steps_per_s", "physics_vehicle_substeps_per_s",
                "physics_cost_per_vehicle_substep_vs_bare_mujoco",
                "bare_mujoco_same_worlds_substeps_per_s",
-               "physics_cost_per_vehicle_substep_vs_bare_same_worlds"}
+               "physics_cost_per_vehicle_substep_vs_bare_same_worlds",
+               "physics_cost_per_vehicle_substep_vs_bare_same_worlds_paired"}
 
 
 def test_perf_quick_schema(tmp_path):
