@@ -34,7 +34,7 @@ from numba.experimental import structref
 from numba.extending import intrinsic
 
 from traction.vehicle_model import layout as L
-from traction.vehicle_model.jit import borrow, jit, jit_call
+from traction.vehicle_model.jit import borrow, jit
 from traction.vehicle_model.update import step_batch_with
 
 #: columns of the per-world MjData buffer addresses
@@ -196,47 +196,6 @@ def gather(addr, index, sensor_adr, grid, grid_info, ground_type, patches, n_sen
                                         sensors[s + 1], sensors[s + 2], sensors[s + 3])
 
 
-@jit_call
-def substeps(n_substeps, functions, models, datas, addr, index, sensor_adr, grid, grid_info,
-             ground_type, patches, n_sensordata, nv, packed, wheel_state, vehicle_state, gears,
-             cmd_v, cmd_w, friction, dt, gravity, out_w, out_v, kin, hits, wheel_angle, now, bad,
-             s, x, g, active) -> None:
-    """Run ``n_substeps`` physics substeps of every world whose ``active`` flag is set (see the
-    module docstring); then write each such world's chassis row (after the last substep, as
-    :func:`chassis` reads it) to ``now`` and its :func:`diverged` flag to ``bad``. ``s, x, g``
-    are the update's scratch arrays (:func:`~traction.vehicle_model.update.scratch`). Every
-    array is borrowed (:func:`~traction.vehicle_model.jit.borrow`): views cost no reference
-    counting."""
-    models, datas, addr, index = borrow(models), borrow(datas), borrow(addr), borrow(index)
-    sensor_adr, grid, grid_info = borrow(sensor_adr), borrow(grid), borrow(grid_info)
-    ground_type, patches, kin, hits = borrow(ground_type), borrow(patches), borrow(kin), borrow(hits)
-    wheel_angle, now, bad, active = borrow(wheel_angle), borrow(now), borrow(bad), borrow(active)
-    s, x, g = borrow(s), borrow(x), borrow(g)
-    n = models.shape[0]
-    for _ in range(n_substeps):
-        for i in range(n):
-            if active[i]:
-                _call_step(functions[0], models[i], datas[i])
-        gather(addr, index, sensor_adr, grid, grid_info, ground_type, patches, n_sensordata, nv,
-               kin, hits)
-        step_batch_with(packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits,
-                        friction, dt, gravity, out_w, out_v, active, s, x, g)
-        for i in range(n):
-            if not active[i]:
-                continue
-            xfrc = _buffer(addr[i, XFRC], 6 * index[i, NBODY])
-            b = index[i, BODY]
-            for j in range(6):
-                xfrc[6 * b + j] = out_v[i, L.O_WRENCH + j]
-            for w in range(wheel_angle.shape[1]):
-                wheel_angle[i, w] += wheel_state[i, w, L.OMEGA] * dt
-            _call_step(functions[1], models[i], datas[i])
-    for i in range(n):
-        if active[i]:
-            chassis(addr[i], index[i], nv, now[i])
-            bad[i] = diverged(addr[i], index[i], nv, wheel_state[i])
-
-
 @structref.register
 class WorldsType(types.StructRef):
     """The numba type of :class:`Worlds` (its fields' types fixed by the constructor's
@@ -247,13 +206,14 @@ class WorldsType(types.StructRef):
 
 
 class Worlds(structref.StructRefProxy):
-    """Every array and constant :func:`substeps` reads or writes for a batch of worlds, held in
+    """Every array and constant :func:`advance` reads or writes for a batch of worlds, held in
     one compiled struct (by reference: the arrays are shared, not copied).
 
-    A compiled call unboxes each array argument from Python at ~55 ns (31 arrays: ~2 us per
-    control step, ~0.2 us per substep at 10 substeps); it unboxes this struct with one attribute
-    read. Build it with :func:`worlds`; the fields are :data:`WORLDS_FIELDS`, in the order of
-    :func:`substeps`'s parameters.
+    A compiled call unboxes each array argument from Python at ~55 ns (36 arrays, the packed
+    parameters' 10 included: ~2 us per control step, ~0.2 us per substep at 10 substeps); it
+    unboxes this struct with one attribute read. Build it with :func:`worlds`; the fields are
+    :data:`WORLDS_FIELDS` (``s, x, g``: the update's scratch arrays,
+    :func:`~traction.vehicle_model.update.scratch`).
     """
 
 
@@ -278,10 +238,38 @@ def worlds(functions, models, datas, addr, index, sensor_adr, grid, grid_info, g
 
 @jit
 def advance(n_substeps, w, active) -> None:
-    """:func:`substeps` on the arrays of the :class:`Worlds` ``w``, for the worlds flagged in
-    ``active``."""
-    substeps(n_substeps, w.functions, w.models, w.datas, w.addr, w.index, w.sensor_adr, w.grid,
-             w.grid_info, w.ground_type, w.patches, w.n_sensordata, w.nv, w.packed,
-             w.wheel_state, w.vehicle_state, w.gears, w.cmd_v, w.cmd_w, w.friction, w.dt,
-             w.gravity, w.out_w, w.out_v, w.kin, w.hits, w.wheel_angle, w.now, w.bad, w.s,
-             w.x, w.g, active)
+    """Run ``n_substeps`` physics substeps of every world of the :class:`Worlds` ``w`` whose
+    ``active`` flag is set (see the module docstring); then write each such world's chassis row
+    (after the last substep, as :func:`chassis` reads it) to ``w.now`` and its :func:`diverged`
+    flag to ``w.bad``. Every array is borrowed (:func:`~traction.vehicle_model.jit.borrow`):
+    views cost no reference counting."""
+    functions, models, datas = borrow(w.functions), borrow(w.models), borrow(w.datas)
+    addr, index, sensor_adr = borrow(w.addr), borrow(w.index), borrow(w.sensor_adr)
+    grid, grid_info, patches = borrow(w.grid), borrow(w.grid_info), borrow(w.patches)
+    ground_type, kin, hits = borrow(w.ground_type), borrow(w.kin), borrow(w.hits)
+    wheel_state, wheel_angle, out_v = borrow(w.wheel_state), borrow(w.wheel_angle), borrow(w.out_v)
+    now, bad, active = borrow(w.now), borrow(w.bad), borrow(active)
+    n_sensordata, nv, dt = w.n_sensordata, w.nv, w.dt
+    n = models.shape[0]
+    for _ in range(n_substeps):
+        for i in range(n):
+            if active[i]:
+                _call_step(functions[0], models[i], datas[i])
+        gather(addr, index, sensor_adr, grid, grid_info, ground_type, patches, n_sensordata, nv,
+               kin, hits)
+        step_batch_with(w.packed, wheel_state, w.vehicle_state, w.gears, w.cmd_v, w.cmd_w, kin,
+                        hits, w.friction, dt, w.gravity, w.out_w, out_v, active, w.s, w.x, w.g)
+        for i in range(n):
+            if not active[i]:
+                continue
+            xfrc = _buffer(addr[i, XFRC], 6 * index[i, NBODY])
+            b = index[i, BODY]
+            for j in range(6):
+                xfrc[6 * b + j] = out_v[i, L.O_WRENCH + j]
+            for k in range(wheel_angle.shape[1]):
+                wheel_angle[i, k] += wheel_state[i, k, L.OMEGA] * dt
+            _call_step(functions[1], models[i], datas[i])
+    for i in range(n):
+        if active[i]:
+            chassis(addr[i], index[i], nv, now[i])
+            bad[i] = diverged(addr[i], index[i], nv, wheel_state[i])

@@ -72,7 +72,7 @@ class _Loop:
     """``physics.advance`` bound to one set of arrays (a sim's own, or a batch's).
 
     The arrays are held in one :class:`~traction.envs.physics.Worlds` struct and the compiled
-    overload is looked up once, so a call unboxes three arguments (~0.5 us) instead of 31
+    overload is looked up once, so a call unboxes three arguments (~0.5 us) instead of 36
     arrays (~2 us) plus numba's per-call type dispatch (~2.5 us). The arrays are owned by the sim
     or batch and never replaced, except the friction table, which a user may assign anew: the
     struct is then rebuilt.

@@ -22,8 +22,9 @@ untimed), so the vehicle drives as intended rather than tumbling under random ac
 
 and, when installed, Gymnasium's ``HalfCheetah-v5`` and ``CarRacing-v3`` env steps per second.
 The physics costs relative to bare MuJoCo are also measured *paired* (:func:`paired_cost`: both
-timed from the same restored states, alternately, minimum of many runs each), which holds to
-a few hundredths between runs where the ratio of the two rates moves by up to 0.3.
+timed from the same restored states, alternately, minimum of many runs each), so that a slow
+moment of the machine hits both sides alike (the ratio of two separately timed rates moved by
+up to 0.3 between runs of the same code).
 Every rate is the best of ``ROUNDS`` interleaved rounds (each round measures every quantity of
 a task once). Writes ``DIR/perf.json`` and prints a table (``--quick``: short timings, N = 2
 and 4).
@@ -187,6 +188,15 @@ class _Snapshot:
             a[...] = v
 
 
+def _restored_time(snaps: list, fn, *args) -> float:
+    """Seconds of ``fn(*args)`` right after restoring every snapshot."""
+    for snap in snaps:
+        snap.restore()
+    t = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - t
+
+
 def paired_cost(envs: list, physics, advance, actions, every: int, repeats: int) -> float:
     """Physics cost relative to bare MuJoCo, paired state by state (robust to a shared machine's
     drifting speed, which moves the ratio of two separately timed rates by up to +-0.3).
@@ -206,16 +216,9 @@ def paired_cost(envs: list, physics, advance, actions, every: int, repeats: int)
             snaps = [_Snapshot(e) for e in envs]
             best_p = best_b = float("inf")
             for _ in range(repeats):
-                for snap in snaps:
-                    snap.restore()
-                t = time.perf_counter()
-                physics(a)
-                best_p = min(best_p, time.perf_counter() - t)
-                for snap in snaps:
-                    snap.restore()
-                t = time.perf_counter()
-                _bare_loop(n_substeps, STEP_FUNCTIONS, *addr)
-                best_b = min(best_b, time.perf_counter() - t)
+                best_p = min(best_p, _restored_time(snaps, physics, a))
+                best_b = min(best_b, _restored_time(snaps, _bare_loop, n_substeps,
+                                                    STEP_FUNCTIONS, *addr))
             for snap in snaps:
                 snap.restore()
             t_physics, t_bare = t_physics + best_p, t_bare + best_b
