@@ -25,10 +25,13 @@ from traction.scenes import Scene, build_scene
 from traction.vehicle_model import VehicleParams
 from traction.vehicle_model import layout as L
 
+from . import actions
 from .reading import ChassisReading
 from .vehicle_sim import VehicleSim
 
 logger = logging.getLogger(__name__)
+
+_FLOAT32 = np.dtype(np.float32)
 
 #: Observation bound (every channel is physically far inside: m, m/s, rad/s, slips); observations
 #: are clipped to it so the space holds even in a diverging simulation.
@@ -45,6 +48,9 @@ class TractionEnv(gym.Env):
     reward_names: tuple[str, ...] = ()
     #: task attributes that change during an episode (saved by get_state) (task)
     task_state: tuple[str, ...] = ()
+    #: the task's compiled action map (``envs/actions.py``), run by the physics loop's call;
+    #: ``actions.NONE``: the task maps actions in Python (:meth:`_apply_action`) (task)
+    action_map: int = actions.NONE
 
     def __init__(self, vehicle: VehicleParams | str, terrain: str, terrain_kwargs: dict,
                  control_dt: float, physics_dt: float, render_mode: str | None,
@@ -62,7 +68,8 @@ class TractionEnv(gym.Env):
         self.control_dt, self.physics_dt = control_dt, physics_dt
         self.n_substeps = int(round(n_sub))
         self.scene: Scene = build_scene(vehicle, terrain, physics_dt=physics_dt, **terrain_kwargs)
-        self.sim = VehicleSim(self.scene)
+        self.sim = VehicleSim(self.scene, n_actions=len(self.action_names))
+        self._load_float32 = actions.float32_loader()
         self.render_mode, self.width, self.height = render_mode, width, height
         self._renderer = None
         self._viewer = None
@@ -84,27 +91,39 @@ class TractionEnv(gym.Env):
     def vehicle(self) -> VehicleParams:
         return self.sim.params
 
+    def _read_action(self, action) -> np.ndarray:
+        """The action as a float64 array of the action space's shape; ValueError if it cannot
+        be read as numbers or has the wrong shape."""
+        try:
+            a = np.asarray(action, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"action {action!r} cannot be read as numbers") from None
+        if a.shape != self.action_space.shape:
+            raise ValueError(f"action shape {a.shape}; expected {self.action_space.shape} "
+                             f"({', '.join(self.action_names)})")
+        return a
+
+    def _not_finite(self, channel: int, value: float) -> ValueError:
+        return ValueError(f"action[{channel}] ({self.action_names[channel]}) = {value} is not "
+                          "finite")
+
     def _check_action(self, action) -> list[float]:
-        """The action as a list of floats clipped to [-1, 1]; ValueError naming the channel if it
-        has the wrong shape or a value is not finite."""
-        if type(action) is np.ndarray and action.shape == self.action_space.shape:
-            values = action.tolist()                    # the common case, without numpy calls
-        else:
-            try:
-                a = np.asarray(action, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise ValueError(f"action {action!r} cannot be read as numbers") from None
-            if a.shape != self.action_space.shape:
-                raise ValueError(f"action shape {a.shape}; expected {self.action_space.shape} "
-                                 f"({', '.join(self.action_names)})")
-            values = a.tolist()
+        """The action as a list of floats clipped to [-1, 1] (for tasks that map in Python);
+        ValueError naming the channel if it has the wrong shape or a value is not finite."""
         out = []
-        for i, x in enumerate(values):
-            x = float(x)
+        for i, x in enumerate(self._read_action(action).tolist()):
             if not math.isfinite(x):
-                raise ValueError(f"action[{i}] ({self.action_names[i]}) = {x} is not finite")
+                raise self._not_finite(i, x)
             out.append(-1.0 if x < -1.0 else 1.0 if x > 1.0 else x)
         return out
+
+    def _load_action(self, action) -> None:
+        """Copy an action into the sim's action row for the compiled map (checked there)."""
+        if (type(action) is np.ndarray and action.dtype is _FLOAT32
+                and action.shape == self.action_space.shape):
+            self._load_float32(action, self.sim.action[0])      # the common case
+        else:
+            self.sim.action[0] = self._read_action(action)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -120,13 +139,19 @@ class TractionEnv(gym.Env):
         return obs, info
 
     def step(self, action):
-        self._begin_step(action)
-        self.sim.step(self.n_substeps)
+        self._step_physics(action)
         return self._finish_step()
 
-    def _begin_step(self, action) -> None:
-        """Check and apply an action (before the physics substeps)."""
-        self._apply_action(self._check_action(action))
+    def _step_physics(self, action) -> None:
+        """Check and apply an action, run the control step's physics substeps."""
+        if self.action_map == actions.NONE:
+            self._apply_action(self._check_action(action))
+            self.sim.step(self.n_substeps)
+            return
+        self._load_action(action)
+        bad = self.sim.step_mapped(self.n_substeps, self.action_map)
+        if bad >= 0:
+            raise self._not_finite(bad, float(self.sim.action[0, bad]))
 
     def _finish_step(self):
         """Observation, reward terms, termination and info after the physics substeps."""
@@ -255,7 +280,8 @@ class TractionEnv(gym.Env):
         raise NotImplementedError
 
     def _apply_action(self, action: list[float]) -> None:
-        """Map a checked action (floats clipped to [-1, 1]) to vehicle commands (task)."""
+        """Map a checked action (floats clipped to [-1, 1]) to vehicle commands (task, unless
+        the task names a compiled :attr:`action_map`)."""
         raise NotImplementedError
 
     def _observation(self, c: ChassisReading) -> np.ndarray:

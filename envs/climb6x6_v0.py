@@ -9,9 +9,10 @@ import gymnasium as gym
 import numpy as np
 
 from traction.scenes.terrain import spawn_on_grid
-from traction.vehicle_model import Commands, VehicleParams, load_vehicle
+from traction.vehicle_model import VehicleParams, load_vehicle
 from traction.vehicle_model import layout as L
 
+from . import actions
 from .base import OBS_LIMIT, TractionEnv
 from .reading import ChassisReading
 
@@ -104,7 +105,8 @@ class Climb6x6Env(TractionEnv):
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover")
-    task_state = ("_drive", "_prev_dist", "_goal_xyz")
+    task_state = ("_prev_dist", "_goal_xyz")
+    action_map = actions.DRIVE_LEVER
 
     def __init__(self, terrain: str = "rough_hill", difficulty: float = 0.5,
                  differential: str = "torque_vectoring", action_mode: str = "pedals",
@@ -135,7 +137,6 @@ class Climb6x6Env(TractionEnv):
                         "slip": slip_weight, "success": success_bonus,
                         "rollover": rollover_penalty}
         self.observation_space = gym.spaces.Box(-OBS_LIMIT, OBS_LIMIT, (90,), np.float64)
-        self._drive = 0.0
 
     # --- task --------------------------------------------------------------------------------
     def _goal(self) -> np.ndarray:
@@ -161,31 +162,12 @@ class Climb6x6Env(TractionEnv):
             yaw = float(self.np_random.uniform(-0.26, 0.26))
             pos, quat = spawn_on_grid(t.grid, self.vehicle, x, y, yaw)
         self.sim.reset(pos=pos, quat=quat)
-        self._drive = 0.0
         self._goal_xyz = tuple(self._goal().tolist())       # fixed for the episode
         self._prev_dist = self._goal_distance(self.read_chassis())
 
     def _goal_distance(self, c: ChassisReading) -> float:
         """Horizontal distance from the CoM to the goal (m)."""
         return math.hypot(self._goal_xyz[0] - c.com[0], self._goal_xyz[1] - c.com[1])
-
-    def _apply_action(self, a: list[float]) -> None:
-        drive = self._drive = a[0]
-        throttle, brake, target = max(drive, 0.0), max(-drive, 0.0), Commands.NO_GEAR_REQUEST
-        k = self.sim.now                                  # the chassis after the last step
-        speed = (k[L.K_VELOCITY] * k[L.K_ROTATION] + k[L.K_VELOCITY + 1] * k[L.K_ROTATION + 3]
-                 + k[L.K_VELOCITY + 2] * k[L.K_ROTATION + 6])          # forward, m/s
-        if self.sim.state.gears[0, L.TARGET] < 0:         # reversing: pedal roles swap
-            throttle, brake = brake, throttle
-            if drive > 0 and speed > -0.5:
-                target, brake, throttle = 1, 0.0, drive
-        elif drive < 0 and speed < 0.5:                   # stopped and braking: reverse
-            throttle, brake, target = -drive, 0.0, -1
-        cmd = self.sim.commands.vehicle[0]
-        cmd[L.STEER], cmd[L.THROTTLE], cmd[L.BRAKE], cmd[L.TARGET_GEAR] = (a[1], throttle, brake,
-                                                                           target)
-        if self.action_mode == "wheel_torques":
-            self.sim.commands.wheel[0, :, L.TORQUE_SPLIT] = [(x + 1.0) / 2.0 for x in a[2:]]
 
     def _observation(self, c: ChassisReading) -> np.ndarray:
         w, v = self.sim.outputs.wheel[0], self.sim.outputs.vehicle[0]
@@ -210,7 +192,8 @@ class Climb6x6Env(TractionEnv):
         return gain
 
     def _energy(self) -> float:
-        return -(self._drive**2) * self.control_dt
+        drive = float(self.sim.action[0, 0])          # this step's, clipped by the action map
+        return -(drive**2) * self.control_dt
 
     def _slip(self) -> float:
         w = self.sim.outputs.wheel[0]

@@ -11,6 +11,7 @@ import numpy as np
 from traction.vehicle_model import VehicleParams, load_vehicle
 from traction.vehicle_model import layout as L
 
+from . import actions
 from .base import OBS_LIMIT, TractionEnv
 from .reading import ChassisReading
 from .rewards import tolerance
@@ -105,6 +106,7 @@ class DriftEnv(TractionEnv):
     action_names = ("steer", "throttle", "brake", "handbrake")
     reward_names = ("sideslip", "circle", "hold", "spin_out", "off_pad")
     task_state = ("_held", "_succeeded")
+    action_map = actions.STEER_PEDALS
 
     def __init__(self, target_sideslip_deg: float = 30.0, radius: float = 20.0,
                  hold_seconds: float = 3.0, control_dt: float = 0.04, physics_dt: float = 0.004,
@@ -138,11 +140,6 @@ class DriftEnv(TractionEnv):
         self.sim.state.engine_omega[:] = speed / self.vehicle.wheels.radius[2] * (
             self.vehicle.gearbox.forward_ratios[1] * self.vehicle.gearbox.final_ratio)
         self._held, self._succeeded = 0.0, False
-
-    def _apply_action(self, a: list[float]) -> None:
-        cmd = self.sim.commands.vehicle[0]
-        cmd[L.STEER], cmd[L.THROTTLE] = a[0], (a[1] + 1.0) / 2.0
-        cmd[L.BRAKE], cmd[L.HANDBRAKE] = (a[2] + 1.0) / 2.0, (a[3] + 1.0) / 2.0
 
     # measurements (from a reading of the chassis; read now if none is given)
     def sideslip(self, c: ChassisReading | None = None) -> float:

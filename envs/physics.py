@@ -3,6 +3,7 @@
 One call of :func:`advance` runs ``n_substeps`` physics substeps for a batch of MuJoCo worlds
 (one vehicle each; their arrays held in one :class:`Worlds`)::
 
+    actions -> commands                   if the task has an action map: check, clip, map
     for every substep:
         mj_step1(world)                   for every world: positions, velocities, sensors
         gather                            chassis pose/velocity, wheel rays -> rows, surface map
@@ -36,6 +37,8 @@ from numba.extending import intrinsic
 from traction.vehicle_model import layout as L
 from traction.vehicle_model.jit import borrow, jit
 from traction.vehicle_model.update import step_batch_with
+
+from . import actions
 
 #: columns of the per-world MjData buffer addresses
 XPOS, XMAT, XIPOS, QVEL, SENSORDATA, XFRC, QPOS, WARNING = range(8)
@@ -209,7 +212,7 @@ class Worlds(structref.StructRefProxy):
     """Every array and constant :func:`advance` reads or writes for a batch of worlds, held in
     one compiled struct (by reference: the arrays are shared, not copied).
 
-    A compiled call unboxes each array argument from Python at ~55 ns (36 arrays, the packed
+    A compiled call unboxes each array argument from Python at ~55 ns (37 arrays, the packed
     parameters' 10 included: ~2 us per control step, ~0.2 us per substep at 10 substeps); it
     unboxes this struct with one attribute read. Build it with :func:`worlds`; the fields are
     :data:`WORLDS_FIELDS` (``s, x, g``: the update's scratch arrays,
@@ -220,29 +223,35 @@ class Worlds(structref.StructRefProxy):
 WORLDS_FIELDS = ("functions", "models", "datas", "addr", "index", "sensor_adr", "grid",
                  "grid_info", "ground_type", "patches", "n_sensordata", "nv", "packed",
                  "wheel_state", "vehicle_state", "gears", "cmd_v", "cmd_w", "friction", "dt",
-                 "gravity", "out_w", "out_v", "kin", "hits", "wheel_angle", "now", "bad", "s",
-                 "x", "g")
+                 "gravity", "out_w", "out_v", "kin", "hits", "wheel_angle", "now", "bad", "action",
+                 "s", "x", "g")
 structref.define_proxy(Worlds, WorldsType, WORLDS_FIELDS)
 
 
 @jit
 def worlds(functions, models, datas, addr, index, sensor_adr, grid, grid_info, ground_type,
            patches, n_sensordata, nv, packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w,
-           friction, dt, gravity, out_w, out_v, kin, hits, wheel_angle, now, bad, s, x, g):
+           friction, dt, gravity, out_w, out_v, kin, hits, wheel_angle, now, bad, action, s, x,
+           g):
     """A :class:`Worlds` (compiled and cached on disk, unlike the proxy's own constructor)."""
     return Worlds(functions, models, datas, addr, index, sensor_adr, grid, grid_info,
                   ground_type, patches, n_sensordata, nv, packed, wheel_state, vehicle_state,
                   gears, cmd_v, cmd_w, friction, dt, gravity, out_w, out_v, kin, hits,
-                  wheel_angle, now, bad, s, x, g)
+                  wheel_angle, now, bad, action, s, x, g)
 
 
 @jit
-def advance(n_substeps, w, active) -> None:
+def advance(n_substeps, w, active, action_map) -> int:
     """Run ``n_substeps`` physics substeps of every world of the :class:`Worlds` ``w`` whose
     ``active`` flag is set (see the module docstring); then write each such world's chassis row
     (after the last substep, as :func:`chassis` reads it) to ``w.now`` and its :func:`diverged`
     flag to ``w.bad``. Every array is borrowed (:func:`~traction.vehicle_model.jit.borrow`):
-    views cost no reference counting."""
+    views cost no reference counting.
+
+    With an ``action_map`` (``actions.*``, not ``actions.NONE``) the active worlds' rows of
+    ``w.action`` are first checked, clipped and mapped to their commands; a non-finite channel
+    stops the call before anything changes and is returned (``world * n_channels + channel``).
+    Returns -1 otherwise."""
     functions, models, datas = borrow(w.functions), borrow(w.models), borrow(w.datas)
     addr, index, sensor_adr = borrow(w.addr), borrow(w.index), borrow(w.sensor_adr)
     grid, grid_info, patches = borrow(w.grid), borrow(w.grid_info), borrow(w.patches)
@@ -251,6 +260,15 @@ def advance(n_substeps, w, active) -> None:
     now, bad, active = borrow(w.now), borrow(w.bad), borrow(active)
     n_sensordata, nv, dt = w.n_sensordata, w.nv, w.dt
     n = models.shape[0]
+    if action_map != actions.NONE:
+        action, gears = borrow(w.action), borrow(w.gears)
+        cmd_v, cmd_w = borrow(w.cmd_v), borrow(w.cmd_w)
+        first_bad = actions.check(action, active)
+        if first_bad >= 0:
+            return first_bad
+        for i in range(n):
+            if active[i]:
+                actions.apply(action_map, action[i], cmd_v[i], cmd_w[i], gears[i], now[i])
     for _ in range(n_substeps):
         for i in range(n):
             if active[i]:
@@ -273,3 +291,4 @@ def advance(n_substeps, w, active) -> None:
         if active[i]:
             chassis(addr[i], index[i], nv, now[i])
             bad[i] = diverged(addr[i], index[i], nv, wheel_state[i])
+    return -1

@@ -12,6 +12,7 @@ from traction.scenes.terrain import spawn_on_grid
 from traction.vehicle_model import VehicleParams, load_vehicle
 from traction.vehicle_model import layout as L
 
+from . import actions
 from .base import OBS_LIMIT, TractionEnv
 from .reading import ChassisReading
 
@@ -96,6 +97,7 @@ class TankTurnEnv(TractionEnv):
     action_names = ("left", "right")
     reward_names = ("heading", "aim", "translation", "hold")
     task_state = ("target", "start", "_prev_pos", "_prev_err", "_held")
+    action_map = actions.TRACK_STICKS
     TOLERANCE = math.radians(2.0)
     HOLD_SECONDS = 1.0
 
@@ -133,11 +135,6 @@ class TankTurnEnv(TractionEnv):
     def heading_error(self, c: ChassisReading | None = None) -> float:
         """Target heading minus heading (rad), wrapped to [-pi, pi)."""
         return _wrap(self.target - (c or self.read_chassis()).yaw)
-
-    def _apply_action(self, a: list[float]) -> None:
-        cmd = self.sim.commands.vehicle[0]
-        cmd[L.THRUST], cmd[L.THRUST + 1] = a[0], a[1]
-        cmd[L.THROTTLE] = max(abs(a[0]), abs(a[1]))
 
     def _observation(self, c: ChassisReading) -> np.ndarray:
         e = self.heading_error(c)

@@ -3,9 +3,10 @@
 ``gym.make_vec("Traction/Climb6x6-v0", num_envs=64, vectorization_mode="vector_entry_point")``
 returns a :class:`TractionVectorEnv`. It holds N task environments (each its own MuJoCo model
 and data, terrain, RNG and task state) whose simulators are bound into one
-:class:`~traction.envs.vehicle_sim.SimBatch`: per control step the actions are applied, one
-compiled call advances every world's substeps (``mj_step1`` for all -> one vehicle update for
-all -> ``mj_step2`` for all, per substep), then each task computes its observation and reward
+:class:`~traction.envs.vehicle_sim.SimBatch`: per control step the actions are copied into the
+batch's action rows and one compiled call checks and maps them (the task's action map) and
+advances every world's substeps (``mj_step1`` for all -> one vehicle update for all ->
+``mj_step2`` for all, per substep), then each task computes its observation and reward
 with the same code as the single environment, so both give identical trajectories.
 
 Autoreset follows Gymnasium 1.x ``AutoresetMode.NEXT_STEP`` by default (``SAME_STEP`` on
@@ -24,6 +25,7 @@ from gymnasium.envs.registration import load_env_creator
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from . import actions as action_maps
 from .vehicle_sim import SimBatch
 
 
@@ -121,12 +123,7 @@ class TractionVectorEnv(VectorEnv):
                              f"(num_envs, {', '.join(self.envs[0].action_names)})")
         same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
         stepping = np.ones(self.num_envs, np.bool_) if same_step else ~self._autoreset
-        for i in np.flatnonzero(stepping):
-            try:
-                self.envs[i]._begin_step(actions[i])
-            except ValueError as e:
-                raise ValueError(f"sub-environment {i}: {e}") from None
-        self.batch.step(self.n_substeps, stepping)
+        self._step_physics(actions, stepping)
         infos = []
         for i, env in enumerate(self.envs):
             if stepping[i]:
@@ -148,6 +145,30 @@ class TractionVectorEnv(VectorEnv):
             infos.append(info)
         self._autoreset = (self._terminated | self._truncated) & (not same_step)
         return infos
+
+    def _step_physics(self, actions: np.ndarray, stepping: np.ndarray) -> None:
+        """Check and apply the actions of the sub-environments flagged in ``stepping`` (an
+        array of the batched action space's shape), then run every world's physics substeps
+        in one compiled call (which also checks, clips and maps the actions when the task has a
+        compiled action map)."""
+        first = self.envs[0]
+        if first.action_map == action_maps.NONE:
+            for i in np.flatnonzero(stepping):
+                try:
+                    self.envs[i]._apply_action(self.envs[i]._check_action(actions[i]))
+                except ValueError as e:
+                    raise ValueError(f"sub-environment {i}: {e}") from None
+            self.batch.step(self.n_substeps, stepping)
+            return
+        try:
+            self.batch.action[...] = actions
+        except (TypeError, ValueError):
+            raise ValueError(f"actions {actions!r} cannot be read as numbers") from None
+        bad = self.batch.step(self.n_substeps, stepping, first.action_map)
+        if bad >= 0:
+            i, j = divmod(bad, self.batch.action.shape[1])
+            raise ValueError(f"sub-environment {i}: "
+                             f"{first._not_finite(j, float(self.batch.action[i, j]))}")
 
     def _seeds(self, seed) -> list:
         if seed is None:

@@ -22,7 +22,7 @@ from traction.vehicle_model import layout as L
 from traction.vehicle_model.telemetry import Telemetry
 from traction.vehicle_model.update import scratch
 
-from . import physics
+from . import actions, physics
 from .surfaces import SURFACE_DTYPE, SurfaceLookup
 
 _ONE = np.ones(1, dtype=np.bool_)
@@ -33,7 +33,8 @@ _SCALAR_COMMANDS = {"throttle": L.THROTTLE, "brake": L.BRAKE, "handbrake": L.HAN
 class _Arrays:
     """Every array the compiled loop reads or writes, for ``n`` worlds (see ``physics.advance``)."""
 
-    def __init__(self, n: int, n_wheels: int, grid_shape: tuple[int, int], n_patches: int):
+    def __init__(self, n: int, n_wheels: int, grid_shape: tuple[int, int], n_patches: int,
+                 n_actions: int):
         self.models = np.zeros(n, np.int64)
         self.datas = np.zeros(n, np.int64)
         self.addr = np.zeros((n, 8), np.int64)
@@ -55,6 +56,7 @@ class _Arrays:
         self.wheel_angle = np.zeros((n, n_wheels))
         self.now = np.zeros((n, L.N_KINEMATICS))
         self.bad = np.zeros(n, np.bool_)
+        self.action = np.zeros((n, n_actions))    # a task's actions, for its compiled map
         self.scratch = scratch(n_wheels)          # the update's, shared by the worlds in turn
 
     def rows(self, i: int) -> dict:
@@ -72,7 +74,7 @@ class _Loop:
     """``physics.advance`` bound to one set of arrays (a sim's own, or a batch's).
 
     The arrays are held in one :class:`~traction.envs.physics.Worlds` struct and the compiled
-    overload is looked up once, so a call unboxes three arguments (~0.5 us) instead of 36
+    overload is looked up once, so a call unboxes four arguments (~0.5 us) instead of 37
     arrays (~2 us) plus numba's per-call type dispatch (~2.5 us). The arrays are owned by the sim
     or batch and never replaced, except the friction table, which a user may assign anew: the
     struct is then rebuilt.
@@ -90,20 +92,22 @@ class _Loop:
             a.grid_info, a.ground_type, a.patches, int(sim.model.nsensordata), int(sim.model.nv),
             sim.params.packed, a.state.wheel, a.state.vehicle, a.state.gears, a.commands.vehicle,
             a.commands.wheel, friction, sim.dt, sim.gravity, a.outputs.wheel, a.outputs.vehicle,
-            a.kin, a.hits, a.wheel_angle, a.now, a.bad, *a.scratch)
+            a.kin, a.hits, a.wheel_angle, a.now, a.bad, a.action, *a.scratch)
 
-    def __call__(self, n_substeps: int, active: np.ndarray) -> None:
+    def __call__(self, n_substeps: int, active: np.ndarray, action_map: int = actions.NONE) -> int:
+        """``physics.advance``: the first non-finite action channel (flat index) or -1."""
         n_substeps = operator.index(n_substeps)        # the entry point does not check types
         if n_substeps < 0:
             raise ValueError(f"n_substeps = {n_substeps}; allowed: an integer >= 0")
         if self.sim.friction_table.values is not self.table:
             self._bind()
-        if self.entry is None:
-            physics.advance(n_substeps, self.worlds, active)   # compiles or loads on first use
-            sig = tuple(physics.advance.typeof_pyval(x) for x in (n_substeps, self.worlds, active))
+        if self.entry is None:                     # compiles or loads on first use
+            bad = physics.advance(n_substeps, self.worlds, active, action_map)
+            sig = tuple(physics.advance.typeof_pyval(x)
+                        for x in (n_substeps, self.worlds, active, action_map))
             self.entry = physics.advance.overloads[sig].entry_point
-            return
-        self.entry(n_substeps, self.worlds, active)
+            return bad
+        return self.entry(n_substeps, self.worlds, active, action_map)
 
 
 class VehicleSim:
@@ -121,15 +125,19 @@ class VehicleSim:
         now: the chassis kinematics row (``layout.K_*`` columns: origin, rotation, CoM, CoM
             velocity, angular velocity, world frame) after the last step, written by the
             compiled loop (tasks read it instead of MjData).
+        action: ``(1, n_actions)``: a task's last action, read by its compiled action map
+            (:meth:`step_mapped`; clipped to [-1, 1] in place).
     """
 
     def __init__(self, scene: Scene, friction_table: vm.FrictionTable | None = None,
-                 telemetry: int = 0):
+                 telemetry: int = 0, n_actions: int = 0):
         """Args:
             scene: compiled scene from :func:`traction.scenes.build_scene`.
             friction_table: tyre/surface friction (default table if None).
             telemetry: ring-buffer capacity in substeps (0 = no telemetry recorded; recording
                 runs the compiled loop one substep at a time).
+            n_actions: width of :attr:`action`, the row a task's compiled action map reads
+                (:meth:`step_mapped`, ``envs/actions.py``).
         """
         self.model = scene.model
         self.data = mujoco.MjData(self.model)
@@ -155,7 +163,7 @@ class VehicleSim:
         mujoco.mj_forward(self.model, self.data)
         self.surfaces = SurfaceLookup(self.model, self.data, scene)   # static geoms: once
         self._bind(_Arrays(1, self.params.n_wheels, self.surfaces.grid_shape(),
-                           self.surfaces.n_patches), 0)
+                           self.surfaces.n_patches, n_actions), 0)
         self.reset()
 
     def _bind(self, arrays: _Arrays, row: int) -> None:
@@ -169,6 +177,7 @@ class VehicleSim:
                     getattr(getattr(self._own, name), buf)[...] = value
             self._own.wheel_angle[...] = old.wheel_angle
             self._own.now[...], self._own.bad[...] = old.now, old.bad
+            self._own.action[...] = old.action
         o = self._own
         o.models[0], o.datas[0] = self.model._address, self.data._address
         d = self.data
@@ -181,7 +190,7 @@ class VehicleSim:
         o.ground_type[0] = self.surfaces.ground_type
         self.state, self.commands, self.outputs = o.state, o.commands, o.outputs
         self.wheel_angle = o.wheel_angle
-        self.now, self._bad = o.now[0], o.bad
+        self.now, self._bad, self.action = o.now[0], o.bad, o.action
         self._loop = _Loop(o, self)
 
     # --- episode ---------------------------------------------------------------------------
@@ -258,6 +267,20 @@ class VehicleSim:
         for _ in range(n_substeps):
             self._loop(1, _ONE)
             self.telemetry.record(self.data.time - self.dt, self.outputs, self.state, self.commands)
+
+    def step_mapped(self, n_substeps: int, action_map: int) -> int:
+        """Map :attr:`action` to the commands by ``action_map`` (``envs/actions.py``: checked
+        and clipped to [-1, 1] in place), then :meth:`step`; all in one compiled call.
+
+        Returns:
+            The first non-finite channel of :attr:`action` (nothing was changed), or -1.
+        """
+        if self.telemetry is None:
+            return self._loop(n_substeps, _ONE, action_map)
+        bad = self._loop(0, _ONE, action_map)
+        if bad < 0:
+            self.step(n_substeps)
+        return bad
 
     def substep(self) -> None:
         """One physics substep: mj_step1 -> vehicle update -> xfrc_applied -> mj_step2."""
@@ -342,14 +365,22 @@ class SimBatch:
                 raise ValueError("SimBatch: every sim must use the same kind of terrain")
         self.sims = sims
         self.arrays = _Arrays(len(sims), first.params.n_wheels, first.surfaces.grid_shape(),
-                              first.surfaces.n_patches)
+                              first.surfaces.n_patches, first.action.shape[1])
         for i, s in enumerate(sims):
             s._bind(self.arrays, i)
         self._loop = _Loop(self.arrays, first)
+        self.action = self.arrays.action
         self._all = np.ones(len(sims), np.bool_)
 
-    def step(self, n_substeps: int, active: np.ndarray | None = None) -> None:
-        """Advance every world (or those flagged in ``active``) by ``n_substeps`` substeps.
+    def step(self, n_substeps: int, active: np.ndarray | None = None,
+             action_map: int = actions.NONE) -> int:
+        """Advance every world (or those flagged in ``active``) by ``n_substeps`` substeps; with
+        an ``action_map``, map the active worlds' rows of :attr:`action` first (as
+        :meth:`VehicleSim.step_mapped` does).
+
+        Returns:
+            The first non-finite action channel as ``world * n_channels + channel`` (nothing
+            was changed), or -1.
 
         Raises:
             TypeError: ``n_substeps`` is not an integer. ValueError: it is negative, or
@@ -358,4 +389,4 @@ class SimBatch:
         active = self._all if active is None else np.ascontiguousarray(active, np.bool_)
         if active.shape != self._all.shape:
             raise ValueError(f"active: shape {active.shape}; expected {self._all.shape}")
-        self._loop(n_substeps, active)
+        return self._loop(n_substeps, active, action_map)

@@ -154,9 +154,7 @@ def vehicle_update(env, n_vehicles: int, seconds: float) -> float:
 
 
 def _physics_only(env, a) -> None:
-    u = env.unwrapped
-    u._begin_step(a)
-    u.sim.step(u.n_substeps)
+    env.unwrapped._step_physics(a)
 
 
 #: paired costs: a snapshot every this many steps of the drive, timed this many times each
@@ -273,10 +271,10 @@ def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: f
                     snapshots.append(_snapshot(u.envs))
         return count * n / total
 
+    every = np.ones(n, np.bool_)
+
     def physics(a) -> None:
-        for env, ai in zip(u.envs, a, strict=True):
-            env._begin_step(ai)
-        u.batch.step(u.n_substeps)
+        u._step_physics(a, every)
     seconds /= ROUNDS
     timed(physics)                                 # warm-up; states along the drive
     steps, substeps, bare_n = 0.0, 0.0, 0.0

@@ -8,7 +8,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import traction.envs
-from traction.envs import ENV_IDS
+from traction.envs import ENV_IDS, actions
+from traction.envs.drift_v0 import DriftEnv
+from traction.vehicle_model import layout as L
 
 #: Observation channels a random policy may never change within a short rollout: contact flags
 #: (wheels rarely leave the ground), the gear (no autobox shift), and the drift-hold progress.
@@ -117,6 +119,86 @@ def test_actions_are_checked_and_clipped_channel_by_channel():
         u._check_action(np.array([0.0, 0.0, -np.inf, 0.0]))
     with pytest.raises(ValueError, match="cannot be read as numbers"):
         u._check_action(["a", 0, 0, 0])
+
+
+def _commands(u) -> dict:
+    c = u.sim.commands.vehicle[0]
+    return {"steer": c[L.STEER], "throttle": c[L.THROTTLE], "brake": c[L.BRAKE],
+            "handbrake": c[L.HANDBRAKE]}
+
+
+@pytest.mark.parametrize("action", [
+    np.array([0.5, -3.0, 7.0, -1.0], np.float32),                        # the action space's
+    np.array([0.5, -3.0, 7.0, -1.0, 9.0], np.float32)[:4],               # a float32 view
+    np.array([0.5, -3.0, 7.0, -1.0, 9.0], np.float32)[::-1][1:],         # negative strides
+    np.array([0.5, -1e308, 1e308, -1.0]),                                # float64
+    [0.5, -3, 7, -1]])                                                   # a list, ints
+def test_compiled_action_map_clips_each_channel_and_maps_the_pedals(action):
+    """Drift's compiled map: steer as is, pedals (a + 1) / 2, after clipping to [-1, 1]."""
+    u = gym.make("Traction/Drift-v0").unwrapped
+    u.reset(seed=0)
+    if isinstance(action, np.ndarray) and action.strides[0] < 0:
+        action = action[::-1]
+    u.step(action)
+    assert _commands(u) == {"steer": 0.5, "throttle": 0.0, "brake": 1.0, "handbrake": 0.0}
+    assert u.sim.action[0].tolist() == [0.5, -1.0, 1.0, -1.0]
+
+
+def test_compiled_action_map_rejects_a_non_finite_channel_before_anything_moves():
+    u = gym.make("Traction/Drift-v0").unwrapped
+    u.reset(seed=0)
+    u.step(np.array([0.2, 0.4, -1.0, -1.0], np.float32))
+    before = (_commands(u), u.data.time, u.data.qpos.copy(), u.sim.state.wheel.copy())
+    for bad, channel, name in ((np.array([0.0, 0.0, -np.inf, 0.0], np.float32), 2, "brake"),
+                               (np.array([np.nan, 9.0, 0.0, 0.0]), 0, "steer")):
+        with pytest.raises(ValueError, match=rf"action\[{channel}\] \({name}\) = (-inf|nan)"):
+            u.step(bad)
+        after = (_commands(u), u.data.time, u.data.qpos.copy(), u.sim.state.wheel.copy())
+        assert after[0] == before[0] and after[1] == before[1]
+        assert np.array_equal(after[2], before[2]) and np.array_equal(after[3], before[3])
+    with pytest.raises(ValueError, match="cannot be read as numbers"):
+        u.step(["a", 0, 0, 0])
+
+
+def test_tank_and_truck_maps():
+    """TankTurn: stick per track, engine throttle the larger stick; Climb: drive forward is
+    throttle, drive back from a stop selects reverse with the pedal roles swapped."""
+    u = gym.make("Traction/TankTurn-v0").unwrapped
+    u.reset(seed=0)
+    u.step(np.array([-0.25, 2.0], np.float32))
+    c = u.sim.commands.vehicle[0]
+    assert (c[L.THRUST], c[L.THRUST + 1], c[L.THROTTLE]) == (-0.25, 1.0, 1.0)
+    u = gym.make("Traction/Climb6x6-v0", action_mode="wheel_torques").unwrapped
+    u.reset(seed=0)
+    u.step(np.array([0.5, -0.25, *np.linspace(-1.0, 1.0, 6)], np.float32))
+    c = u.sim.commands.vehicle[0]
+    assert (c[L.THROTTLE], c[L.BRAKE], c[L.STEER], c[L.TARGET_GEAR]) == (0.5, 0.0, -0.25, -2.0)
+    assert np.allclose(u.sim.commands.wheel[0, :, L.TORQUE_SPLIT], np.linspace(0.0, 1.0, 6))
+    u.step(np.array([-0.75, 0.0, *np.zeros(6)], np.float32))            # at rest: reverse
+    assert (c[L.THROTTLE], c[L.BRAKE], c[L.TARGET_GEAR]) == (0.75, 0.0, -1.0)
+
+
+class _PythonMappedDrift(DriftEnv):
+    """A task without a compiled map (as a user's own task): actions mapped in Python."""
+
+    action_map = actions.NONE
+
+    def _apply_action(self, a: list[float]) -> None:
+        cmd = self.sim.commands.vehicle[0]
+        cmd[L.STEER], cmd[L.THROTTLE] = a[0], (a[1] + 1.0) / 2.0
+        cmd[L.BRAKE], cmd[L.HANDBRAKE] = (a[2] + 1.0) / 2.0, (a[3] + 1.0) / 2.0
+
+
+def test_a_task_mapping_actions_in_python_gives_the_compiled_maps_rollout():
+    rng = np.random.default_rng(0)
+    acts = rng.uniform(-1.5, 1.5, (40, 4)).astype(np.float32)
+    out = []
+    for env in (DriftEnv(), _PythonMappedDrift()):
+        env.reset(seed=3)
+        out.append([np.concatenate([env.step(a)[0], env.data.qpos]) for a in acts])
+        with pytest.raises(ValueError, match=r"action\[1\] \(throttle\)"):
+            env.step(np.array([0.0, np.inf, 0.0, 0.0], np.float32))
+    assert np.array_equal(np.array(out[0]), np.array(out[1]))
 
 
 def test_reset_randomises_and_options_fix(env_id):

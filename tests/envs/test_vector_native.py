@@ -64,8 +64,10 @@ def test_next_step_autoreset_semantics_and_bad_actions():
     assert np.all(np.abs(obs[:, 7:9]) < 1e-3)
     with pytest.raises(ValueError, match=r"actions shape \(2,\); expected \(2, 2\)"):
         venv.step(np.zeros(2))
-    with pytest.raises(ValueError, match=r"sub-environment 1: action\[0\]"):
+    with pytest.raises(ValueError, match=r"sub-environment 1: action\[0\] \(left\) = nan"):
         venv.step(np.array([[0, 0], [np.nan, 0]]))
+    with pytest.raises(ValueError, match="cannot be read as numbers"):
+        venv.step(np.array([["a", 0], [0, 0]]))
 
 
 def test_sb3_adapter_matches_dummy_vec_env_and_passes_nan_checks():
