@@ -28,8 +28,24 @@ from traction.vehicle_model.controls import NO_GEAR_REQUEST
 from traction.vehicle_model.jit import jit
 
 NONE, STEER_PEDALS, TRACK_STICKS, DRIVE_LEVER = -1, 0, 1, 2
+NAMES = {NONE: "NONE", STEER_PEDALS: "STEER_PEDALS", TRACK_STICKS: "TRACK_STICKS",
+         DRIVE_LEVER: "DRIVE_LEVER"}
 #: DRIVE_LEVER: below this speed (m/s) a held brake engages reverse, a held drive first gear
 REVERSE_SPEED = 0.5
+
+
+def validate(action_map, n_channels: int, n_wheels: int) -> None:
+    """ValueError unless ``action_map`` is one of the maps above and reads exactly the
+    ``n_channels`` channels of an action row (the compiled maps do not check bounds): 4 for
+    ``STEER_PEDALS``, 2 for ``TRACK_STICKS``, 2 plus at most one per wheel for ``DRIVE_LEVER``."""
+    if type(action_map) is not int or action_map not in NAMES:
+        raise ValueError(f"action_map = {action_map!r}; allowed: "
+                         + ", ".join(f"actions.{n} ({c})" for c, n in NAMES.items()))
+    fewest, most = {NONE: (0, n_channels), STEER_PEDALS: (4, 4), TRACK_STICKS: (2, 2),
+                    DRIVE_LEVER: (2, 2 + n_wheels)}[action_map]
+    if not fewest <= n_channels <= most:
+        raise ValueError(f"action_map = actions.{NAMES[action_map]} reads {fewest}..{most} "
+                         f"action channels; the action has {n_channels}")
 
 
 @jit

@@ -69,6 +69,7 @@ class TractionEnv(gym.Env):
         self.n_substeps = int(round(n_sub))
         self.scene: Scene = build_scene(vehicle, terrain, physics_dt=physics_dt, **terrain_kwargs)
         self.sim = VehicleSim(self.scene, n_actions=len(self.action_names))
+        actions.validate(self.action_map, len(self.action_names), self.sim.params.n_wheels)
         self._load_float32 = actions.float32_loader()
         self.render_mode, self.width, self.height = render_mode, width, height
         self._renderer = None

@@ -82,6 +82,7 @@ class _Loop:
 
     def __init__(self, a: _Arrays, sim: VehicleSim):
         self.a, self.sim, self.table, self.entry = a, sim, None, None
+        self.valid_map = actions.NONE               # the last action map validated
 
     def _bind(self) -> None:
         a, sim = self.a, self.sim
@@ -95,12 +96,20 @@ class _Loop:
             a.kin, a.hits, a.wheel_angle, a.now, a.bad, a.action, *a.scratch)
 
     def __call__(self, n_substeps: int, active: np.ndarray, action_map: int = actions.NONE) -> int:
-        """``physics.advance``: the first non-finite action channel (flat index) or -1."""
+        """``physics.advance``: the first non-finite action channel (flat index) or -1.
+
+        Raises:
+            TypeError: ``n_substeps`` is not an integer. ValueError: it is negative, or
+            ``action_map`` is unknown or does not fit the action rows' width.
+        """
         n_substeps = operator.index(n_substeps)        # the entry point does not check types
         if n_substeps < 0:
             raise ValueError(f"n_substeps = {n_substeps}; allowed: an integer >= 0")
         if self.sim.friction_table.values is not self.table:
             self._bind()
+        if action_map != self.valid_map:            # the compiled maps do not check bounds
+            actions.validate(action_map, self.a.action.shape[1], self.a.state.wheel.shape[1])
+            self.valid_map = action_map
         if self.entry is None:                     # compiles or loads on first use
             bad = physics.advance(n_substeps, self.worlds, active, action_map)
             sig = tuple(physics.advance.typeof_pyval(x)
@@ -274,6 +283,9 @@ class VehicleSim:
 
         Returns:
             The first non-finite channel of :attr:`action` (nothing was changed), or -1.
+
+        Raises:
+            ValueError: ``action_map`` is unknown or does not fit :attr:`action`'s width.
         """
         if self.telemetry is None:
             return self._loop(n_substeps, _ONE, action_map)
@@ -383,8 +395,9 @@ class SimBatch:
             was changed), or -1.
 
         Raises:
-            TypeError: ``n_substeps`` is not an integer. ValueError: it is negative, or
-            ``active`` does not have one flag per world.
+            TypeError: ``n_substeps`` is not an integer. ValueError: it is negative,
+            ``active`` does not have one flag per world, or ``action_map`` is unknown or does
+            not fit :attr:`action`'s width.
         """
         active = self._all if active is None else np.ascontiguousarray(active, np.bool_)
         if active.shape != self._all.shape:

@@ -189,6 +189,27 @@ class _PythonMappedDrift(DriftEnv):
         cmd[L.BRAKE], cmd[L.HANDBRAKE] = (a[2] + 1.0) / 2.0, (a[3] + 1.0) / 2.0
 
 
+def test_an_action_map_must_be_known_and_fit_the_actions():
+    class Unknown(DriftEnv):
+        action_map = 7
+
+    class TooWide(DriftEnv):
+        action_map = actions.TRACK_STICKS                 # reads 2 channels; Drift has 4
+
+    with pytest.raises(ValueError, match=r"action_map = 7; allowed: actions.NONE"):
+        Unknown()
+    with pytest.raises(ValueError, match=r"TRACK_STICKS reads 2..2 action channels; the "
+                                         r"action has 4"):
+        TooWide()
+    u = DriftEnv()
+    u.reset(seed=0)
+    with pytest.raises(ValueError, match=r"TRACK_STICKS reads 2..2"):
+        u.sim.step_mapped(1, actions.TRACK_STICKS)
+    assert u.sim.step_mapped(1, actions.STEER_PEDALS) == -1
+    with pytest.raises(ValueError, match="action_map = 2.0"):
+        u.sim.step_mapped(1, 2.0)
+
+
 def test_a_task_mapping_actions_in_python_gives_the_compiled_maps_rollout():
     rng = np.random.default_rng(0)
     acts = rng.uniform(-1.5, 1.5, (40, 4)).astype(np.float32)
