@@ -146,7 +146,9 @@ class TractionEnv(gym.Env):
     def _step_physics(self, action) -> None:
         """Check and apply an action, run the control step's physics substeps."""
         if self.action_map == actions.NONE:
-            self._apply_action(self._check_action(action))
+            checked = self._check_action(action)
+            self.sim.action[0] = checked                # the row holds the step's action
+            self._apply_action(checked)
             self.sim.step(self.n_substeps)
             return
         self._load_action(action)

@@ -153,11 +153,15 @@ class TractionVectorEnv(VectorEnv):
         compiled action map)."""
         first = self.envs[0]
         if first.action_map == action_maps.NONE:
+            checked = {}
             for i in np.flatnonzero(stepping):
                 try:
-                    self.envs[i]._apply_action(self.envs[i]._check_action(actions[i]))
+                    checked[i] = self.envs[i]._check_action(actions[i])
                 except ValueError as e:
                     raise ValueError(f"sub-environment {i}: {e}") from None
+            for i, a in checked.items():                    # all checked before any is applied
+                self.batch.action[i] = a
+                self.envs[i]._apply_action(a)
             self.batch.step(self.n_substeps, stepping)
             return
         try:

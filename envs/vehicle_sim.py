@@ -134,8 +134,8 @@ class VehicleSim:
         now: the chassis kinematics row (``layout.K_*`` columns: origin, rotation, CoM, CoM
             velocity, angular velocity, world frame) after the last step, written by the
             compiled loop (tasks read it instead of MjData).
-        action: ``(1, n_actions)``: a task's last action, read by its compiled action map
-            (:meth:`step_mapped`; clipped to [-1, 1] in place).
+        action: ``(1, n_actions)``: the env's last action, clipped to [-1, 1] (read by a
+            task's compiled action map, :meth:`step_mapped`).
     """
 
     def __init__(self, scene: Scene, friction_table: vm.FrictionTable | None = None,

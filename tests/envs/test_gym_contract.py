@@ -8,7 +8,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import traction.envs
-from traction.envs import ENV_IDS, actions
+from traction.envs import ENV_IDS, TractionVectorEnv, actions
 from traction.envs.drift_v0 import DriftEnv
 from traction.vehicle_model import layout as L
 
@@ -216,9 +216,26 @@ def test_a_task_mapping_actions_in_python_gives_the_compiled_maps_rollout():
     out = []
     for env in (DriftEnv(), _PythonMappedDrift()):
         env.reset(seed=3)
-        out.append([np.concatenate([env.step(a)[0], env.data.qpos]) for a in acts])
+        out.append([np.concatenate([env.step(a)[0], env.data.qpos, env.sim.action[0]])
+                    for a in acts])
         with pytest.raises(ValueError, match=r"action\[1\] \(throttle\)"):
             env.step(np.array([0.0, np.inf, 0.0, 0.0], np.float32))
+    assert np.array_equal(np.array(out[0]), np.array(out[1]))
+
+
+def test_the_vector_env_runs_a_python_mapped_task_like_the_compiled_map():
+    acts = np.random.default_rng(1).uniform(-1.5, 1.5, (10, 2, 4)).astype(np.float32)
+    out = []
+    for cls in (DriftEnv, _PythonMappedDrift):
+        venv = TractionVectorEnv(cls, 2)
+        venv.reset(seed=5)
+        out.append([np.concatenate([venv.step(a)[0].ravel(), venv.batch.action.ravel()])
+                    for a in acts])
+        bad = acts[0].copy()
+        bad[1, 2] = np.nan
+        with pytest.raises(ValueError, match=r"sub-environment 1: action\[2\] \(brake\)"):
+            venv.step(bad)
+        venv.close()
     assert np.array_equal(np.array(out[0]), np.array(out[1]))
 
 
