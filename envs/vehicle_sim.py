@@ -56,7 +56,7 @@ class _Arrays:
         self.wheel_angle = np.zeros((n, n_wheels))
         self.now = np.zeros((n, L.N_KINEMATICS))
         self.bad = np.zeros(n, np.bool_)
-        self.action = np.zeros((n, n_actions))    # a task's actions, for its compiled map
+        self.action = np.zeros((n, n_actions))    # each world's last action, clipped
         self.scratch = scratch(n_wheels)          # the update's, shared by the worlds in turn
 
     def rows(self, i: int) -> dict:
