@@ -70,13 +70,13 @@ class TractionEnv(gym.Env):
         self.scene: Scene = build_scene(vehicle, terrain, physics_dt=physics_dt, **terrain_kwargs)
         self.sim = VehicleSim(self.scene, n_actions=len(self.action_names))
         actions.validate(self.action_map, len(self.action_names), self.sim.params.n_wheels)
-        self._load_float32 = actions.float32_loader()
         self.render_mode, self.width, self.height = render_mode, width, height
         self._renderer = None
         self._viewer = None
         self._warned_divergence = False
         self.metadata = {**self.metadata, "render_fps": int(round(1.0 / control_dt))}
         self.action_space = gym.spaces.Box(-1.0, 1.0, (len(self.action_names),), np.float32)
+        self._action_shape = self.action_space.shape
         self._reward_keys = tuple(f"reward_{k}" for k in self.reward_names)
 
     # --- plumbing --------------------------------------------------------------------------
@@ -118,14 +118,6 @@ class TractionEnv(gym.Env):
             out.append(-1.0 if x < -1.0 else 1.0 if x > 1.0 else x)
         return out
 
-    def _load_action(self, action) -> None:
-        """Copy an action into the sim's action row for the compiled map (checked there)."""
-        if (type(action) is np.ndarray and action.dtype is _FLOAT32
-                and action.shape == self.action_space.shape):
-            self._load_float32(action, self.sim.action[0])      # the common case
-        else:
-            self.sim.action[0] = self._read_action(action)
-
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         options = dict(options or {})
@@ -151,8 +143,12 @@ class TractionEnv(gym.Env):
             self._apply_action(checked)
             self.sim.step(self.n_substeps)
             return
-        self._load_action(action)
-        bad = self.sim.step_mapped(self.n_substeps, self.action_map)
+        if (type(action) is np.ndarray and action.dtype is _FLOAT32
+                and action.shape == self._action_shape):            # the common case
+            bad = self.sim._step_float32(self.n_substeps, self.action_map, action)
+        else:
+            self.sim.action[0] = self._read_action(action)
+            bad = self.sim.step_mapped(self.n_substeps, self.action_map)
         if bad >= 0:
             raise self._not_finite(bad, float(self.sim.action[0, bad]))
 

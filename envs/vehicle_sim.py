@@ -200,6 +200,8 @@ class VehicleSim:
         self.state, self.commands, self.outputs = o.state, o.commands, o.outputs
         self.wheel_angle = o.wheel_angle
         self.now, self._bad, self.action = o.now[0], o.bad, o.action
+        self._action_row = o.action[0]            # a view made once (a view per step: 0.1 us)
+        self._load_float32 = actions.float32_loader()
         self._loop = _Loop(o, self)
 
     # --- episode ---------------------------------------------------------------------------
@@ -293,6 +295,16 @@ class VehicleSim:
         if bad < 0:
             self.step(n_substeps)
         return bad
+
+    def _step_float32(self, n_substeps: int, action_map: int, action: np.ndarray) -> int:
+        """:meth:`step_mapped` after copying ``action`` into :attr:`action` (a compiled copy:
+        0.2 us where numpy's casting assignment takes 0.5 us). For the environments' common
+        case: the caller has checked that ``action`` is a float32 array of the row's shape (the
+        copy does not check types)."""
+        self._load_float32(action, self._action_row)
+        if self.telemetry is None:
+            return self._loop(n_substeps, _ONE, action_map)
+        return self.step_mapped(n_substeps, action_map)
 
     def substep(self) -> None:
         """One physics substep: mj_step1 -> vehicle update -> xfrc_applied -> mj_step2."""
