@@ -302,8 +302,6 @@ class VehicleSim:
         case: the caller has checked that ``action`` is a float32 array of the row's shape (the
         copy does not check types)."""
         self._load_float32(action, self._action_row)
-        if self.telemetry is None:
-            return self._loop(n_substeps, _ONE, action_map)
         return self.step_mapped(n_substeps, action_map)
 
     def substep(self) -> None:
