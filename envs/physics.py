@@ -7,7 +7,8 @@ One call of :func:`advance` runs ``n_substeps`` physics substeps for a batch of 
     for every substep:
         mj_step1(world)                   for every world: positions, velocities, sensors
         gather                            chassis pose/velocity, wheel rays -> rows, surface map
-        vehicle_model.update.step_batch   one batched vehicle update for all worlds
+        vehicle_model.update.step_batch   one batched vehicle update for all worlds (what only
+                                          reports, not the forces, on the last substep only)
         xfrc_applied[chassis] = wrench    force + torque about the CoM, world frame
         mj_step2(world)                   for every world: integrate
     then, for every world: the chassis kinematics row after the last substep and a divergence flag
@@ -269,14 +270,15 @@ def advance(n_substeps, w, active, action_map) -> int:
         for i in range(n):
             if active[i]:
                 actions.apply(action_map, action[i], cmd_v[i], cmd_w[i], gears[i], now[i])
-    for _ in range(n_substeps):
+    for sub in range(n_substeps):
         for i in range(n):
             if active[i]:
                 _call_step(functions[0], models[i], datas[i])
         gather(addr, index, sensor_adr, grid, grid_info, ground_type, patches, n_sensordata, nv,
                kin, hits)
         step_batch_with(w.packed, wheel_state, w.vehicle_state, w.gears, w.cmd_v, w.cmd_w, kin,
-                        hits, w.friction, dt, w.gravity, w.out_w, out_v, active, w.s, w.x, w.g)
+                        hits, w.friction, dt, w.gravity, w.out_w, out_v, active, w.s, w.x, w.g,
+                        sub == n_substeps - 1)          # outputs that only report: last substep
         for i in range(n):
             if not active[i]:
                 continue

@@ -32,22 +32,27 @@ def forces(w: np.ndarray, x: np.ndarray, families: np.ndarray, family_index: np.
 
 
 @jit
-def substep_forces(pk: Packed, ws, gravity, h, s, x, out) -> None:
+def substep_forces(pk: Packed, ws, gravity, h, s, x, out, report=True) -> None:
     """6a. Slips and tyre forces of every wheel for one wheel substep (sticky tyres override).
 
     The inputs of every wheel first, then the forces of every wheel (short loops, see
-    ``contact.suspension_forces``)."""
+    ``contact.suspension_forces``). The PhysX tyre reads the slip angle's tangent, and the angle
+    itself only to subtract a camber term; with ``report=False`` a PhysX wheel without camber
+    skips the angle's ``arctan`` (``O_LAT_SLIP`` keeps its last value, ``X_LAT_SLIP`` is NaN).
+    That ``arctan`` was a tenth of the Drift car's update in the physics loop."""
     vp, wp = pk.vehicle, pk.wheel
     for w in range(wp.shape[0]):                          # slips, friction: tyre inputs
         p = wp[w]
         contact = out[w, L.O_CONTACT] > 0.5
         v_long, v_lat, omega = s[w, L.S_V_LONG], s[w, L.S_V_LAT], ws[w, L.OMEGA]
-        long_slip, lat_slip, tan_lat_slip = 0.0, 0.0, 0.0
+        physx = int(p[L.TIRE_MODEL]) == PHYSX
+        angle = report or not physx or out[w, L.O_CAMBER] != 0.0   # slip angle needed
+        long_slip, lat_slip, tan_lat_slip = 0.0, 0.0 if angle else np.nan, 0.0
         if contact:                                       # tire.slips, keeping the tangent
             long_slip = tire.long_slip(v_long, omega * p[L.RADIUS], vp[L.MIN_LONG_DENOM])
             tan_lat_slip = tire.lat_slip_tangent(v_long, v_lat, vp[L.MIN_LAT_DENOM])
-            lat_slip = np.arctan(tan_lat_slip)
-        physx = int(p[L.TIRE_MODEL]) == PHYSX
+            if angle:
+                lat_slip = np.arctan(tan_lat_slip)
         mu = s[w, L.S_MU_SURFACE] * (tire.friction_multiplier(p, long_slip) if physx else 1.0)
         xr = x[w]
         xr[L.X_V_LONG], xr[L.X_V_LAT], xr[L.X_OMEGA] = v_long, v_lat, omega
@@ -58,7 +63,9 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out) -> None:
         xr[L.X_GRAVITY], xr[L.X_DT], xr[L.X_DRIVE_TORQUE] = gravity, h, ws[w, L.DRIVE_TORQUE]
         xr[L.X_MASS_LONG], xr[L.X_MASS_LAT] = s[w, L.S_MASS_LONG], s[w, L.S_MASS_LAT]
         xr[L.X_TAN_LAT_SLIP] = tan_lat_slip
-        out[w, L.O_LONG_SLIP], out[w, L.O_LAT_SLIP], out[w, L.O_FRICTION] = long_slip, lat_slip, mu
+        out[w, L.O_LONG_SLIP], out[w, L.O_FRICTION] = long_slip, mu
+        if angle:
+            out[w, L.O_LAT_SLIP] = lat_slip
     for w in range(wp.shape[0]):                          # forces by each wheel's model
         f_long, f_lat, moment, road = 0.0, 0.0, 0.0, 0.0
         if out[w, L.O_CONTACT] > 0.5:

@@ -24,12 +24,15 @@ from .vehicle import ChassisKinematics, Commands, GroundHits, VehicleOutputs, Ve
 
 @jit
 def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravity, out, out_v,
-                 s, x, g) -> None:
+                 s, x, g, report=True) -> None:
     """Advance one vehicle by ``dt``: state rows updated in place, outputs written.
 
     The chassis velocity is held during the wheel substeps and the tyre forces are averaged over
     them; forces are for the simulator to apply for the next ``dt``. ``s``, ``x`` and ``g`` are
     scratch (``N_SCRATCH``, ``N_TIRE_INPUTS`` and ``N_GROUP_SCRATCH`` columns per wheel).
+    ``report=False`` skips what only reports and feeds no force (see
+    :func:`~traction.vehicle_model.tire_models.substep_forces`): for a caller that runs several
+    updates in a row and reads the outputs after the last one only.
     """
     vp = pk.vehicle
     throttle, ratio = controls.commands(pk, gears, vs, cv, cw, dt, s, out)  # 1. commands, gears
@@ -45,7 +48,7 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
     s[:, L.S_ACC_LONG:L.S_ACC_DRIVE + 1] = 0.0
     engine_torque, clutch = 0.0, 0.0
     for _ in range(n_sub):                         # 6. wheel substeps, chassis velocity held
-        tire_models.substep_forces(pk, ws, gravity, h, s, x, out)
+        tire_models.substep_forces(pk, ws, gravity, h, s, x, out, report)
         t_eng, clutch = drivetrain.spin(pk, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, out)
         engine_torque += t_eng * h
         for w in range(out.shape[0]):
@@ -88,10 +91,11 @@ def step_batch(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin,
 
 @jit
 def step_batch_with(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits,
-                    friction, dt, gravity, out_w, out_v, active, s, x, g) -> None:
+                    friction, dt, gravity, out_w, out_v, active, s, x, g, report=True) -> None:
     """:func:`step_batch` with the caller's :func:`scratch` (a loop over substeps allocates it
-    once). Every array is borrowed (:func:`~traction.vehicle_model.jit.borrow`): the update's
-    views then cost no reference counting."""
+    once) and ``report`` (see :func:`step_vehicle`). Every array is borrowed
+    (:func:`~traction.vehicle_model.jit.borrow`): the update's views then cost no reference
+    counting."""
     pk = borrow_packed(pk)
     wheel_state, vehicle_state, gears = borrow(wheel_state), borrow(vehicle_state), borrow(gears)
     cmd_v, cmd_w, kin, hits = borrow(cmd_v), borrow(cmd_w), borrow(kin), borrow(hits)
@@ -101,7 +105,7 @@ def step_batch_with(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w,
         if not active[v]:
             continue
         step_vehicle(pk, wheel_state[v], vehicle_state[v], gears[v], cmd_v[v], cmd_w[v], kin[v],
-                     hits[v], friction, dt, gravity, out_w[v], out_v[v], s, x, g)
+                     hits[v], friction, dt, gravity, out_w[v], out_v[v], s, x, g, report)
 
 
 def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundHits,

@@ -1,6 +1,9 @@
 """The whole vehicle update on synthetic inputs: bounds, batching, finiteness."""
 
+import dataclasses
+
 import numpy as np
+import pytest
 
 from traction import vehicle_model as vm
 
@@ -69,3 +72,46 @@ def test_batch_equals_vehicles_one_by_one(sedan, rng):
     for i, (force, omega) in enumerate(singles):
         assert out.tire_force[i].tobytes() == force[0].tobytes()
         assert state.omega[i].tobytes() == omega[0].tobytes()
+
+
+def _run_update(p, state, kin, hits, cmd, report):
+    """``update.step_batch_with`` on copies: ``(state, outputs)`` after one update, outputs
+    pre-filled with 7.0 so an output left unwritten shows."""
+    from traction.vehicle_model.update import scratch, step_batch_with
+    state = state.copy()
+    out = vm.VehicleOutputs.zeros(p, len(kin.position))
+    out.wheel[:], out.vehicle[:] = 7.0, 7.0
+    step_batch_with(p.packed, state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
+                    kin.rows(), hits.rows(), vm.FrictionTable.default().values.astype(float),
+                    0.002, 9.81, out.wheel, out.vehicle, np.ones(len(kin.position), bool),
+                    *scratch(p.n_wheels), report)
+    return state, out
+
+
+@pytest.mark.parametrize("camber", [False, True])
+def test_update_without_report_changes_only_the_reported_slip_angle(sedan, rng, camber):
+    """``report=False`` (every physics substep but a call's last) skips the slip angle of PhysX
+    tyres without camber, which feeds no force: state and every other output are bit-identical.
+    With camber the tyre needs the angle, so it is computed (and reported) all the same."""
+    from traction.vehicle_model import layout as L
+    p = sedan
+    if not camber:
+        zero = np.zeros(sedan.n_wheels)
+        p = dataclasses.replace(sedan, suspension=dataclasses.replace(
+            sedan.suspension, camber_at_rest=zero, camber_at_max_compression=zero,
+            camber_at_max_droop=zero))
+    assert np.all(p.packed.wheel[:, L.TIRE_MODEL] == 0)              # PhysX tyres
+    state, kin, hits, cmd = _random_case(p, 64, rng)
+    s_full, out_full = _run_update(p, state, kin, hits, cmd, True)
+    s_lean, out_lean = _run_update(p, state, kin, hits, cmd, False)
+    for a, b in ((s_full.wheel, s_lean.wheel), (s_full.vehicle, s_lean.vehicle),
+                 (s_full.gears, s_lean.gears), (out_full.vehicle, out_lean.vehicle)):
+        assert a.tobytes() == b.tobytes()
+    others = np.arange(L.N_WHEEL_OUTPUTS) != L.O_LAT_SLIP
+    assert out_full.wheel[..., others].tobytes() == out_lean.wheel[..., others].tobytes()
+    contact, cambered = out_full.in_contact, out_full.camber != 0.0
+    assert np.all(out_full.lat_slip[~contact] == 0.0) and np.all(np.isfinite(out_full.lat_slip))
+    assert np.any(out_full.lat_slip[contact] != 0.0)
+    assert np.all(out_lean.lat_slip[~cambered] == 7.0)            # not computed, not written
+    assert out_lean.lat_slip[cambered].tobytes() == out_full.lat_slip[cambered].tobytes()
+    assert cambered.any() == camber
