@@ -20,10 +20,7 @@ map                channels -> commands
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
-from numba import types
 
 from traction.vehicle_model import layout as L
 from traction.vehicle_model.controls import NO_GEAR_REQUEST
@@ -65,24 +62,6 @@ def check(action, active) -> int:
             for j in range(n):
                 action[i, j] = min(max(action[i, j], -1.0), 1.0)
     return -1
-
-
-@jit
-def load(src, dst) -> None:
-    """Copy the action row ``src`` into the float64 row ``dst``."""
-    for j in range(dst.shape[0]):
-        dst[j] = src[j]
-
-
-@functools.cache
-def float32_loader():
-    """The compiled entry point of :func:`load` for a float32 row (the action space's dtype,
-    any strides) into a float64 row: no type dispatch, 0.2 us per call where numpy's casting
-    assignment takes 0.5 us (looked up once per process). It does not check its arguments'
-    types: the caller must."""
-    sig = (types.float32[:], types.float64[:])
-    load.compile(sig)
-    return load.overloads[sig].entry_point
 
 
 @jit

@@ -3,7 +3,8 @@
 One call of :func:`advance` runs ``n_substeps`` physics substeps for a batch of MuJoCo worlds
 (one vehicle each; their arrays held in one :class:`Worlds`)::
 
-    actions -> commands                   if the task has an action map: check, clip, map
+    actions -> action rows                if the call passes them (float32, flat)
+    action rows -> commands               if the task has an action map: check, clip, map
     for every substep:
         mj_step1(world)                   for every world: positions, velocities, sensors
         gather                            chassis pose/velocity, wheel rays -> rows, surface map
@@ -225,51 +226,74 @@ WORLDS_FIELDS = ("functions", "models", "datas", "addr", "index", "sensor_adr", 
                  "grid_info", "ground_type", "patches", "n_sensordata", "nv", "packed",
                  "wheel_state", "vehicle_state", "gears", "cmd_v", "cmd_w", "friction", "dt",
                  "gravity", "out_w", "out_v", "kin", "hits", "wheel_angle", "now", "bad", "action",
-                 "s", "x", "g")
+                 "active", "s", "x", "g")
 structref.define_proxy(Worlds, WorldsType, WORLDS_FIELDS)
 
 
 @jit
 def worlds(functions, models, datas, addr, index, sensor_adr, grid, grid_info, ground_type,
            patches, n_sensordata, nv, packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w,
-           friction, dt, gravity, out_w, out_v, kin, hits, wheel_angle, now, bad, action, s, x,
-           g):
+           friction, dt, gravity, out_w, out_v, kin, hits, wheel_angle, now, bad, action, active,
+           s, x, g):
     """A :class:`Worlds` (compiled and cached on disk, unlike the proxy's own constructor)."""
     return Worlds(functions, models, datas, addr, index, sensor_adr, grid, grid_info,
                   ground_type, patches, n_sensordata, nv, packed, wheel_state, vehicle_state,
                   gears, cmd_v, cmd_w, friction, dt, gravity, out_w, out_v, kin, hits,
-                  wheel_angle, now, bad, action, s, x, g)
+                  wheel_angle, now, bad, action, active, s, x, g)
+
+
+#: :func:`advance` returns this when its ``action`` has neither 0 nor one row per world
+WRONG_ACTION_SIZE = -2
 
 
 @jit
-def advance(n_substeps, w, active, action_map) -> int:
-    """Run ``n_substeps`` physics substeps of every world of the :class:`Worlds` ``w`` whose
-    ``active`` flag is set (see the module docstring); then write each such world's chassis row
-    (after the last substep, as :func:`chassis` reads it) to ``w.now`` and its :func:`diverged`
-    flag to ``w.bad``. Every array is borrowed (:func:`~traction.vehicle_model.jit.borrow`):
-    views cost no reference counting.
+def load_actions(action, rows, active) -> bool:
+    """Copy the flat float32 ``action`` (one row per world, row-major) into the active worlds'
+    float64 ``rows``; False (nothing copied) unless it has exactly that many values."""
+    n = rows.shape[1]
+    if action.shape[0] != rows.shape[0] * n:
+        return False
+    for i in range(rows.shape[0]):
+        if active[i]:
+            for j in range(n):
+                rows[i, j] = action[i * n + j]
+    return True
 
-    With an ``action_map`` (``actions.*``, not ``actions.NONE``) the active worlds' rows of
-    ``w.action`` are first checked, clipped and mapped to their commands; a non-finite channel
-    stops the call before anything changes and is returned (``world * n_channels + channel``).
-    Returns -1 otherwise."""
+
+@jit
+def advance(n_substeps, w, action_map, action) -> int:
+    """Run ``n_substeps`` physics substeps of every world of the :class:`Worlds` ``w`` whose
+    ``w.active`` flag is set (see the module docstring); then write each such world's chassis
+    row (after the last substep, as :func:`chassis` reads it) to ``w.now`` and its
+    :func:`diverged` flag to ``w.bad``. Every array is borrowed
+    (:func:`~traction.vehicle_model.jit.borrow`): views cost no reference counting.
+
+    ``action`` (float32, one dimension): empty, or the active worlds' actions, one row per world
+    flattened, first copied to their rows of ``w.action`` (one call where a separate copy costs
+    a second; :data:`WRONG_ACTION_SIZE` is returned for any other size, before anything
+    changes). With an ``action_map`` (``actions.*``, not ``actions.NONE``) the active worlds'
+    rows of ``w.action`` are then checked, clipped and mapped to their commands; a non-finite
+    channel stops the call before any command changes and is returned
+    (``world * n_channels + channel``). Returns -1 otherwise."""
     functions, models, datas = borrow(w.functions), borrow(w.models), borrow(w.datas)
     addr, index, sensor_adr = borrow(w.addr), borrow(w.index), borrow(w.sensor_adr)
     grid, grid_info, patches = borrow(w.grid), borrow(w.grid_info), borrow(w.patches)
     ground_type, kin, hits = borrow(w.ground_type), borrow(w.kin), borrow(w.hits)
     wheel_state, wheel_angle, out_v = borrow(w.wheel_state), borrow(w.wheel_angle), borrow(w.out_v)
-    now, bad, active = borrow(w.now), borrow(w.bad), borrow(active)
+    now, bad, active = borrow(w.now), borrow(w.bad), borrow(w.active)
     n_sensordata, nv, dt = w.n_sensordata, w.nv, w.dt
     n = models.shape[0]
+    if action.shape[0] > 0 and not load_actions(borrow(action), borrow(w.action), active):
+        return WRONG_ACTION_SIZE
     if action_map != actions.NONE:
-        action, gears = borrow(w.action), borrow(w.gears)
+        action_rows, gears = borrow(w.action), borrow(w.gears)
         cmd_v, cmd_w = borrow(w.cmd_v), borrow(w.cmd_w)
-        first_bad = actions.check(action, active)
+        first_bad = actions.check(action_rows, active)
         if first_bad >= 0:
             return first_bad
         for i in range(n):
             if active[i]:
-                actions.apply(action_map, action[i], cmd_v[i], cmd_w[i], gears[i], now[i])
+                actions.apply(action_map, action_rows[i], cmd_v[i], cmd_w[i], gears[i], now[i])
     for sub in range(n_substeps):
         for i in range(n):
             if active[i]:

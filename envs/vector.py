@@ -164,11 +164,14 @@ class TractionVectorEnv(VectorEnv):
                 self.envs[i]._apply_action(a)
             self.batch.step(self.n_substeps, stepping)
             return
-        try:
-            self.batch.action[...] = actions
-        except (TypeError, ValueError):
-            raise ValueError(f"actions {actions!r} cannot be read as numbers") from None
-        bad = self.batch.step(self.n_substeps, stepping, first.action_map)
+        if actions.dtype == np.float32:         # the action space's: copied in the compiled call
+            bad = self.batch.step(self.n_substeps, stepping, first.action_map, actions)
+        else:
+            try:
+                self.batch.action[...] = actions
+            except (TypeError, ValueError):
+                raise ValueError(f"actions {actions!r} cannot be read as numbers") from None
+            bad = self.batch.step(self.n_substeps, stepping, first.action_map)
         if bad >= 0:
             i, j = divmod(bad, self.batch.action.shape[1])
             raise ValueError(f"sub-environment {i}: "

@@ -14,6 +14,7 @@ import operator
 from types import SimpleNamespace
 
 import mujoco
+import numba
 import numpy as np
 
 from traction import vehicle_model as vm
@@ -25,7 +26,9 @@ from traction.vehicle_model.update import scratch
 from . import actions, physics
 from .surfaces import SURFACE_DTYPE, SurfaceLookup
 
-_ONE = np.ones(1, dtype=np.bool_)
+_NO_ACTION = np.zeros(0, np.float32)
+#: the compiled loop's signature: (n_substeps, worlds, action_map, action: float32, any strides)
+_ACTION_TYPE = numba.types.Array(numba.types.float32, 1, "A")
 _SCALAR_COMMANDS = {"throttle": L.THROTTLE, "brake": L.BRAKE, "handbrake": L.HANDBRAKE,
                     "steer": L.STEER}
 
@@ -57,6 +60,7 @@ class _Arrays:
         self.now = np.zeros((n, L.N_KINEMATICS))
         self.bad = np.zeros(n, np.bool_)
         self.action = np.zeros((n, n_actions))    # each world's last action, clipped
+        self.active = np.ones(n, np.bool_)        # the worlds the next loop call advances
         self.scratch = scratch(n_wheels)          # the update's, shared by the worlds in turn
 
     def rows(self, i: int) -> dict:
@@ -74,15 +78,16 @@ class _Loop:
     """``physics.advance`` bound to one set of arrays (a sim's own, or a batch's).
 
     The arrays are held in one :class:`~traction.envs.physics.Worlds` struct and the compiled
-    overload is looked up once, so a call unboxes four arguments (~0.5 us) instead of 37
-    arrays (~2 us) plus numba's per-call type dispatch (~2.5 us). The arrays are owned by the sim
-    or batch and never replaced, except the friction table, which a user may assign anew: the
-    struct is then rebuilt.
+    overload is looked up once, so a call unboxes four arguments (~0.2 us) instead of 37
+    arrays (~2 us) plus numba's per-call type dispatch (~2.5 us); the checks of a call whose
+    arguments are as last time are a few comparisons. The arrays are owned by the sim or batch
+    and never replaced, except the friction table, which a user may assign anew: the struct is
+    then rebuilt.
     """
 
     def __init__(self, a: _Arrays, sim: VehicleSim):
         self.a, self.sim, self.table, self.entry = a, sim, None, None
-        self.valid_map = actions.NONE               # the last action map validated
+        self.valid_map = None                       # the last action map validated
 
     def _bind(self) -> None:
         a, sim = self.a, self.sim
@@ -93,30 +98,45 @@ class _Loop:
             a.grid_info, a.ground_type, a.patches, int(sim.model.nsensordata), int(sim.model.nv),
             sim.params.packed, a.state.wheel, a.state.vehicle, a.state.gears, a.commands.vehicle,
             a.commands.wheel, friction, sim.dt, sim.gravity, a.outputs.wheel, a.outputs.vehicle,
-            a.kin, a.hits, a.wheel_angle, a.now, a.bad, a.action, *a.scratch)
+            a.kin, a.hits, a.wheel_angle, a.now, a.bad, a.action, a.active, *a.scratch)
 
-    def __call__(self, n_substeps: int, active: np.ndarray, action_map: int = actions.NONE) -> int:
-        """``physics.advance``: the first non-finite action channel (flat index) or -1.
+    def __call__(self, n_substeps: int, action_map: int = actions.NONE,
+                 action: np.ndarray = _NO_ACTION) -> int:
+        """``physics.advance`` of the worlds flagged in the arrays' ``active``: the first
+        non-finite action channel (flat index) or -1.
+
+        ``action``: empty, or a float32 array of one dimension holding every world's action row
+        (the caller checks its type: the entry point does not).
 
         Raises:
-            TypeError: ``n_substeps`` is not an integer. ValueError: it is negative, or
-            ``action_map`` is unknown or does not fit the action rows' width.
+            TypeError: ``n_substeps`` is not an integer. ValueError: it is negative,
+            ``action_map`` is unknown or does not fit the action rows' width, or ``action``
+            does not hold one row per world.
         """
+        if (n_substeps.__class__ is not int or n_substeps < 0 or action_map != self.valid_map
+                or self.sim.friction_table.values is not self.table):
+            n_substeps = self._prepare(n_substeps, action_map)
+        bad = self.entry(n_substeps, self.worlds, action_map, action)
+        if bad == physics.WRONG_ACTION_SIZE:
+            raise ValueError(f"action: {action.shape[0]} values; expected "
+                             f"{self.a.action.size} (one row of {self.a.action.shape[1]} per world)")
+        return bad
+
+    def _prepare(self, n_substeps, action_map) -> int:
+        """Check the arguments of a call unlike the last; (re)bind and look up the entry point."""
         n_substeps = operator.index(n_substeps)        # the entry point does not check types
         if n_substeps < 0:
             raise ValueError(f"n_substeps = {n_substeps}; allowed: an integer >= 0")
-        if self.sim.friction_table.values is not self.table:
-            self._bind()
         if action_map != self.valid_map:            # the compiled maps do not check bounds
             actions.validate(action_map, self.a.action.shape[1], self.a.state.wheel.shape[1])
             self.valid_map = action_map
+        if self.sim.friction_table.values is not self.table:
+            self._bind()
         if self.entry is None:                     # compiles or loads on first use
-            bad = physics.advance(n_substeps, self.worlds, active, action_map)
-            sig = tuple(physics.advance.typeof_pyval(x)
-                        for x in (n_substeps, self.worlds, active, action_map))
+            sig = (numba.types.int64, numba.typeof(self.worlds), numba.types.int64, _ACTION_TYPE)
+            physics.advance.compile(sig)
             self.entry = physics.advance.overloads[sig].entry_point
-            return bad
-        return self.entry(n_substeps, self.worlds, active, action_map)
+        return n_substeps
 
 
 class VehicleSim:
@@ -180,6 +200,7 @@ class VehicleSim:
         carrying over the current state, commands and outputs."""
         old = getattr(self, "_own", None)
         self._own = SimpleNamespace(**arrays.rows(row))
+        self._own.active = np.ones(1, np.bool_)  # not the batch's row: stepped alone, it steps
         if old is not None:
             for name in ("state", "commands", "outputs"):
                 for buf, value in vars(getattr(old, name)).items():
@@ -200,8 +221,6 @@ class VehicleSim:
         self.state, self.commands, self.outputs = o.state, o.commands, o.outputs
         self.wheel_angle = o.wheel_angle
         self.now, self._bad, self.action = o.now[0], o.bad, o.action
-        self._action_row = o.action[0]            # a view made once (a view per step: 0.1 us)
-        self._load_float32 = actions.float32_loader()
         self._loop = _Loop(o, self)
 
     # --- episode ---------------------------------------------------------------------------
@@ -273,10 +292,10 @@ class VehicleSim:
             TypeError: ``n_substeps`` is not an integer. ValueError: it is negative.
         """
         if self.telemetry is None:
-            self._loop(n_substeps, _ONE)
+            self._loop(n_substeps)
             return
         for _ in range(n_substeps):
-            self._loop(1, _ONE)
+            self._loop(1)
             self.telemetry.record(self.data.time - self.dt, self.outputs, self.state, self.commands)
 
     def step_mapped(self, n_substeps: int, action_map: int) -> int:
@@ -289,20 +308,22 @@ class VehicleSim:
         Raises:
             ValueError: ``action_map`` is unknown or does not fit :attr:`action`'s width.
         """
+        return self._step_action(n_substeps, action_map, _NO_ACTION)
+
+    def _step_float32(self, n_substeps: int, action_map: int, action: np.ndarray) -> int:
+        """:meth:`step_mapped` after copying ``action`` into :attr:`action`, in the same
+        compiled call (a separate copy costs a second call, ~0.3 us with its Python side). For
+        the environments' common case: the caller has checked that ``action`` is a float32
+        array of the row's shape (the compiled call does not check types)."""
+        return self._step_action(n_substeps, action_map, action)
+
+    def _step_action(self, n_substeps: int, action_map: int, action: np.ndarray) -> int:
         if self.telemetry is None:
-            return self._loop(n_substeps, _ONE, action_map)
-        bad = self._loop(0, _ONE, action_map)
+            return self._loop(n_substeps, action_map, action)
+        bad = self._loop(0, action_map, action)
         if bad < 0:
             self.step(n_substeps)
         return bad
-
-    def _step_float32(self, n_substeps: int, action_map: int, action: np.ndarray) -> int:
-        """:meth:`step_mapped` after copying ``action`` into :attr:`action` (a compiled copy:
-        0.2 us where numpy's casting assignment takes 0.5 us). For the environments' common
-        case: the caller has checked that ``action`` is a float32 array of the row's shape (the
-        copy does not check types)."""
-        self._load_float32(action, self._action_row)
-        return self.step_mapped(n_substeps, action_map)
 
     def substep(self) -> None:
         """One physics substep: mj_step1 -> vehicle update -> xfrc_applied -> mj_step2."""
@@ -392,13 +413,14 @@ class SimBatch:
             s._bind(self.arrays, i)
         self._loop = _Loop(self.arrays, first)
         self.action = self.arrays.action
-        self._all = np.ones(len(sims), np.bool_)
 
     def step(self, n_substeps: int, active: np.ndarray | None = None,
-             action_map: int = actions.NONE) -> int:
+             action_map: int = actions.NONE, action: np.ndarray | None = None) -> int:
         """Advance every world (or those flagged in ``active``) by ``n_substeps`` substeps; with
         an ``action_map``, map the active worlds' rows of :attr:`action` first (as
-        :meth:`VehicleSim.step_mapped` does).
+        :meth:`VehicleSim.step_mapped` does). ``action`` (float32, the shape of :attr:`action`),
+        if given, is first copied to the active worlds' rows of :attr:`action`, in the same
+        compiled call.
 
         Returns:
             The first non-finite action channel as ``world * n_channels + channel`` (nothing
@@ -406,10 +428,20 @@ class SimBatch:
 
         Raises:
             TypeError: ``n_substeps`` is not an integer. ValueError: it is negative,
-            ``active`` does not have one flag per world, or ``action_map`` is unknown or does
-            not fit :attr:`action`'s width.
+            ``active`` does not have one flag per world, ``action_map`` is unknown or does
+            not fit :attr:`action`'s width, or ``action`` is not float32 of that shape.
         """
-        active = self._all if active is None else np.ascontiguousarray(active, np.bool_)
-        if active.shape != self._all.shape:
-            raise ValueError(f"active: shape {active.shape}; expected {self._all.shape}")
-        return self._loop(n_substeps, active, action_map)
+        if action is not None:
+            if action.dtype != np.float32 or action.shape != self.action.shape:
+                raise ValueError(f"action: {action.dtype} {action.shape}; expected float32 "
+                                 f"{self.action.shape}")
+            action = action.reshape(-1)
+        flags = self.arrays.active
+        if active is None:
+            flags[...] = True
+        else:
+            active = np.asarray(active)
+            if active.shape != flags.shape:
+                raise ValueError(f"active: shape {active.shape}; expected {flags.shape}")
+            flags[...] = active
+        return self._loop(n_substeps, action_map, _NO_ACTION if action is None else action)
