@@ -9,7 +9,8 @@ One call of :func:`advance` runs ``n_substeps`` physics substeps for a batch of 
         mj_step1(world)                   for every world: positions, velocities, sensors
         gather                            chassis pose/velocity, wheel rays -> rows, surface map
         vehicle_model.update.step_batch   one batched vehicle update for all worlds (what only
-                                          reports, not the forces, on the last substep only)
+                                          reports, not the forces, on the last substep only;
+                                          steer angles from the commands on the first only)
         xfrc_applied[chassis] = wrench    force + torque about the CoM, world frame
         mj_step2(world)                   for every world: integrate
     then, for every world: the chassis kinematics row after the last substep and a divergence flag
@@ -302,7 +303,8 @@ def advance(n_substeps, w, action_map, action) -> int:
                kin, hits)
         step_batch_with(w.packed, wheel_state, w.vehicle_state, w.gears, w.cmd_v, w.cmd_w, kin,
                         hits, w.friction, dt, w.gravity, w.out_w, out_v, active, w.s, w.x, w.g,
-                        sub == n_substeps - 1)          # outputs that only report: last substep
+                        sub == n_substeps - 1,          # outputs that only report: last substep
+                        sub == 0)                       # commands (steer angles): first substep
         for i in range(n):
             if not active[i]:
                 continue

@@ -83,21 +83,13 @@ def useful_mass(pk: Packed, k, w, a0, a1, a2, d0, d1, d2) -> float:
 
 @jit
 def contact_frame(pk: Packed, k, hits, friction, ws, s, out) -> None:
-    """4. Wheel heading projected on the ground plane, lateral to its left; patch velocity in
-    that frame, surface friction, camber, useful masses (three short loops, see
-    :func:`suspension_forces`).
-
-    Wheels that cannot steer (no steer limit, no toe) skip the steer's sine and cosine. The test
-    is on those parameters, not on a zero steer: LLVM proves ``cos(0) = 1`` and ``sin(0) = 0``
-    and folds a ``steer == 0`` branch into calling both for every wheel (a ``perf`` profile of
-    the tank's update, no wheel steered, spent 5 % of it in ``sincos``)."""
+    """4. Wheel heading (step 1's, chassis plane) projected on the ground plane, lateral to its
+    left; patch velocity in that frame, surface friction, camber, useful masses (three short
+    loops, see :func:`suspension_forces`)."""
     wp = pk.wheel
     for w in range(wp.shape[0]):                          # frame axes, patch velocity in them
         n0, n1, n2 = hits[w, L.H_NORMAL], hits[w, L.H_NORMAL + 1], hits[w, L.H_NORMAL + 2]
-        c, sn = 1.0, 0.0
-        if wp[w, L.MAX_STEER] != 0.0 or wp[w, L.TOE] != 0.0:     # else the steer is exactly 0
-            c, sn = np.cos(out[w, L.O_STEER]), np.sin(out[w, L.O_STEER])
-        h0, h1, h2 = to_world(k, c, sn, 0.0)
+        h0, h1, h2 = to_world(k, out[w, L.O_HEADING], out[w, L.O_HEADING + 1], 0.0)
         along = h0 * n0 + h1 * n1 + h2 * n2
         f0, f1, f2 = h0 - n0 * along, h1 - n1 * along, h2 - n2 * along
         norm = max(np.sqrt(f0 * f0 + f1 * f1 + f2 * f2), 1e-9)

@@ -24,7 +24,7 @@ from .vehicle import ChassisKinematics, Commands, GroundHits, VehicleOutputs, Ve
 
 @jit
 def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravity, out, out_v,
-                 s, x, g, report=True) -> None:
+                 s, x, g, report=True, new_commands=True) -> None:
     """Advance one vehicle by ``dt``: state rows updated in place, outputs written.
 
     The chassis velocity is held during the wheel substeps and the tyre forces are averaged over
@@ -32,10 +32,15 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
     scratch (``N_SCRATCH``, ``N_TIRE_INPUTS`` and ``N_GROUP_SCRATCH`` columns per wheel).
     ``report=False`` skips what only reports and feeds no force (see
     :func:`~traction.vehicle_model.tire_models.substep_forces`): for a caller that runs several
-    updates in a row and reads the outputs after the last one only.
+    updates in a row and reads the outputs after the last one only. ``new_commands=False``
+    promises that the commands and parameters are those of this vehicle's previous update and
+    its outputs are as that update left them: the steer angles and wheel headings there are
+    kept (see :func:`~traction.vehicle_model.controls.commands`), for a caller that runs
+    several updates in a row with the same commands.
     """
     vp = pk.vehicle
-    throttle, ratio = controls.commands(pk, gears, vs, cv, cw, dt, s, out)  # 1. commands, gears
+    throttle, ratio = controls.commands(pk, gears, vs, cv, cw, dt, s, out,  # 1. commands, gears
+                                        new_commands)
     contact.suspension_forces(pk, k, hits, gravity, s, out)                 # 2.-3. struts, loads
     contact.contact_frame(pk, k, hits, friction, ws, s, out)                # 4. contact frame
     contact.sticky_tyres(pk, ws, dt, s, out)                                # 5. static friction
@@ -91,9 +96,10 @@ def step_batch(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin,
 
 @jit
 def step_batch_with(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits,
-                    friction, dt, gravity, out_w, out_v, active, s, x, g, report=True) -> None:
+                    friction, dt, gravity, out_w, out_v, active, s, x, g, report=True,
+                    new_commands=True) -> None:
     """:func:`step_batch` with the caller's :func:`scratch` (a loop over substeps allocates it
-    once) and ``report`` (see :func:`step_vehicle`). Every array is borrowed
+    once), ``report`` and ``new_commands`` (see :func:`step_vehicle`). Every array is borrowed
     (:func:`~traction.vehicle_model.jit.borrow`): the update's views then cost no reference
     counting."""
     pk = borrow_packed(pk)
@@ -105,7 +111,8 @@ def step_batch_with(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w,
         if not active[v]:
             continue
         step_vehicle(pk, wheel_state[v], vehicle_state[v], gears[v], cmd_v[v], cmd_w[v], kin[v],
-                     hits[v], friction, dt, gravity, out_w[v], out_v[v], s, x, g, report)
+                     hits[v], friction, dt, gravity, out_w[v], out_v[v], s, x, g, report,
+                     new_commands)
 
 
 def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundHits,

@@ -264,6 +264,9 @@ class VehicleOutputs:
     patch_slide = column_view("wheel", L.O_PATCH_SLIDE, 2,
                         doc="m/s, contact patch over the road: (v_long - omega r, v_lat)")
     steer = column_view("wheel", L.O_STEER, doc="rad")
+    heading = column_view("wheel", L.O_HEADING, 2,
+                          doc="-, the steered wheel's forward axis in the chassis x-y plane: "
+                              "(cos, sin) of the steer, (..., 2)")
     camber = column_view("wheel", L.O_CAMBER, doc="rad")
     drive_torque = column_view("wheel", L.O_DRIVE_TORQUE, doc="N m delivered to each wheel")
     engine_omega = column_view("vehicle", L.O_ENGINE_OMEGA, doc="rad/s, (n,)")

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from traction import vehicle_model as vm
+from traction.vehicle_model import layout as L
 
 
 def _random_case(p, n, rng):
@@ -74,18 +75,44 @@ def test_batch_equals_vehicles_one_by_one(sedan, rng):
         assert state.omega[i].tobytes() == omega[0].tobytes()
 
 
-def _run_update(p, state, kin, hits, cmd, report):
-    """``update.step_batch_with`` on copies: ``(state, outputs)`` after one update, outputs
-    pre-filled with 7.0 so an output left unwritten shows."""
+def _run_update(p, state, kin, hits, cmd, report, new_commands=True, out=None):
+    """``update.step_batch_with`` on copies: ``(state, outputs)`` after one update from ``out``
+    (default: outputs pre-filled with 7.0, so an output left unwritten shows)."""
     from traction.vehicle_model.update import scratch, step_batch_with
     state = state.copy()
-    out = vm.VehicleOutputs.zeros(p, len(kin.position))
-    out.wheel[:], out.vehicle[:] = 7.0, 7.0
+    if out is None:
+        out = vm.VehicleOutputs.zeros(p, len(kin.position))
+        out.wheel[:], out.vehicle[:] = 7.0, 7.0
+    else:
+        out = out.copy()
     step_batch_with(p.packed, state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
                     kin.rows(), hits.rows(), vm.FrictionTable.default().values.astype(float),
                     0.002, 9.81, out.wheel, out.vehicle, np.ones(len(kin.position), bool),
-                    *scratch(p.n_wheels), report)
+                    *scratch(p.n_wheels), report, new_commands)
     return state, out
+
+
+def test_update_with_the_same_commands_keeps_the_steer_and_changes_nothing_else(sedan, rng):
+    """``new_commands=False`` (every physics substep of a call but the first) keeps the steer
+    angles and headings of the previous update: a second update with the same commands gives
+    bit-identical state and outputs either way. The heading is (cos, sin) of the steer angle,
+    exactly (1, 0) for wheels that cannot steer."""
+    state, kin, hits, cmd = _random_case(sedan, 64, rng)
+    state, out = _run_update(sedan, state, kin, hits, cmd, True)
+    steerable = sedan.packed.wheel[:, L.MAX_STEER] != 0.0
+    assert np.any(out.steer[:, steerable] != 0.0) and np.all(out.steer[:, ~steerable] == 0.0)
+    assert np.allclose(out.heading[..., 0], np.cos(out.steer), rtol=0, atol=1e-15)
+    assert np.allclose(out.heading[..., 1], np.sin(out.steer), rtol=0, atol=1e-15)
+    assert np.all(out.heading[:, ~steerable] == [1.0, 0.0])
+    full = _run_update(sedan, state, kin, hits, cmd, True, True, out)
+    kept = _run_update(sedan, state, kin, hits, cmd, True, False, out)
+    for a, b in zip(full, kept, strict=True):
+        for name in vars(a):
+            assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name
+    stale = out.copy()
+    stale.wheel[..., L.O_HEADING] = 0.5                  # not recomputed: the caller's promise
+    _, kept = _run_update(sedan, state, kin, hits, cmd, True, False, stale)
+    assert np.all(kept.wheel[..., L.O_HEADING] == 0.5)
 
 
 @pytest.mark.parametrize("camber", [False, True])
@@ -93,7 +120,6 @@ def test_update_without_report_changes_only_the_reported_slip_angle(sedan, rng, 
     """``report=False`` (every physics substep but a call's last) skips the slip angle of PhysX
     tyres without camber, which feeds no force: state and every other output are bit-identical.
     With camber the tyre needs the angle, so it is computed (and reported) all the same."""
-    from traction.vehicle_model import layout as L
     p = sedan
     if not camber:
         zero = np.zeros(sedan.n_wheels)
