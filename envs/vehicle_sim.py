@@ -27,7 +27,7 @@ from . import actions, physics
 from .surfaces import SURFACE_DTYPE, SurfaceLookup
 
 _NO_ACTION = np.zeros(0, np.float32)
-#: the compiled loop's signature: (n_substeps, worlds, action_map, action: float32, any strides)
+#: the compiled loop's action argument: float32, one dimension, any strides
 _ACTION_TYPE = numba.types.Array(numba.types.float32, 1, "A")
 _SCALAR_COMMANDS = {"throttle": L.THROTTLE, "brake": L.BRAKE, "handbrake": L.HANDBRAKE,
                     "steer": L.STEER}
@@ -77,12 +77,14 @@ class _Arrays:
 class _Loop:
     """``physics.advance`` bound to one set of arrays (a sim's own, or a batch's).
 
-    The arrays are held in one :class:`~traction.envs.physics.Worlds` struct and the compiled
-    overload is looked up once, so a call unboxes four arguments (~0.2 us) instead of 37
-    arrays (~2 us) plus numba's per-call type dispatch (~2.5 us); the checks of a call whose
-    arguments are as last time are a few comparisons. The arrays are owned by the sim or batch
-    and never replaced, except the friction table, which a user may assign anew: the struct is
-    then rebuilt.
+    The arrays are held in one :class:`~traction.envs.physics.Worlds` struct, passed by its
+    address (``physics.advance_at``), and the compiled overload is looked up once, so a call
+    unboxes three integers, a type and the action (~0.1 us) instead of 37 arrays (~2 us) plus
+    numba's per-call type dispatch (~2.5 us); the checks of a call whose arguments are as last
+    time are a few comparisons (:meth:`run` is a method, not ``__call__``: an instance call
+    costs twice a method call in CPython). The arrays are owned by the sim or batch and never
+    replaced, except the friction table, which a user may assign anew: the struct is then
+    rebuilt.
     """
 
     def __init__(self, a: _Arrays, sim: VehicleSim):
@@ -99,9 +101,11 @@ class _Loop:
             sim.params.packed, a.state.wheel, a.state.vehicle, a.state.gears, a.commands.vehicle,
             a.commands.wheel, friction, sim.dt, sim.gravity, a.outputs.wheel, a.outputs.vehicle,
             a.kin, a.hits, a.wheel_angle, a.now, a.bad, a.action, a.active, *a.scratch)
+        self.address = physics.worlds_address(self.worlds)     # held by self.worlds
+        self.worlds_type = numba.typeof(self.worlds)
 
-    def __call__(self, n_substeps: int, action_map: int = actions.NONE,
-                 action: np.ndarray = _NO_ACTION) -> int:
+    def run(self, n_substeps: int, action_map: int = actions.NONE,
+            action: np.ndarray = _NO_ACTION) -> int:
         """``physics.advance`` of the worlds flagged in the arrays' ``active``: the first
         non-finite action channel (flat index) or -1.
 
@@ -116,8 +120,8 @@ class _Loop:
         if (n_substeps.__class__ is not int or n_substeps < 0 or action_map != self.valid_map
                 or self.sim.friction_table.values is not self.table):
             n_substeps = self._prepare(n_substeps, action_map)
-        bad = self.entry(n_substeps, self.worlds, action_map, action)
-        if bad == physics.WRONG_ACTION_SIZE:
+        bad = self.entry(n_substeps, self.address, self.worlds_type, action_map, action)
+        if bad < -1 and bad == physics.WRONG_ACTION_SIZE:     # (one comparison when it is not)
             raise ValueError(f"action: {action.shape[0]} values; expected "
                              f"{self.a.action.size} (one row of {self.a.action.shape[1]} per world)")
         return bad
@@ -133,9 +137,10 @@ class _Loop:
         if self.sim.friction_table.values is not self.table:
             self._bind()
         if self.entry is None:                     # compiles or loads on first use
-            sig = (numba.types.int64, numba.typeof(self.worlds), numba.types.int64, _ACTION_TYPE)
-            physics.advance.compile(sig)
-            self.entry = physics.advance.overloads[sig].entry_point
+            sig = (numba.types.int64, numba.types.int64, numba.typeof(self.worlds_type),
+                   numba.types.int64, _ACTION_TYPE)
+            physics.advance_at.compile(sig)
+            self.entry = physics.advance_at.overloads[sig].entry_point
         return n_substeps
 
 
@@ -292,10 +297,10 @@ class VehicleSim:
             TypeError: ``n_substeps`` is not an integer. ValueError: it is negative.
         """
         if self.telemetry is None:
-            self._loop(n_substeps)
+            self._loop.run(n_substeps)
             return
         for _ in range(n_substeps):
-            self._loop(1)
+            self._loop.run(1)
             self.telemetry.record(self.data.time - self.dt, self.outputs, self.state, self.commands)
 
     def step_mapped(self, n_substeps: int, action_map: int) -> int:
@@ -308,19 +313,16 @@ class VehicleSim:
         Raises:
             ValueError: ``action_map`` is unknown or does not fit :attr:`action`'s width.
         """
-        return self._step_action(n_substeps, action_map, _NO_ACTION)
+        return self._step_float32(n_substeps, action_map, _NO_ACTION)
 
     def _step_float32(self, n_substeps: int, action_map: int, action: np.ndarray) -> int:
-        """:meth:`step_mapped` after copying ``action`` into :attr:`action`, in the same
-        compiled call (a separate copy costs a second call, ~0.3 us with its Python side). For
-        the environments' common case: the caller has checked that ``action`` is a float32
-        array of the row's shape (the compiled call does not check types)."""
-        return self._step_action(n_substeps, action_map, action)
-
-    def _step_action(self, n_substeps: int, action_map: int, action: np.ndarray) -> int:
+        """:meth:`step_mapped` after copying ``action`` (if not empty) into :attr:`action`, in
+        the same compiled call (a separate copy costs a second call, ~0.3 us with its Python
+        side). For the environments' common case: the caller has checked that ``action`` is a
+        float32 array of the row's shape (the compiled call does not check types)."""
         if self.telemetry is None:
-            return self._loop(n_substeps, action_map, action)
-        bad = self._loop(0, action_map, action)
+            return self._loop.run(n_substeps, action_map, action)
+        bad = self._loop.run(0, action_map, action)
         if bad < 0:
             self.step(n_substeps)
         return bad
@@ -444,4 +446,4 @@ class SimBatch:
             if active.shape != flags.shape:
                 raise ValueError(f"active: shape {active.shape}; expected {flags.shape}")
             flags[...] = active
-        return self._loop(n_substeps, action_map, _NO_ACTION if action is None else action)
+        return self._loop.run(n_substeps, action_map, _NO_ACTION if action is None else action)
