@@ -153,8 +153,12 @@ def vehicle_update(env, n_vehicles: int, seconds: float) -> float:
     return 1e6 / (rate * k) / n_vehicles
 
 
-def _physics_only(env, a) -> None:
-    env.unwrapped._step_physics(a)
+def _physics_of(env):
+    """``step(env, action)`` running the physics of one control step of ``env`` (check and map
+    the action, the substeps); bound once, so the timing holds no walk through Gymnasium's
+    wrappers to the unwrapped env (0.3-0.5 us per control step)."""
+    physics = env.unwrapped._step_physics
+    return lambda _, a: physics(a)
 
 
 #: paired costs: a snapshot every this many steps of the drive, timed this many times each
@@ -228,14 +232,15 @@ def single_env(env_id: str, actions: np.ndarray, seconds: float) -> dict:
     env = gym.make(env_id)
     u = env.unwrapped
     part = seconds / ROUNDS
-    _, states = _replay(env, actions, part, _physics_only)       # warm-up; states along the drive
+    physics_step = _physics_of(env)
+    _, states = _replay(env, actions, part, physics_step)        # warm-up; states along the drive
     steps, physics, bare = 0.0, 0.0, 0.0
     for _ in range(ROUNDS):
         steps = max(steps, _replay(env, actions, part, lambda e, a: e.step(a))[0])
-        physics = max(physics, _replay(env, actions, part, _physics_only)[0] * u.n_substeps)
+        physics = max(physics, _replay(env, actions, part, physics_step)[0] * u.n_substeps)
         bare = max(bare, bare_mujoco([u.model], states, part))
     env.reset(seed=0)
-    paired = paired_cost([u], lambda a: _physics_only(env, a), env.step, actions, PAIR_EVERY,
+    paired = paired_cost([u], u._step_physics, env.step, actions, PAIR_EVERY,
                          PAIR_REPEATS if seconds >= 1.0 else 3)
     result = {"env_steps_per_s": steps, "sim_s_per_wall_s": steps * u.control_dt,
               "physics_substeps_per_s": physics, "bare_mujoco_substeps_per_s": bare,
