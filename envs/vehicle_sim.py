@@ -89,6 +89,7 @@ class _Loop:
 
     def __init__(self, a: _Arrays, sim: VehicleSim):
         self.a, self.sim, self.table, self.entry = a, sim, None, None
+        self.worlds_type = None                     # the numba type the entry point takes
         self.valid_map = None                       # the last action map validated
 
     def _bind(self) -> None:
@@ -102,7 +103,8 @@ class _Loop:
             a.commands.wheel, friction, sim.dt, sim.gravity, a.outputs.wheel, a.outputs.vehicle,
             a.kin, a.hits, a.wheel_angle, a.now, a.bad, a.action, a.active, *a.scratch)
         self.address = physics.worlds_address(self.worlds)     # held by self.worlds
-        self.worlds_type = numba.typeof(self.worlds)
+        if numba.typeof(self.worlds) != self.worlds_type:
+            self.worlds_type, self.entry = numba.typeof(self.worlds), None   # look up anew
 
     def run(self, n_substeps: int, action_map: int = actions.NONE,
             action: np.ndarray = _NO_ACTION) -> int:
