@@ -137,6 +137,29 @@ def test_sb3_adapter_reports_success_of_the_ended_episode():
     venv.close()
 
 
+def test_float32_and_float64_actions_step_the_vector_env_alike():
+    """float32 actions (the action space's dtype) are copied to the action rows in the compiled
+    call, others by numpy first: the same trajectories and the same errors either way."""
+    venvs = [gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point")
+             for _ in range(2)]
+    for v in venvs:
+        v.reset(seed=3)
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        a = rng.uniform(-1.5, 1.5, (2, 4)).astype(np.float32)        # beyond [-1, 1]: clipped
+        got32, got64 = venvs[0].step(a), venvs[1].step(a.astype(np.float64))
+        for g, e in zip(got32[:4], got64[:4], strict=True):
+            assert np.array_equal(g, e)
+    assert np.array_equal(venvs[0].unwrapped.batch.action, venvs[1].unwrapped.batch.action)
+    bad = np.zeros((2, 4), np.float32)
+    bad[1, 2] = np.nan
+    for v, b in zip(venvs, (bad, bad.astype(np.float64)), strict=True):
+        with pytest.raises(ValueError, match=r"sub-environment 1: action\[2\] \(\w+\) = nan"):
+            v.step(b)
+    with pytest.raises(ValueError, match=r"action: float32 \(3, 4\); expected float32 \(2, 4\)"):
+        venvs[0].unwrapped.batch.step(1, action=np.zeros((3, 4), np.float32))
+
+
 def test_substep_count_must_be_a_non_negative_integer():
     from traction.envs import VehicleSim
     from traction.scenes import build_scene
