@@ -10,140 +10,22 @@ each sim's state, commands and outputs are then row views of the batch's arrays.
 from __future__ import annotations
 
 import math
-import operator
 from types import SimpleNamespace
 
 import mujoco
-import numba
 import numpy as np
 
 from traction import vehicle_model as vm
 from traction.scenes import Scene, names
 from traction.vehicle_model import layout as L
 from traction.vehicle_model.telemetry import Telemetry
-from traction.vehicle_model.update import scratch
 
 from . import actions, physics
-from .surfaces import SURFACE_DTYPE, SurfaceLookup
+from .loop import NO_ACTION, Arrays, Loop
+from .surfaces import SurfaceLookup
 
-_NO_ACTION = np.zeros(0, np.float32)
-#: the compiled loop's action argument: float32, one dimension, any strides
-_ACTION_TYPE = numba.types.Array(numba.types.float32, 1, "A")
 _SCALAR_COMMANDS = {"throttle": L.THROTTLE, "brake": L.BRAKE, "handbrake": L.HANDBRAKE,
                     "steer": L.STEER}
-
-
-class _Arrays:
-    """Every array the compiled loop reads or writes, for ``n`` worlds (see ``physics.advance``)."""
-
-    def __init__(self, n: int, n_wheels: int, grid_shape: tuple[int, int], n_patches: int,
-                 n_actions: int):
-        self.models = np.zeros(n, np.int64)
-        self.datas = np.zeros(n, np.int64)
-        self.addr = np.zeros((n, 8), np.int64)
-        self.index = np.zeros((n, 4), np.int64)
-        self.sensor_adr = np.zeros((n, n_wheels), np.int64)
-        self.grid = np.zeros((n, *grid_shape), SURFACE_DTYPE)    # small: read every substep
-        self.grid_info = np.zeros((n, 4))
-        self.ground_type = np.zeros(n, np.int64)
-        self.patches = np.zeros((n, n_patches, 7))
-        self.state = vm.VehicleState(np.zeros((n, n_wheels, L.N_WHEEL_STATE)),
-                                     np.zeros((n, L.N_VEHICLE_STATE)),
-                                     np.zeros((n, L.N_GEAR_STATE), np.int64))
-        self.commands = vm.Commands(np.zeros((n, L.N_VEHICLE_COMMANDS)),
-                                    np.zeros((n, n_wheels, L.N_WHEEL_COMMANDS)))
-        self.outputs = vm.VehicleOutputs(np.zeros((n, n_wheels, L.N_WHEEL_OUTPUTS)),
-                                         np.zeros((n, L.N_VEHICLE_OUTPUTS)))
-        self.kin = np.zeros((n, L.N_KINEMATICS))
-        self.hits = np.zeros((n, n_wheels, L.N_HIT))
-        self.wheel_angle = np.zeros((n, n_wheels))
-        self.now = np.zeros((n, L.N_KINEMATICS))
-        self.bad = np.zeros(n, np.bool_)
-        self.action = np.zeros((n, n_actions))    # each world's last action, clipped
-        self.active = np.ones(n, np.bool_)        # the worlds the next loop call advances
-        self.scratch = scratch(n_wheels)          # the update's, shared by the worlds in turn
-
-    def rows(self, i: int) -> dict:
-        """Row ``i`` of every array as a ``(1, ...)`` view."""
-        r = slice(i, i + 1)
-        out = {k: v[r] for k, v in vars(self).items() if isinstance(v, np.ndarray)}
-        out["state"] = vm.VehicleState(self.state.wheel[r], self.state.vehicle[r], self.state.gears[r])
-        out["commands"] = vm.Commands(self.commands.vehicle[r], self.commands.wheel[r])
-        out["outputs"] = vm.VehicleOutputs(self.outputs.wheel[r], self.outputs.vehicle[r])
-        out["scratch"] = self.scratch
-        return out
-
-
-class _Loop:
-    """``physics.advance`` bound to one set of arrays (a sim's own, or a batch's).
-
-    The arrays are held in one :class:`~traction.envs.physics.Worlds` struct, passed by its
-    address (``physics.advance_at``), and the compiled overload is looked up once, so a call
-    unboxes three integers, a type and the action (~0.1 us) instead of 37 arrays (~2 us) plus
-    numba's per-call type dispatch (~2.5 us); the checks of a call whose arguments are as last
-    time are a few comparisons (:meth:`run` is a method, not ``__call__``: an instance call
-    costs twice a method call in CPython). The arrays are owned by the sim or batch and never
-    replaced, except the friction table, which a user may assign anew: the struct is then
-    rebuilt.
-    """
-
-    def __init__(self, a: _Arrays, sim: VehicleSim):
-        self.a, self.sim, self.table, self.entry = a, sim, None, None
-        self.worlds_type = None                     # the numba type the entry point takes
-        self.valid_map = None                       # the last action map validated
-
-    def _bind(self) -> None:
-        a, sim = self.a, self.sim
-        self.table = sim.friction_table.values
-        friction = np.ascontiguousarray(self.table, dtype=float)
-        self.worlds = physics.worlds(
-            physics.STEP_FUNCTIONS, a.models, a.datas, a.addr, a.index, a.sensor_adr, a.grid,
-            a.grid_info, a.ground_type, a.patches, int(sim.model.nsensordata), int(sim.model.nv),
-            sim.params.packed, a.state.wheel, a.state.vehicle, a.state.gears, a.commands.vehicle,
-            a.commands.wheel, friction, sim.dt, sim.gravity, a.outputs.wheel, a.outputs.vehicle,
-            a.kin, a.hits, a.wheel_angle, a.now, a.bad, a.action, a.active, *a.scratch)
-        self.address = physics.worlds_address(self.worlds)     # held by self.worlds
-        if numba.typeof(self.worlds) != self.worlds_type:
-            self.worlds_type, self.entry = numba.typeof(self.worlds), None   # look up anew
-
-    def run(self, n_substeps: int, action_map: int = actions.NONE,
-            action: np.ndarray = _NO_ACTION) -> int:
-        """``physics.advance`` of the worlds flagged in the arrays' ``active``: the first
-        non-finite action channel (flat index) or -1.
-
-        ``action``: empty, or a float32 array of one dimension holding every world's action row
-        (the caller checks its type: the entry point does not).
-
-        Raises:
-            TypeError: ``n_substeps`` is not an integer. ValueError: it is negative,
-            ``action_map`` is unknown or does not fit the action rows' width, or ``action``
-            does not hold one row per world.
-        """
-        if (n_substeps.__class__ is not int or n_substeps < 0 or action_map != self.valid_map
-                or self.sim.friction_table.values is not self.table):
-            n_substeps = self._prepare(n_substeps, action_map)
-        bad = self.entry(n_substeps, self.address, self.worlds_type, action_map, action)
-        if bad < -1 and bad == physics.WRONG_ACTION_SIZE:     # (one comparison when it is not)
-            raise ValueError(f"action: {action.shape[0]} values; expected "
-                             f"{self.a.action.size} (one row of {self.a.action.shape[1]} per world)")
-        return bad
-
-    def _prepare(self, n_substeps, action_map) -> int:
-        """Check the arguments of a call unlike the last; (re)bind and look up the entry point."""
-        n_substeps = operator.index(n_substeps)        # the entry point does not check types
-        if n_substeps < 0:
-            raise ValueError(f"n_substeps = {n_substeps}; allowed: an integer >= 0")
-        if action_map != self.valid_map:            # the compiled maps do not check bounds
-            actions.validate(action_map, self.a.action.shape[1], self.a.state.wheel.shape[1])
-            self.valid_map = action_map
-        if self.sim.friction_table.values is not self.table:
-            self._bind()
-        if self.entry is None:                     # compiles or loads on first use
-            sig = (numba.types.int64, numba.types.int64, numba.typeof(self.worlds_type),
-                   numba.types.int64, _ACTION_TYPE)
-            physics.advance_at.compile(sig)
-            self.entry = physics.advance_at.overloads[sig].entry_point
-        return n_substeps
 
 
 class VehicleSim:
@@ -198,11 +80,11 @@ class VehicleSim:
         self._kin_row = np.zeros(L.N_KINEMATICS)
         mujoco.mj_forward(self.model, self.data)
         self.surfaces = SurfaceLookup(self.model, self.data, scene)   # static geoms: once
-        self._bind(_Arrays(1, self.params.n_wheels, self.surfaces.grid_shape(),
+        self._bind(Arrays(1, self.params.n_wheels, self.surfaces.grid_shape(),
                            self.surfaces.n_patches, n_actions), 0)
         self.reset()
 
-    def _bind(self, arrays: _Arrays, row: int) -> None:
+    def _bind(self, arrays: Arrays, row: int) -> None:
         """Use row ``row`` of ``arrays`` for this world (its own storage, or a batch's),
         carrying over the current state, commands and outputs."""
         old = getattr(self, "_own", None)
@@ -228,7 +110,7 @@ class VehicleSim:
         self.state, self.commands, self.outputs = o.state, o.commands, o.outputs
         self.wheel_angle = o.wheel_angle
         self.now, self._bad, self.action = o.now[0], o.bad, o.action
-        self._loop = _Loop(o, self)
+        self._loop = Loop(o, self)
 
     # --- episode ---------------------------------------------------------------------------
     def reset(self, pos=None, quat=None, velocity=None) -> None:
@@ -315,7 +197,7 @@ class VehicleSim:
         Raises:
             ValueError: ``action_map`` is unknown or does not fit :attr:`action`'s width.
         """
-        return self._step_float32(n_substeps, action_map, _NO_ACTION)
+        return self._step_float32(n_substeps, action_map, NO_ACTION)
 
     def _step_float32(self, n_substeps: int, action_map: int, action: np.ndarray) -> int:
         """:meth:`step_mapped` after copying ``action`` (if not empty) into :attr:`action`, in
@@ -411,11 +293,11 @@ class SimBatch:
                     s.surfaces.n_patches != first.surfaces.n_patches:
                 raise ValueError("SimBatch: every sim must use the same kind of terrain")
         self.sims = sims
-        self.arrays = _Arrays(len(sims), first.params.n_wheels, first.surfaces.grid_shape(),
+        self.arrays = Arrays(len(sims), first.params.n_wheels, first.surfaces.grid_shape(),
                               first.surfaces.n_patches, first.action.shape[1])
         for i, s in enumerate(sims):
             s._bind(self.arrays, i)
-        self._loop = _Loop(self.arrays, first)
+        self._loop = Loop(self.arrays, first)
         self.action = self.arrays.action
 
     def step(self, n_substeps: int, active: np.ndarray | None = None,
@@ -448,4 +330,4 @@ class SimBatch:
             if active.shape != flags.shape:
                 raise ValueError(f"active: shape {active.shape}; expected {flags.shape}")
             flags[...] = active
-        return self._loop.run(n_substeps, action_map, _NO_ACTION if action is None else action)
+        return self._loop.run(n_substeps, action_map, NO_ACTION if action is None else action)
