@@ -23,9 +23,8 @@ import numpy as np
 
 from traction.scenes import Scene, build_scene
 from traction.vehicle_model import VehicleParams
-from traction.vehicle_model import layout as L
 
-from . import actions
+from . import actions, diagnostics
 from .reading import ChassisReading
 from .vehicle_sim import VehicleSim
 
@@ -152,8 +151,10 @@ class TractionEnv(gym.Env):
         if bad >= 0:
             raise self._not_finite(bad, float(self.sim.action[0, bad]))
 
-    def _finish_step(self):
-        """Observation, reward terms, termination and info after the physics substeps."""
+    def _finish_step(self, with_diagnostics: bool = True):
+        """Observation, reward terms, termination and info after the physics substeps; the info
+        without the vehicle diagnostics if ``with_diagnostics`` is False (the vector env adds them
+        for all worlds at once, ``diagnostics.of_batch``)."""
         diverged = self._diverged()
         c = ChassisReading(self.sim.now)
         if diverged:
@@ -166,7 +167,7 @@ class TractionEnv(gym.Env):
             terms = self._reward_terms(c)
             terminated, success = self._termination(c)
         values = [float(terms[k]) for k in self.reward_names]
-        info = self._diagnostics(c)
+        info = self._diagnostics(c) if with_diagnostics else {}
         info.update(zip(self._reward_keys, values, strict=True))
         info["is_success"], info["diverged"] = bool(success), diverged
         reward = float(sum(values))
@@ -184,11 +185,8 @@ class TractionEnv(gym.Env):
         return bad
 
     def _diagnostics(self, c: ChassisReading) -> dict:
-        v, w = self.sim.outputs.vehicle[0], self.sim.outputs.wheel[0]
-        return {"speed": c.speed, "gear": int(v[L.O_GEAR]),
-                "engine_rpm": float(v[L.O_ENGINE_OMEGA]) * 60 / (2 * math.pi),
-                "long_slip": w[:, L.O_LONG_SLIP].copy(), "lat_slip": w[:, L.O_LAT_SLIP].copy(),
-                "tire_load": w[:, L.O_LOAD].copy(), "wheel_contact": w[:, L.O_CONTACT] > 0.5}
+        """The vehicle diagnostics of the info (``envs/diagnostics.py``)."""
+        return diagnostics.of_world(c, self.sim.outputs.wheel[0], self.sim.outputs.vehicle[0])
 
     # --- save / restore ------------------------------------------------------------------
     def get_state(self) -> dict:

@@ -7,7 +7,8 @@ and data, terrain, RNG and task state) whose simulators are bound into one
 batch's action rows and one compiled call checks and maps them (the task's action map) and
 advances every world's substeps (``mj_step1`` for all -> one vehicle update for all ->
 ``mj_step2`` for all, per substep), then each task computes its observation and reward
-with the same code as the single environment, so both give identical trajectories.
+with the same code as the single environment, so both give identical trajectories; the info's
+vehicle diagnostics are built for all worlds at once, from the batch's arrays.
 
 Autoreset follows Gymnasium 1.x ``AutoresetMode.NEXT_STEP`` by default (``SAME_STEP`` on
 request): a sub-environment that terminated or truncated is reset by the *next* ``step`` call
@@ -26,6 +27,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import actions as action_maps
+from . import diagnostics
+from .reading import ChassisReading
 from .vehicle_sim import SimBatch
 
 
@@ -83,7 +86,11 @@ class TractionVectorEnv(VectorEnv):
         return self._obs.copy(), self._batch_infos(infos)
 
     def step(self, actions):
-        infos = self._batch_infos(self.step_envs(actions))
+        infos = self._batch_infos(self.step_envs(actions, with_diagnostics=False))
+        a = self.batch.arrays                  # every world's, after the steps and resets
+        every = np.ones(self.num_envs, np.bool_)
+        for key, value in diagnostics.of_batch(a.now, a.outputs.wheel, a.outputs.vehicle).items():
+            infos[key], infos["_" + key] = value, every
         return (self._obs.copy(), self._rewards.copy(), self._terminated.copy(),
                 self._truncated.copy(), infos)
 
@@ -114,9 +121,14 @@ class TractionVectorEnv(VectorEnv):
             out["_" + key] = np.ones(self.num_envs, np.bool_)
         return out
 
-    def step_envs(self, actions) -> list[dict]:
+    def step_envs(self, actions, with_diagnostics: bool = True) -> list[dict]:
         """Step every sub-environment; fills the observation, reward, terminated and truncated
-        buffers and returns the per-environment info dicts (the SB3 adapter uses these)."""
+        buffers and returns the per-environment info dicts (the SB3 adapter uses these).
+
+        ``with_diagnostics=False``: the infos without the vehicle diagnostics
+        (``diagnostics.KEYS``), which :meth:`step` adds for all worlds at once; an ended
+        episode's ``final_info`` keeps them (they describe its last state, not the new one's).
+        """
         actions = np.asarray(actions)
         if actions.shape != self.action_space.shape:
             raise ValueError(f"actions shape {actions.shape}; expected {self.action_space.shape} "
@@ -127,17 +139,19 @@ class TractionVectorEnv(VectorEnv):
         infos = []
         for i, env in enumerate(self.envs):
             if stepping[i]:
-                obs, reward, terminated, truncated, info = env._finish_step()
+                obs, reward, terminated, truncated, info = env._finish_step(with_diagnostics)
                 self._elapsed[i] += 1
                 if self.max_episode_steps is not None and self._elapsed[i] >= self.max_episode_steps:
                     truncated = True
                 if same_step and (terminated or truncated):       # reset now, keep the last
                     final_obs, final_info = obs, info
-                    obs, info = env.reset()
+                    if not with_diagnostics:
+                        final_info = {**env._diagnostics(ChassisReading(env.sim.now)), **info}
+                    obs, info = self._reset(env, with_diagnostics)
                     info = {**info, "final_obs": final_obs, "final_info": final_info}
                     self._elapsed[i] = 0
             else:                                      # ended last step: reset now
-                obs, info = env.reset()
+                obs, info = self._reset(env, with_diagnostics)
                 reward, terminated, truncated = 0.0, False, False
                 self._elapsed[i] = 0
             self._obs[i], self._rewards[i] = obs, reward
@@ -145,6 +159,13 @@ class TractionVectorEnv(VectorEnv):
             infos.append(info)
         self._autoreset = (self._terminated | self._truncated) & (not same_step)
         return infos
+
+    @staticmethod
+    def _reset(env, with_diagnostics: bool) -> tuple[np.ndarray, dict]:
+        obs, info = env.reset()
+        if not with_diagnostics:
+            info = {k: v for k, v in info.items() if k not in diagnostics.KEYS}
+        return obs, info
 
     def _step_physics(self, actions: np.ndarray, stepping: np.ndarray) -> None:
         """Check and apply the actions of the sub-environments flagged in ``stepping`` (an

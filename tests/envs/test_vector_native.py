@@ -190,6 +190,28 @@ def test_batched_infos_equal_gymnasiums_add_info(mode):
         _assert_same_info(fast, slow)
 
 
+@pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
+@pytest.mark.parametrize("env_id", ["Traction/Drift-v0", "Traction/TankTurn-v0"])
+def test_step_infos_hold_the_single_env_diagnostics(env_id, mode):
+    """``step`` adds the vehicle diagnostics for all worlds at once (``diagnostics.of_batch``):
+    the same keys, dtypes and values as batching each world's own info (``of_world``), through
+    episode ends (``final_info`` keeps the ended episode's last diagnostics)."""
+    kw = dict(num_envs=3, vectorization_mode="vector_entry_point", max_episode_steps=4,
+              autoreset_mode=mode)
+    fast_env, slow_env = (gym.make_vec(env_id, **kw).unwrapped for _ in range(2))
+    fast_env.reset(seed=3)
+    slow_env.reset(seed=3)
+    actions = np.random.default_rng(0).uniform(-1, 1, (7, *fast_env.action_space.shape))
+    for a in actions.astype(np.float32):
+        fast = fast_env.step(a)[4]
+        slow: dict = {}
+        for i, info in enumerate(slow_env.step_envs(a)):
+            slow = slow_env._add_info(slow, info, i)
+        _assert_same_info(fast, slow)
+        assert fast["speed"].shape == (3,) and fast["tire_load"].shape == (3, fast_env.envs[0].vehicle.n_wheels)
+    assert fast_env._elapsed.max() < 4                     # crossed an autoreset
+
+
 def _assert_same_info(fast: dict, slow: dict) -> None:
     assert fast.keys() == slow.keys()
     for k in slow:
