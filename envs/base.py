@@ -151,29 +151,31 @@ class TractionEnv(gym.Env):
         if bad >= 0:
             raise self._not_finite(bad, float(self.sim.action[0, bad]))
 
-    def _finish_step(self, with_diagnostics: bool = True):
-        """Observation, reward terms, termination and info after the physics substeps; the info
-        without the vehicle diagnostics if ``with_diagnostics`` is False (the vector env adds them
-        for all worlds at once, ``diagnostics.of_batch``)."""
+    def _finish_step(self):
+        """Observation, reward terms, termination and info after the physics substeps."""
         diverged = self._diverged()
         c = ChassisReading(self.sim.now)
-        if diverged:
-            obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
-            terms = dict.fromkeys(self.reward_names, 0.0)
-            terminated, success = False, False
-        else:
-            obs = self._observation(c)
-            np.minimum(np.maximum(obs, -OBS_LIMIT, out=obs), OBS_LIMIT, out=obs)
-            terms = self._reward_terms(c)
-            terminated, success = self._termination(c)
-        values = [float(terms[k]) for k in self.reward_names]
-        info = self._diagnostics(c) if with_diagnostics else {}
+        obs, values, terminated, success = self._task_step(c, diverged)
+        np.minimum(np.maximum(obs, -OBS_LIMIT, out=obs), OBS_LIMIT, out=obs)
+        info = self._diagnostics(c)
         info.update(zip(self._reward_keys, values, strict=True))
         info["is_success"], info["diverged"] = bool(success), diverged
         reward = float(sum(values))
         if self.render_mode == "human":
             self.render()
         return obs, reward, terminated, diverged, info
+
+    def _task_step(self, c: ChassisReading, diverged: bool) -> tuple[np.ndarray, list, bool, bool]:
+        """The task's part of a step: ``(observation, reward-term values in reward_names order,
+        terminated, success)``; the observation not yet clipped (the vector env clips all
+        worlds' at once). A diverged world gets zeros and no termination (it is truncated)."""
+        if diverged:
+            obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
+            return obs, [0.0] * len(self.reward_names), False, False
+        obs = self._observation(c)
+        terms = self._reward_terms(c)
+        terminated, success = self._termination(c)
+        return obs, [float(terms[k]) for k in self.reward_names], terminated, success
 
     def _diverged(self) -> bool:
         """MuJoCo's bad-acceleration warning or a non-finite state (flagged by the compiled loop)."""

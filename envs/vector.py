@@ -6,9 +6,13 @@ and data, terrain, RNG and task state) whose simulators are bound into one
 :class:`~traction.envs.vehicle_sim.SimBatch`: per control step the actions are copied into the
 batch's action rows and one compiled call checks and maps them (the task's action map) and
 advances every world's substeps (``mj_step1`` for all -> one vehicle update for all ->
-``mj_step2`` for all, per substep), then each task computes its observation and reward
-with the same code as the single environment, so both give identical trajectories; the info's
-vehicle diagnostics are built for all worlds at once, from the batch's arrays.
+``mj_step2`` for all, per substep), then each world's task computes its observation, reward
+terms and termination with the same code as the single environment (``_task_step``), so both
+give identical trajectories. What follows is done for all worlds at once, on arrays: clipping
+the observations, summing the reward terms, the time limit, and the info (reward terms,
+success, divergence and the vehicle diagnostics, ``diagnostics.of_batch``), with the values the
+single environment's info holds (per world: ~10 us of dictionaries and per-key batching before,
+Drift-v0 at N = 64).
 
 Autoreset follows Gymnasium 1.x ``AutoresetMode.NEXT_STEP`` by default (``SAME_STEP`` on
 request): a sub-environment that terminated or truncated is reset by the *next* ``step`` call
@@ -28,6 +32,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import actions as action_maps
 from . import diagnostics
+from .base import OBS_LIMIT
 from .reading import ChassisReading
 from .vehicle_sim import SimBatch
 
@@ -72,6 +77,7 @@ class TractionVectorEnv(VectorEnv):
         self._rewards = np.zeros(num_envs)
         self._terminated = np.zeros(num_envs, np.bool_)
         self._truncated = np.zeros(num_envs, np.bool_)
+        self.final: dict[int, tuple[np.ndarray, dict]] = {}     # see step_batch
 
     def reset(self, *, seed: int | list[int | None] | None = None,
               options: dict[str, Any] | None = None):
@@ -86,11 +92,7 @@ class TractionVectorEnv(VectorEnv):
         return self._obs.copy(), self._batch_infos(infos)
 
     def step(self, actions):
-        infos = self._batch_infos(self.step_envs(actions, with_diagnostics=False))
-        a = self.batch.arrays                  # every world's, after the steps and resets
-        every = np.ones(self.num_envs, np.bool_)
-        for key, value in diagnostics.of_batch(a.now, a.outputs.wheel, a.outputs.vehicle).items():
-            infos[key], infos["_" + key] = value, every
+        infos = self.step_batch(actions)
         return (self._obs.copy(), self._rewards.copy(), self._terminated.copy(),
                 self._truncated.copy(), infos)
 
@@ -121,13 +123,15 @@ class TractionVectorEnv(VectorEnv):
             out["_" + key] = np.ones(self.num_envs, np.bool_)
         return out
 
-    def step_envs(self, actions, with_diagnostics: bool = True) -> list[dict]:
-        """Step every sub-environment; fills the observation, reward, terminated and truncated
-        buffers and returns the per-environment info dicts (the SB3 adapter uses these).
+    def step_batch(self, actions) -> dict:
+        """Step every sub-environment: fill the observation, reward, terminated and truncated
+        buffers and return the batched info (what :meth:`step` returns).
 
-        ``with_diagnostics=False``: the infos without the vehicle diagnostics
-        (``diagnostics.KEYS``), which :meth:`step` adds for all worlds at once; an ended
-        episode's ``final_info`` keeps them (they describe its last state, not the new one's).
+        Each world runs its task's own code (:meth:`TractionEnv._task_step`, as the single
+        env's ``step`` does); the clipping, reward sums, time limit and the info are then done
+        for all worlds at once, from arrays, with the values the single env gives bit for bit.
+        :attr:`final` holds, per world whose episode ended and was reset in this step
+        (``SAME_STEP``), its last observation and info (the SB3 adapter reads them).
         """
         actions = np.asarray(actions)
         if actions.shape != self.action_space.shape:
@@ -136,36 +140,77 @@ class TractionVectorEnv(VectorEnv):
         same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
         stepping = np.ones(self.num_envs, np.bool_) if same_step else ~self._autoreset
         self._step_physics(actions, stepping)
-        infos = []
-        for i, env in enumerate(self.envs):
-            if stepping[i]:
-                obs, reward, terminated, truncated, info = env._finish_step(with_diagnostics)
-                self._elapsed[i] += 1
-                if self.max_episode_steps is not None and self._elapsed[i] >= self.max_episode_steps:
-                    truncated = True
-                if same_step and (terminated or truncated):       # reset now, keep the last
-                    final_obs, final_info = obs, info
-                    if not with_diagnostics:
-                        final_info = {**env._diagnostics(ChassisReading(env.sim.now)), **info}
-                    obs, info = self._reset(env, with_diagnostics)
-                    info = {**info, "final_obs": final_obs, "final_info": final_info}
-                    self._elapsed[i] = 0
-            else:                                      # ended last step: reset now
-                obs, info = self._reset(env, with_diagnostics)
-                reward, terminated, truncated = 0.0, False, False
-                self._elapsed[i] = 0
-            self._obs[i], self._rewards[i] = obs, reward
-            self._terminated[i], self._truncated[i] = terminated, truncated
-            infos.append(info)
+        steps = np.flatnonzero(stepping)
+        values, success, diverged = self._task_steps(steps)
+        self._rewards[:] = 0.0
+        for j in range(values.shape[1]):                 # as the single env's sum(values)
+            self._rewards += values[:, j]
+        self._elapsed[steps] += 1
+        self._truncated[:] = diverged
+        if self.max_episode_steps is not None:
+            self._truncated |= stepping & (self._elapsed >= self.max_episode_steps)
+        info = {k: values[:, j] for j, k in enumerate(self.envs[0]._reward_keys)}
+        info["is_success"], info["diverged"] = success, diverged
+        self.final = {}
+        if same_step:                                    # reset ended episodes now, keep the last
+            ended = np.flatnonzero(self._terminated | self._truncated)
+            if ended.size:
+                last = {**self._diagnostics(), **info}
+                self.final = {i: (self._obs[i].copy(), self.row(last, i)) for i in ended}
+                self._reset_worlds(ended, info)
+        else:                                            # ended last step: reset now
+            self._reset_worlds(np.flatnonzero(~stepping), info)
+        info = {**self._diagnostics(), **info}
+        every = np.ones(self.num_envs, np.bool_)
+        for key in list(info):
+            info["_" + key] = every
+        for i, (obs, last) in self.final.items():
+            info = self._add_info(info, {"final_obs": obs, "final_info": last}, i)
         self._autoreset = (self._terminated | self._truncated) & (not same_step)
-        return infos
+        return info
+
+    def _task_steps(self, steps: np.ndarray):
+        """Observation, reward terms, termination of the worlds ``steps`` (each by its task's
+        code), written to the buffers; returns ``(values (n, n_terms), success, diverged)``."""
+        n, rows, obs = self.num_envs, [], []
+        for i in steps.tolist():
+            env = self.envs[i]
+            bad = env._diverged()
+            o, v, terminated, succeeded = env._task_step(ChassisReading(env.sim.now), bad)
+            obs.append(o)
+            rows.append((*v, terminated, succeeded, bad))
+            if self.render_mode == "human":
+                env.render()
+        n_terms = len(self.envs[0].reward_names)
+        table = np.zeros((n, n_terms + 3))
+        if rows:
+            table[steps] = rows
+            block = np.array(obs)
+            self._obs[steps] = np.minimum(np.maximum(block, -OBS_LIMIT, out=block), OBS_LIMIT,
+                                          out=block)
+        self._terminated[:] = table[:, n_terms] != 0.0
+        return table[:, :n_terms].copy(), table[:, n_terms + 1] != 0.0, table[:, n_terms + 2] != 0.0
+
+    def _reset_worlds(self, worlds: np.ndarray, info: dict) -> None:
+        """Reset the sub-environments ``worlds``: their observation, and reward 0, terminated
+        and truncated False in the buffers unless their episode just ended (``SAME_STEP``
+        returns its last step's); their info values those of the reset (zeros, False)."""
+        for i in worlds.tolist():
+            self._obs[i], _ = self.envs[i].reset()     # its info: diagnostics + the zeros below
+            self._elapsed[i] = 0
+        for value in info.values():
+            value[worlds] = 0
+
+    def _diagnostics(self) -> dict:
+        a = self.batch.arrays
+        return diagnostics.of_batch(a.now, a.outputs.wheel, a.outputs.vehicle)
 
     @staticmethod
-    def _reset(env, with_diagnostics: bool) -> tuple[np.ndarray, dict]:
-        obs, info = env.reset()
-        if not with_diagnostics:
-            info = {k: v for k, v in info.items() if k not in diagnostics.KEYS}
-        return obs, info
+    def row(info: dict, i: int) -> dict:
+        """World ``i``'s info from a batched one, as the single env gives it: Python scalars,
+        per-wheel arrays (masks and ``final_*`` keys left out)."""
+        return {k: v[i].item() if v.ndim == 1 else v[i].copy() for k, v in info.items()
+                if not k.startswith(("_", "final_"))}
 
     def _step_physics(self, actions: np.ndarray, stepping: np.ndarray) -> None:
         """Check and apply the actions of the sub-environments flagged in ``stepping`` (an

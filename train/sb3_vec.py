@@ -60,15 +60,17 @@ class TractionSB3VecEnv(VecEnv):
         self._actions = np.asarray(actions, dtype=np.float32).reshape(self.venv.action_space.shape)
 
     def step_wait(self):
-        infos = self.venv.step_envs(self._actions)
-        dones = self.venv._terminated | self.venv._truncated
-        for i in np.flatnonzero(dones):          # the ended episode's last step, as SB3 wants
-            reset = infos[i]
-            infos[i] = {**reset.pop("final_info"), "terminal_observation": reset.pop("final_obs")}
-            self.reset_infos[i] = reset
-        for i, info in enumerate(infos):
-            info["TimeLimit.truncated"] = bool(self.venv._truncated[i] and not self.venv._terminated[i])
-        return self.venv._obs.copy(), self.venv._rewards.astype(np.float32), dones, infos
+        venv = self.venv
+        batched = venv.step_batch(self._actions)
+        infos = [venv.row(batched, i) for i in range(self.num_envs)]
+        for i, (last_obs, last_info) in venv.final.items():   # the ended episode's last step
+            self.reset_infos[i] = infos[i]
+            infos[i] = {**last_info, "terminal_observation": last_obs}
+        time_limit = (venv._truncated & ~venv._terminated).tolist()
+        for info, cut in zip(infos, time_limit, strict=True):
+            info["TimeLimit.truncated"] = cut
+        dones = venv._terminated | venv._truncated
+        return venv._obs.copy(), venv._rewards.astype(np.float32), dones, infos
 
     def close(self) -> None:
         self.venv.close()

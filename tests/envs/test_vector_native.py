@@ -89,11 +89,10 @@ def test_sb3_adapter_matches_dummy_vec_env_and_passes_nan_checks():
         o1, r1, d1, i1 = ours.step(a)
         o2, r2, d2, i2 = ref.step(a)
         assert np.array_equal(o1, o2) and np.allclose(r1, r2) and np.array_equal(d1, d2)
-        for x, y in zip(i1, i2, strict=True):
-            assert x["TimeLimit.truncated"] == y["TimeLimit.truncated"]
-            assert x["is_success"] == y["is_success"] and x["reward_hold"] == y["reward_hold"]
-            if "terminal_observation" in y:
-                assert np.array_equal(x["terminal_observation"], y["terminal_observation"])
+        for x, y in zip(i1, i2, strict=True):               # every key, same Python types
+            _assert_same_dict(x, {k: v for k, v in y.items() if k != "episode"})
+        for x, y in zip(ours.venv.reset_infos, ref.reset_infos, strict=True):
+            _assert_same_dict(x, y)
     assert ours.get_attr("n_substeps") == [10, 10]
     ours.close()
 
@@ -174,42 +173,61 @@ def test_substep_count_must_be_a_non_negative_integer():
     assert sim.data.time == pytest.approx(t + 3 * sim.dt)
 
 
-@pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
-def test_batched_infos_equal_gymnasiums_add_info(mode):
-    """The key-at-a-time info batching gives what Gymnasium's ``_add_info`` gives, env by env
-    (same keys, dtypes, shapes, values and masks), including steps where episodes end."""
-    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=3, vectorization_mode="vector_entry_point",
-                        max_episode_steps=4, autoreset_mode=mode).unwrapped
-    venv.reset(seed=0)
-    for _ in range(6):
-        per_env = venv.step_envs(np.ones((3, 2), np.float32))
-        fast = venv._batch_infos(per_env)
-        slow: dict = {}
-        for i, info in enumerate(per_env):
-            slow = venv._add_info(slow, info, i)
-        _assert_same_info(fast, slow)
+def _reference_step(venv, envs, ended, a, same_step):
+    """One vector step done by hand on single envs (with Gymnasium's autoreset semantics), its
+    infos batched by Gymnasium's own ``_add_info``."""
+    out, info, obs, rew, term, trunc = [], {}, [], [], [], []
+    for i, e in enumerate(envs):
+        if ended[i] and not same_step:
+            o, inf = e.reset()
+            r, te, tr = 0.0, False, False
+        else:
+            o, r, te, tr, inf = e.step(a[i])
+            if same_step and (te or tr):
+                last_obs, last_info = o, inf
+                o, inf = e.reset()
+                inf = {**inf, "final_obs": last_obs, "final_info": last_info}
+        info = venv._add_info(info, inf, i)
+        out.append((o, r, te, tr))
+    obs, rew, term, trunc = (np.array(x) for x in zip(*out, strict=True))
+    return obs, rew, term, trunc, info
 
 
 @pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
 @pytest.mark.parametrize("env_id", ["Traction/Drift-v0", "Traction/TankTurn-v0"])
-def test_step_infos_hold_the_single_env_diagnostics(env_id, mode):
-    """``step`` adds the vehicle diagnostics for all worlds at once (``diagnostics.of_batch``):
-    the same keys, dtypes and values as batching each world's own info (``of_world``), through
-    episode ends (``final_info`` keeps the ended episode's last diagnostics)."""
-    kw = dict(num_envs=3, vectorization_mode="vector_entry_point", max_episode_steps=4,
-              autoreset_mode=mode)
-    fast_env, slow_env = (gym.make_vec(env_id, **kw).unwrapped for _ in range(2))
-    fast_env.reset(seed=3)
-    slow_env.reset(seed=3)
-    actions = np.random.default_rng(0).uniform(-1, 1, (7, *fast_env.action_space.shape))
+def test_vector_step_equals_single_envs_batched_by_gymnasium(env_id, mode):
+    """``step`` (the tasks' code per world, clipping, sums, time limit, resets and the info
+    built for all worlds at once) gives what the single envs give, batched by Gymnasium's
+    ``_add_info``: same observations, rewards, flags, and info keys, dtypes, values and masks,
+    through episode ends (``final_obs``/``final_info`` in ``SAME_STEP``)."""
+    n = 3
+    venv = gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point",
+                        max_episode_steps=4, autoreset_mode=mode).unwrapped
+    envs = [gym.make(env_id, max_episode_steps=4) for _ in range(n)]
+    obs, info = venv.reset(seed=3)
+    ref: dict = {}
+    for i, e in enumerate(envs):
+        o, inf = e.reset(seed=3 + i)
+        assert np.array_equal(obs[i], o)
+        ref = venv._add_info(ref, inf, i)
+    _assert_same_info(info, ref)
+    actions = np.random.default_rng(0).uniform(-1, 1, (9, *venv.action_space.shape))
+    ended, ends = np.zeros(n, bool), 0
     for a in actions.astype(np.float32):
-        fast = fast_env.step(a)[4]
-        slow: dict = {}
-        for i, info in enumerate(slow_env.step_envs(a)):
-            slow = slow_env._add_info(slow, info, i)
-        _assert_same_info(fast, slow)
-        assert fast["speed"].shape == (3,) and fast["tire_load"].shape == (3, fast_env.envs[0].vehicle.n_wheels)
-    assert fast_env._elapsed.max() < 4                     # crossed an autoreset
+        got = venv.step(a)
+        expected = _reference_step(venv, envs, ended, a, mode == "SameStep")
+        for g, e in zip(got[:4], expected[:4], strict=True):
+            assert np.array_equal(g, e)
+        _assert_same_info(got[4], expected[4])
+        ended = got[2] | got[3]
+        ends += int(ended.sum())
+    assert ends >= n                                   # crossed autoresets
+
+
+def _assert_same_dict(x: dict, y: dict) -> None:
+    assert x.keys() == y.keys()
+    for k, v in y.items():
+        assert type(x[k]) is type(v) and np.array_equal(x[k], v), k
 
 
 def _assert_same_info(fast: dict, slow: dict) -> None:
@@ -218,6 +236,7 @@ def _assert_same_info(fast: dict, slow: dict) -> None:
         if isinstance(slow[k], dict):
             _assert_same_info(fast[k], slow[k])
         elif slow[k].dtype == object:
+            assert fast[k].dtype == object, k
             assert all(np.array_equal(a, b) for a, b in zip(fast[k], slow[k], strict=True)), k
         else:
             assert fast[k].dtype == slow[k].dtype and np.array_equal(fast[k], slow[k]), k
