@@ -126,6 +126,7 @@ class DriftEnv(TractionEnv):
                         "spin_out": spin_out_penalty, "off_pad": off_pad_penalty}
         self.observation_space = gym.spaces.Box(-OBS_LIMIT, OBS_LIMIT, (19,), np.float64)
         self._held, self._succeeded = 0.0, False
+        self._slide_of: tuple = (None, 0.0, 0.0)
 
     def _reset_task(self, options: dict) -> None:
         speed = float(options.get("speed", self.np_random.uniform(8.0, 10.0)))
@@ -158,20 +159,28 @@ class DriftEnv(TractionEnv):
         c = c or self.read_chassis()
         return _wrap(c.yaw - (math.atan2(c.com[1], c.com[0]) + math.pi / 2))
 
+    def _slide(self, c: ChassisReading) -> tuple[float, float]:
+        """``(sideslip, cross-track error)`` of the step's reading, computed once per reading
+        (the observation, reward terms and termination all use them)."""
+        if self._slide_of[0] is not c:
+            self._slide_of = (c, self.sideslip(c), self.cross_track(c))
+        return self._slide_of[1], self._slide_of[2]
+
     def _moving(self, c: ChassisReading) -> float:
         return min(1.0, math.hypot(c.velocity[0], c.velocity[1]) / 8.0)
 
     def _observation(self, c: ChassisReading) -> np.ndarray:
         w, v = self.sim.outputs.wheel[0], self.sim.outputs.vehicle[0]
         e = self.heading_error(c)
-        return np.array([c.speed, self.sideslip(c), c.angular[2], c.velocity_body[0],
-                         c.velocity_body[1], self.cross_track(c), math.sin(e), math.cos(e),
+        beta, off = self._slide(c)
+        return np.array([c.speed, beta, c.angular[2], c.velocity_body[0],
+                         c.velocity_body[1], off, math.sin(e), math.cos(e),
                          *w[:, L.O_LONG_SLIP].tolist(), *w[:, L.O_LAT_SLIP].tolist(),
                          v[L.O_ENGINE_OMEGA] / self.vehicle.engine.max_omega, v[L.O_GEAR],
                          min(self._held / self.hold_seconds, 1.0)])
 
     def _reward_terms(self, c: ChassisReading) -> dict[str, float]:
-        beta, e, moving = self.sideslip(c), self.cross_track(c), self._moving(c)
+        (beta, e), moving = self._slide(c), self._moving(c)
         drifting = abs(beta - self.target) < _BAND and abs(e) < 3.0 and moving > 0.5
         self._held = self._held + self.control_dt if drifting else 0.0
         self._succeeded = self._succeeded or self._held >= self.hold_seconds - 1e-9
@@ -185,5 +194,6 @@ class DriftEnv(TractionEnv):
             "off_pad": w["off_pad"] * -float(abs(e) > 15.0)}
 
     def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
-        done = abs(self.sideslip(c)) > _SPIN_OUT or abs(self.cross_track(c)) > 15.0
+        beta, e = self._slide(c)
+        done = abs(beta) > _SPIN_OUT or abs(e) > 15.0
         return done, self._succeeded
