@@ -155,15 +155,14 @@ class TractionVectorEnv(VectorEnv):
         if same_step:                                    # reset ended episodes now, keep the last
             ended = np.flatnonzero(self._terminated | self._truncated)
             if ended.size:
-                last = {**self._diagnostics(), **info}
-                self.final = {i: (self._obs[i].copy(), self.row(last, i)) for i in ended}
+                last = self.rows({**self._diagnostics(), **info})
+                self.final = {i: (self._obs[i].copy(), last[i]) for i in ended.tolist()}
                 self._reset_worlds(ended, info)
         else:                                            # ended last step: reset now
             self._reset_worlds(np.flatnonzero(~stepping), info)
         info = {**self._diagnostics(), **info}
-        every = np.ones(self.num_envs, np.bool_)
         for key in list(info):
-            info["_" + key] = every
+            info["_" + key] = np.ones(self.num_envs, np.bool_)
         for i, (obs, last) in self.final.items():
             info = self._add_info(info, {"final_obs": obs, "final_info": last}, i)
         self._autoreset = (self._terminated | self._truncated) & (not same_step)
@@ -206,11 +205,13 @@ class TractionVectorEnv(VectorEnv):
         return diagnostics.of_batch(a.now, a.outputs.wheel, a.outputs.vehicle)
 
     @staticmethod
-    def row(info: dict, i: int) -> dict:
-        """World ``i``'s info from a batched one, as the single env gives it: Python scalars,
-        per-wheel arrays (masks and ``final_*`` keys left out)."""
-        return {k: v[i].item() if v.ndim == 1 else v[i].copy() for k, v in info.items()
-                if not k.startswith(("_", "final_"))}
+    def rows(info: dict) -> list[dict]:
+        """Every world's info from a batched one, as the single env gives it: Python scalars,
+        per-wheel arrays (masks and ``final_*`` keys left out). Built a key at a time (one
+        ``tolist`` per key), not a world at a time."""
+        keys = [k for k in info if not k.startswith(("_", "final_"))]
+        columns = [info[k].tolist() if info[k].ndim == 1 else list(info[k].copy()) for k in keys]
+        return [dict(zip(keys, values, strict=True)) for values in zip(*columns, strict=True)]
 
     def _step_physics(self, actions: np.ndarray, stepping: np.ndarray) -> None:
         """Check and apply the actions of the sub-environments flagged in ``stepping`` (an
