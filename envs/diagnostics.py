@@ -31,6 +31,7 @@ from .reading import ChassisReading
 KEYS = ("speed", "gear", "engine_rpm", "long_slip", "lat_slip", "tire_load", "wheel_contact")
 #: per-wheel diagnostics and their output columns
 _WHEEL = (("long_slip", L.O_LONG_SLIP), ("lat_slip", L.O_LAT_SLIP), ("tire_load", L.O_LOAD))
+_WHEEL_COLUMNS = [col for _, col in _WHEEL]
 
 
 def of_world(c: ChassisReading, wheel: np.ndarray, vehicle: np.ndarray) -> dict:
@@ -53,7 +54,8 @@ def of_batch(now: np.ndarray, wheel: np.ndarray, vehicle: np.ndarray) -> dict:
     out = {"speed": np.sqrt(vx * vx + vy * vy + vz * vz),     # as ChassisReading.speed
            "gear": vehicle[:, L.O_GEAR].astype(np.int64),
            "engine_rpm": vehicle[:, L.O_ENGINE_OMEGA] * 60 / (2 * math.pi)}
-    for key, col in _WHEEL:
-        out[key] = wheel[:, :, col].copy()
+    columns = wheel[:, :, _WHEEL_COLUMNS]                    # one copy, (n, n_wheels, 3)
+    for j, (key, _) in enumerate(_WHEEL):
+        out[key] = columns[:, :, j]
     out["wheel_contact"] = wheel[:, :, L.O_CONTACT] > 0.5
     return out

@@ -8,11 +8,11 @@ batch's action rows and one compiled call checks and maps them (the task's actio
 advances every world's substeps (``mj_step1`` for all -> one vehicle update for all ->
 ``mj_step2`` for all, per substep), then each world's task computes its observation, reward
 terms and termination with the same code as the single environment (``_task_step``), so both
-give identical trajectories. What follows is done for all worlds at once, on arrays: clipping
-the observations, summing the reward terms, the time limit, and the info (reward terms,
-success, divergence and the vehicle diagnostics, ``diagnostics.of_batch``), with the values the
-single environment's info holds (per world: ~10 us of dictionaries and per-key batching before,
-Drift-v0 at N = 64).
+give identical trajectories. The clipping, the time limit and the info's vehicle diagnostics
+(``diagnostics.of_batch``) are then done for all worlds at once, on arrays, with the values the
+single environment gives; ``step`` batches the info as Gymnasium's ``_add_info`` would, without
+one dict per world (they cost ~10 us per world at N = 64, Drift-v0), and the SB3 adapter makes
+its per-world dicts straight from the same results (:meth:`TractionVectorEnv.infos`).
 
 Autoreset follows Gymnasium 1.x ``AutoresetMode.NEXT_STEP`` by default (``SAME_STEP`` on
 request): a sub-environment that terminated or truncated is reset by the *next* ``step`` call
@@ -23,7 +23,7 @@ registration) like ``TimeLimit`` does.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium.envs.registration import load_env_creator
@@ -35,6 +35,17 @@ from . import diagnostics
 from .base import OBS_LIMIT
 from .reading import ChassisReading
 from .vehicle_sim import SimBatch
+
+
+class StepResults(NamedTuple):
+    """The info values of one vector step, per world: reward-term values (in ``reward_names``
+    order), success and divergence flags (lists), and the vehicle diagnostics (arrays over the
+    worlds, ``diagnostics.of_batch``)."""
+
+    values: list
+    success: list
+    diverged: list
+    diagnostics: dict
 
 
 class TractionVectorEnv(VectorEnv):
@@ -78,6 +89,9 @@ class TractionVectorEnv(VectorEnv):
         self._terminated = np.zeros(num_envs, np.bool_)
         self._truncated = np.zeros(num_envs, np.bool_)
         self.final: dict[int, tuple[np.ndarray, dict]] = {}     # see step_batch
+        self._every = np.ones(num_envs, np.bool_)               # (read only)
+        self._every.setflags(write=False)
+        self._all = list(range(num_envs))
 
     def reset(self, *, seed: int | list[int | None] | None = None,
               options: dict[str, Any] | None = None):
@@ -92,9 +106,19 @@ class TractionVectorEnv(VectorEnv):
         return self._obs.copy(), self._batch_infos(infos)
 
     def step(self, actions):
-        infos = self.step_batch(actions)
+        r = self.step_batch(actions)
+        info = dict(r.diagnostics)
+        values = np.array(r.values).reshape(self.num_envs, -1)
+        for j, key in enumerate(self.envs[0]._reward_keys):
+            info[key] = values[:, j]
+        info["is_success"] = np.array(r.success, np.bool_)
+        info["diverged"] = np.array(r.diverged, np.bool_)
+        for key in list(info):
+            info["_" + key] = np.ones(self.num_envs, np.bool_)
+        for i, (obs, last) in self.final.items():
+            info = self._add_info(info, {"final_obs": obs, "final_info": last}, i)
         return (self._obs.copy(), self._rewards.copy(), self._terminated.copy(),
-                self._truncated.copy(), infos)
+                self._truncated.copy(), info)
 
     def _batch_infos(self, infos: list[dict]) -> dict:
         """Gymnasium's batched info (``VectorEnv._add_info``: per key an array of the values and
@@ -123,95 +147,94 @@ class TractionVectorEnv(VectorEnv):
             out["_" + key] = np.ones(self.num_envs, np.bool_)
         return out
 
-    def step_batch(self, actions) -> dict:
+    def step_batch(self, actions) -> StepResults:
         """Step every sub-environment: fill the observation, reward, terminated and truncated
-        buffers and return the batched info (what :meth:`step` returns).
+        buffers and return the info's values (:class:`StepResults`; :meth:`step` batches them
+        as Gymnasium does, :meth:`infos` makes one dict per world, as SB3 wants).
 
         Each world runs its task's own code (:meth:`TractionEnv._task_step`, as the single
-        env's ``step`` does); the clipping, reward sums, time limit and the info are then done
-        for all worlds at once, from arrays, with the values the single env gives bit for bit.
+        env's ``step`` does) and its reward is summed as there; the clipping, time limit,
+        resets and the vehicle diagnostics are then done for all worlds at once, on arrays.
         :attr:`final` holds, per world whose episode ended and was reset in this step
-        (``SAME_STEP``), its last observation and info (the SB3 adapter reads them).
+        (``SAME_STEP``), its last observation and info.
         """
         actions = np.asarray(actions)
         if actions.shape != self.action_space.shape:
             raise ValueError(f"actions shape {actions.shape}; expected {self.action_space.shape} "
                              f"(num_envs, {', '.join(self.envs[0].action_names)})")
         same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
-        stepping = np.ones(self.num_envs, np.bool_) if same_step else ~self._autoreset
+        stepping = self._every if same_step else ~self._autoreset
         self._step_physics(actions, stepping)
-        steps = np.flatnonzero(stepping)
-        values, success, diverged = self._task_steps(steps)
-        self._rewards[:] = 0.0
-        for j in range(values.shape[1]):                 # as the single env's sum(values)
-            self._rewards += values[:, j]
-        self._elapsed[steps] += 1
-        self._truncated[:] = diverged
+        r = self._task_steps(self._all if same_step else np.flatnonzero(stepping).tolist())
+        self._elapsed += stepping
+        self._truncated[:] = r.diverged
         if self.max_episode_steps is not None:
             self._truncated |= stepping & (self._elapsed >= self.max_episode_steps)
-        info = {k: values[:, j] for j, k in enumerate(self.envs[0]._reward_keys)}
-        info["is_success"], info["diverged"] = success, diverged
         self.final = {}
         if same_step:                                    # reset ended episodes now, keep the last
-            ended = np.flatnonzero(self._terminated | self._truncated)
-            if ended.size:
-                last = self.rows({**self._diagnostics(), **info})
-                self.final = {i: (self._obs[i].copy(), last[i]) for i in ended.tolist()}
-                self._reset_worlds(ended, info)
+            ended = np.flatnonzero(self._terminated | self._truncated).tolist()
+            if ended:
+                last = self.infos(r._replace(diagnostics=self._diagnostics()), ended)
+                self.final = {i: (self._obs[i].copy(), info)
+                              for i, info in zip(ended, last, strict=True)}
+                self._reset_worlds(ended, r)
         else:                                            # ended last step: reset now
-            self._reset_worlds(np.flatnonzero(~stepping), info)
-        info = {**self._diagnostics(), **info}
-        for key in list(info):
-            info["_" + key] = np.ones(self.num_envs, np.bool_)
-        for i, (obs, last) in self.final.items():
-            info = self._add_info(info, {"final_obs": obs, "final_info": last}, i)
-        self._autoreset = (self._terminated | self._truncated) & (not same_step)
-        return info
+            self._reset_worlds(np.flatnonzero(~stepping).tolist(), r)
+            self._autoreset = self._terminated | self._truncated
+        return r._replace(diagnostics=self._diagnostics())
 
-    def _task_steps(self, steps: np.ndarray):
-        """Observation, reward terms, termination of the worlds ``steps`` (each by its task's
-        code), written to the buffers; returns ``(values (n, n_terms), success, diverged)``."""
-        n, rows, obs = self.num_envs, [], []
-        for i in steps.tolist():
+    def _task_steps(self, steps: list[int]) -> StepResults:
+        """Observation, reward terms and termination of the worlds ``steps`` (each by its
+        task's code): observations (clipped), rewards and terminations to the buffers; the
+        info's values per world (zeros for the others)."""
+        n, zeros = self.num_envs, (0.0,) * len(self.envs[0].reward_names)
+        values, success, diverged = [zeros] * n, [False] * n, [False] * n
+        rewards, terminated, obs = [0.0] * n, [False] * n, []
+        for i in steps:
             env = self.envs[i]
             bad = env._diverged()
-            o, v, terminated, succeeded = env._task_step(ChassisReading(env.sim.now), bad)
+            o, v, terminated[i], succeeded = env._task_step(ChassisReading(env.sim.now), bad)
             obs.append(o)
-            rows.append((*v, terminated, succeeded, bad))
+            values[i], rewards[i] = v, float(sum(v))            # as the single env's step
+            success[i], diverged[i] = bool(succeeded), bad
             if self.render_mode == "human":
                 env.render()
-        n_terms = len(self.envs[0].reward_names)
-        table = np.zeros((n, n_terms + 3))
-        if rows:
-            table[steps] = rows
+        if len(obs) == n:                                   # clipped into the buffer
+            np.minimum(np.maximum(np.array(obs), -OBS_LIMIT), OBS_LIMIT, out=self._obs)
+        elif obs:
             block = np.array(obs)
             self._obs[steps] = np.minimum(np.maximum(block, -OBS_LIMIT, out=block), OBS_LIMIT,
                                           out=block)
-        self._terminated[:] = table[:, n_terms] != 0.0
-        return table[:, :n_terms].copy(), table[:, n_terms + 1] != 0.0, table[:, n_terms + 2] != 0.0
+        self._rewards[:] = rewards
+        self._terminated[:] = terminated
+        return StepResults(values, success, diverged, {})
 
-    def _reset_worlds(self, worlds: np.ndarray, info: dict) -> None:
+    def _reset_worlds(self, worlds: list[int], r: StepResults) -> None:
         """Reset the sub-environments ``worlds``: their observation, and reward 0, terminated
         and truncated False in the buffers unless their episode just ended (``SAME_STEP``
         returns its last step's); their info values those of the reset (zeros, False)."""
-        for i in worlds.tolist():
+        zeros = (0.0,) * len(self.envs[0].reward_names)
+        for i in worlds:
             self._obs[i], _ = self.envs[i].reset()     # its info: diagnostics + the zeros below
             self._elapsed[i] = 0
-        for value in info.values():
-            value[worlds] = 0
+            r.values[i], r.success[i], r.diverged[i] = zeros, False, False
 
     def _diagnostics(self) -> dict:
         a = self.batch.arrays
         return diagnostics.of_batch(a.now, a.outputs.wheel, a.outputs.vehicle)
 
-    @staticmethod
-    def rows(info: dict) -> list[dict]:
-        """Every world's info from a batched one, as the single env gives it: Python scalars,
-        per-wheel arrays (masks and ``final_*`` keys left out). Built a key at a time (one
-        ``tolist`` per key), not a world at a time."""
-        keys = [k for k in info if not k.startswith(("_", "final_"))]
-        columns = [info[k].tolist() if info[k].ndim == 1 else list(info[k].copy()) for k in keys]
-        return [dict(zip(keys, values, strict=True)) for values in zip(*columns, strict=True)]
+    def infos(self, r: StepResults, worlds=None) -> list[dict]:
+        """One info dict per world (all, or those in ``worlds``) from a step's results, as the
+        single env's step gives it: Python scalars, per-wheel arrays."""
+        keys = (*r.diagnostics, *self.envs[0]._reward_keys, "is_success", "diverged")
+        columns = [v.tolist() if v.ndim == 1 else list(v) for v in r.diagnostics.values()]
+        out = []
+        for i in range(self.num_envs) if worlds is None else worlds:
+            row = [c[i] for c in columns]
+            row += r.values[i]
+            row += (r.success[i], r.diverged[i])
+            out.append(dict(zip(keys, row, strict=True)))
+        return out
 
     def _step_physics(self, actions: np.ndarray, stepping: np.ndarray) -> None:
         """Check and apply the actions of the sub-environments flagged in ``stepping`` (an

@@ -61,8 +61,7 @@ class TractionSB3VecEnv(VecEnv):
 
     def step_wait(self):
         venv = self.venv
-        batched = venv.step_batch(self._actions)
-        infos = venv.rows(batched)
+        infos = venv.infos(venv.step_batch(self._actions))
         for i, (last_obs, last_info) in venv.final.items():   # the ended episode's last step
             self.reset_infos[i] = infos[i]
             infos[i] = {**last_info, "terminal_observation": last_obs}
