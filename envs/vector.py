@@ -8,11 +8,12 @@ batch's action rows and one compiled call checks and maps them (the task's actio
 advances every world's substeps (``mj_step1`` for all -> one vehicle update for all ->
 ``mj_step2`` for all, per substep), then each world's task computes its observation, reward
 terms and termination with the same code as the single environment (``_task_step``), so both
-give identical trajectories. The clipping, the time limit and the info's vehicle diagnostics
-(``diagnostics.of_batch``) are then done for all worlds at once, on arrays, with the values the
-single environment gives; ``step`` batches the info as Gymnasium's ``_add_info`` would, without
-one dict per world (they cost ~10 us per world at N = 64, Drift-v0), and the SB3 adapter makes
-its per-world dicts straight from the same results (:meth:`TractionVectorEnv.infos`).
+give identical trajectories. The observations are clipped all at once; ``step`` builds
+Gymnasium's batched info straight from the step's per-world values and the vehicle diagnostics
+of all worlds at once (``diagnostics.of_batch``, the values the single environment gives),
+without one dict per world (those and their per-key batching cost ~10 us per world at N = 64,
+Drift-v0); the SB3 adapter, which wants one dict per world, gets them built as the single
+environment builds its own (:meth:`TractionVectorEnv.infos`).
 
 Autoreset follows Gymnasium 1.x ``AutoresetMode.NEXT_STEP`` by default (``SAME_STEP`` on
 request): a sub-environment that terminated or truncated is reset by the *next* ``step`` call
@@ -38,14 +39,14 @@ from .vehicle_sim import SimBatch
 
 
 class StepResults(NamedTuple):
-    """The info values of one vector step, per world: reward-term values (in ``reward_names``
-    order), success and divergence flags (lists), and the vehicle diagnostics (arrays over the
-    worlds, ``diagnostics.of_batch``)."""
+    """The info values of one vector step, lists over the worlds: reward-term values (in
+    ``reward_names`` order), success and divergence flags, and the chassis reading the step's
+    task code used (None for a world reset in the step)."""
 
     values: list
     success: list
     diverged: list
-    diagnostics: dict
+    readings: list
 
 
 class TractionVectorEnv(VectorEnv):
@@ -107,7 +108,8 @@ class TractionVectorEnv(VectorEnv):
 
     def step(self, actions):
         r = self.step_batch(actions)
-        info = dict(r.diagnostics)
+        a = self.batch.arrays                       # every world's state after steps and resets
+        info = diagnostics.of_batch(a.now, a.outputs.wheel, a.outputs.vehicle)
         values = np.array(r.values).reshape(self.num_envs, -1)
         for j, key in enumerate(self.envs[0]._reward_keys):
             info[key] = values[:, j]
@@ -153,10 +155,9 @@ class TractionVectorEnv(VectorEnv):
         as Gymnasium does, :meth:`infos` makes one dict per world, as SB3 wants).
 
         Each world runs its task's own code (:meth:`TractionEnv._task_step`, as the single
-        env's ``step`` does) and its reward is summed as there; the clipping, time limit,
-        resets and the vehicle diagnostics are then done for all worlds at once, on arrays.
-        :attr:`final` holds, per world whose episode ended and was reset in this step
-        (``SAME_STEP``), its last observation and info.
+        env's ``step`` does) and its reward is summed as there; the observations are clipped
+        all at once. :attr:`final` holds, per world whose episode ended and was reset in this
+        step (``SAME_STEP``), its last observation and info.
         """
         actions = np.asarray(actions)
         if actions.shape != self.action_space.shape:
@@ -165,35 +166,40 @@ class TractionVectorEnv(VectorEnv):
         same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
         stepping = self._every if same_step else ~self._autoreset
         self._step_physics(actions, stepping)
-        r = self._task_steps(self._all if same_step else np.flatnonzero(stepping).tolist())
-        self._elapsed += stepping
-        self._truncated[:] = r.diverged
-        if self.max_episode_steps is not None:
-            self._truncated |= stepping & (self._elapsed >= self.max_episode_steps)
+        steps = self._all if same_step else np.flatnonzero(stepping).tolist()
+        r, terminated = self._task_steps(steps)
+        elapsed, truncated, limit = self._elapsed.tolist(), list(r.diverged), self.max_episode_steps
+        for i in steps:
+            elapsed[i] += 1
+            if limit is not None and elapsed[i] >= limit:
+                truncated[i] = True
+        ended = [i for i in steps if terminated[i] or truncated[i]]
+        self._elapsed[:], self._truncated[:] = elapsed, truncated
         self.final = {}
         if same_step:                                    # reset ended episodes now, keep the last
-            ended = np.flatnonzero(self._terminated | self._truncated).tolist()
             if ended:
-                last = self.infos(r._replace(diagnostics=self._diagnostics()), ended)
+                last = self.infos(r, ended)
                 self.final = {i: (self._obs[i].copy(), info)
                               for i, info in zip(ended, last, strict=True)}
                 self._reset_worlds(ended, r)
         else:                                            # ended last step: reset now
             self._reset_worlds(np.flatnonzero(~stepping).tolist(), r)
-            self._autoreset = self._terminated | self._truncated
-        return r._replace(diagnostics=self._diagnostics())
+            self._autoreset[:] = False
+            self._autoreset[ended] = True
+        return r
 
-    def _task_steps(self, steps: list[int]) -> StepResults:
+    def _task_steps(self, steps: list[int]) -> tuple[StepResults, list]:
         """Observation, reward terms and termination of the worlds ``steps`` (each by its
         task's code): observations (clipped), rewards and terminations to the buffers; the
-        info's values per world (zeros for the others)."""
+        info's values per world (zeros for the others) and the terminations."""
         n, zeros = self.num_envs, (0.0,) * len(self.envs[0].reward_names)
         values, success, diverged = [zeros] * n, [False] * n, [False] * n
-        rewards, terminated, obs = [0.0] * n, [False] * n, []
+        readings, rewards, terminated, obs = [None] * n, [0.0] * n, [False] * n, []
         for i in steps:
             env = self.envs[i]
             bad = env._diverged()
-            o, v, terminated[i], succeeded = env._task_step(ChassisReading(env.sim.now), bad)
+            readings[i] = c = ChassisReading(env.sim.now)
+            o, v, terminated[i], succeeded = env._task_step(c, bad)
             obs.append(o)
             values[i], rewards[i] = v, float(sum(v))            # as the single env's step
             success[i], diverged[i] = bool(succeeded), bad
@@ -205,9 +211,8 @@ class TractionVectorEnv(VectorEnv):
             block = np.array(obs)
             self._obs[steps] = np.minimum(np.maximum(block, -OBS_LIMIT, out=block), OBS_LIMIT,
                                           out=block)
-        self._rewards[:] = rewards
-        self._terminated[:] = terminated
-        return StepResults(values, success, diverged, {})
+        self._rewards[:], self._terminated[:] = rewards, terminated
+        return StepResults(values, success, diverged, readings), terminated
 
     def _reset_worlds(self, worlds: list[int], r: StepResults) -> None:
         """Reset the sub-environments ``worlds``: their observation, and reward 0, terminated
@@ -217,23 +222,18 @@ class TractionVectorEnv(VectorEnv):
         for i in worlds:
             self._obs[i], _ = self.envs[i].reset()     # its info: diagnostics + the zeros below
             self._elapsed[i] = 0
-            r.values[i], r.success[i], r.diverged[i] = zeros, False, False
-
-    def _diagnostics(self) -> dict:
-        a = self.batch.arrays
-        return diagnostics.of_batch(a.now, a.outputs.wheel, a.outputs.vehicle)
+            r.values[i], r.success[i], r.diverged[i], r.readings[i] = zeros, False, False, None
 
     def infos(self, r: StepResults, worlds=None) -> list[dict]:
-        """One info dict per world (all, or those in ``worlds``) from a step's results, as the
-        single env's step gives it: Python scalars, per-wheel arrays."""
-        keys = (*r.diagnostics, *self.envs[0]._reward_keys, "is_success", "diverged")
-        columns = [v.tolist() if v.ndim == 1 else list(v) for v in r.diagnostics.values()]
+        """One info dict per world (all, or those in ``worlds``) from a step's results and the
+        worlds' state now, built as the single env's step builds it (``diagnostics.of_world``)."""
         out = []
         for i in range(self.num_envs) if worlds is None else worlds:
-            row = [c[i] for c in columns]
-            row += r.values[i]
-            row += (r.success[i], r.diverged[i])
-            out.append(dict(zip(keys, row, strict=True)))
+            env = self.envs[i]
+            info = env._diagnostics(r.readings[i] or ChassisReading(env.sim.now))
+            info.update(zip(env._reward_keys, r.values[i], strict=True))
+            info["is_success"], info["diverged"] = r.success[i], r.diverged[i]
+            out.append(info)
         return out
 
     def _step_physics(self, actions: np.ndarray, stepping: np.ndarray) -> None:
