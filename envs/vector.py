@@ -124,9 +124,9 @@ class TractionVectorEnv(VectorEnv):
 
     def _batch_infos(self, infos: list[dict]) -> dict:
         """Gymnasium's batched info (``VectorEnv._add_info``: per key an array of the values and
-        a ``_key`` mask), built a key at a time when every sub-environment reports the same
-        flat keys (the usual step: 64 x 14 ``_add_info`` assignments cost ~0.7 ms), else
-        environment by environment."""
+        a ``_key`` mask) of the sub-environments' reset infos, built a key at a time when every
+        one reports the same flat keys (64 x 14 ``_add_info`` assignments cost ~0.7 ms), else
+        environment by environment. (``step`` builds its info from arrays, see there.)"""
         keys = infos[0].keys()
         if ("final_obs" in keys or any(info.keys() != keys for info in infos)
                 or any(isinstance(v, dict) for v in infos[0].values())):
