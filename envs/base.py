@@ -157,9 +157,7 @@ class TractionEnv(gym.Env):
         c = ChassisReading(self.sim.now)
         obs, values, terminated, success = self._task_step(c, diverged)
         np.minimum(np.maximum(obs, -OBS_LIMIT, out=obs), OBS_LIMIT, out=obs)
-        info = self._diagnostics(c)
-        info.update(zip(self._reward_keys, values, strict=True))
-        info["is_success"], info["diverged"] = bool(success), diverged
+        info = self._step_info(c, values, success, diverged)
         reward = float(sum(values))
         if self.render_mode == "human":
             self.render()
@@ -176,6 +174,14 @@ class TractionEnv(gym.Env):
         terms = self._reward_terms(c)
         terminated, success = self._termination(c)
         return obs, [float(terms[k]) for k in self.reward_names], terminated, success
+
+    def _step_info(self, c: ChassisReading, values: list, success: bool, diverged: bool) -> dict:
+        """A step's info: the vehicle diagnostics, ``reward_<term>`` values, ``is_success``,
+        ``diverged`` (the vector env's SB3 dicts are built here too)."""
+        info = self._diagnostics(c)
+        info.update(zip(self._reward_keys, values, strict=True))
+        info["is_success"], info["diverged"] = bool(success), diverged
+        return info
 
     def _diverged(self) -> bool:
         """MuJoCo's bad-acceleration warning or a non-finite state (flagged by the compiled loop)."""

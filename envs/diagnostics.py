@@ -27,8 +27,6 @@ from traction.vehicle_model import layout as L
 
 from .reading import ChassisReading
 
-#: the diagnostics' info keys, in order
-KEYS = ("speed", "gear", "engine_rpm", "long_slip", "lat_slip", "tire_load", "wheel_contact")
 #: per-wheel diagnostics and their output columns
 _WHEEL = (("long_slip", L.O_LONG_SLIP), ("lat_slip", L.O_LAT_SLIP), ("tire_load", L.O_LOAD))
 _WHEEL_COLUMNS = [col for _, col in _WHEEL]

@@ -93,6 +93,7 @@ class TractionVectorEnv(VectorEnv):
         self._every = np.ones(num_envs, np.bool_)               # (read only)
         self._every.setflags(write=False)
         self._all = list(range(num_envs))
+        self._zeros = (0.0,) * len(first.reward_names)         # a reset world's reward terms
 
     def reset(self, *, seed: int | list[int | None] | None = None,
               options: dict[str, Any] | None = None):
@@ -192,8 +193,8 @@ class TractionVectorEnv(VectorEnv):
         """Observation, reward terms and termination of the worlds ``steps`` (each by its
         task's code): observations (clipped), rewards and terminations to the buffers; the
         info's values per world (zeros for the others) and the terminations."""
-        n, zeros = self.num_envs, (0.0,) * len(self.envs[0].reward_names)
-        values, success, diverged = [zeros] * n, [False] * n, [False] * n
+        n = self.num_envs
+        values, success, diverged = [self._zeros] * n, [False] * n, [False] * n
         readings, rewards, terminated, obs = [None] * n, [0.0] * n, [False] * n, []
         for i in steps:
             env = self.envs[i]
@@ -205,12 +206,8 @@ class TractionVectorEnv(VectorEnv):
             success[i], diverged[i] = bool(succeeded), bad
             if self.render_mode == "human":
                 env.render()
-        if len(obs) == n:                                   # clipped into the buffer
-            np.minimum(np.maximum(np.array(obs), -OBS_LIMIT), OBS_LIMIT, out=self._obs)
-        elif obs:
-            block = np.array(obs)
-            self._obs[steps] = np.minimum(np.maximum(block, -OBS_LIMIT, out=block), OBS_LIMIT,
-                                          out=block)
+        if obs:                                             # clipped all at once
+            self._obs[steps] = np.minimum(np.maximum(np.array(obs), -OBS_LIMIT), OBS_LIMIT)
         self._rewards[:], self._terminated[:] = rewards, terminated
         return StepResults(values, success, diverged, readings), terminated
 
@@ -218,23 +215,17 @@ class TractionVectorEnv(VectorEnv):
         """Reset the sub-environments ``worlds``: their observation, and reward 0, terminated
         and truncated False in the buffers unless their episode just ended (``SAME_STEP``
         returns its last step's); their info values those of the reset (zeros, False)."""
-        zeros = (0.0,) * len(self.envs[0].reward_names)
         for i in worlds:
             self._obs[i], _ = self.envs[i].reset()     # its info: diagnostics + the zeros below
             self._elapsed[i] = 0
-            r.values[i], r.success[i], r.diverged[i], r.readings[i] = zeros, False, False, None
+            r.values[i], r.success[i], r.diverged[i], r.readings[i] = self._zeros, False, False, None
 
     def infos(self, r: StepResults, worlds=None) -> list[dict]:
         """One info dict per world (all, or those in ``worlds``) from a step's results and the
-        worlds' state now, built as the single env's step builds it (``diagnostics.of_world``)."""
-        out = []
-        for i in range(self.num_envs) if worlds is None else worlds:
-            env = self.envs[i]
-            info = env._diagnostics(r.readings[i] or ChassisReading(env.sim.now))
-            info.update(zip(env._reward_keys, r.values[i], strict=True))
-            info["is_success"], info["diverged"] = r.success[i], r.diverged[i]
-            out.append(info)
-        return out
+        worlds' state now, built as the single env's step builds it (``_step_info``)."""
+        return [self.envs[i]._step_info(r.readings[i] or ChassisReading(self.envs[i].sim.now),
+                                        r.values[i], r.success[i], r.diverged[i])
+                for i in (range(self.num_envs) if worlds is None else worlds)]
 
     def _step_physics(self, actions: np.ndarray, stepping: np.ndarray) -> None:
         """Check and apply the actions of the sub-environments flagged in ``stepping`` (an

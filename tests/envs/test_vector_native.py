@@ -176,7 +176,7 @@ def test_substep_count_must_be_a_non_negative_integer():
 def _reference_step(venv, envs, ended, a, same_step):
     """One vector step done by hand on single envs (with Gymnasium's autoreset semantics), its
     infos batched by Gymnasium's own ``_add_info``."""
-    out, info, obs, rew, term, trunc = [], {}, [], [], [], []
+    out, info = [], {}
     for i, e in enumerate(envs):
         if ended[i] and not same_step:
             o, inf = e.reset()
