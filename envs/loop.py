@@ -1,11 +1,14 @@
 """The compiled physics loop bound to a set of worlds: the arrays it reads and writes
 (:class:`Arrays`, a sim's own or a batch's) and the bound call (:class:`Loop`, used by
-:class:`~traction.envs.vehicle_sim.VehicleSim` and :class:`~traction.envs.vehicle_sim.SimBatch`).
+:class:`~traction.envs.vehicle_sim.VehicleSim` and :class:`~traction.envs.vehicle_sim.SimBatch`;
+:class:`ThreadedLoop`, a batch's worlds in shares run by several threads).
 """
 
 from __future__ import annotations
 
+import itertools
 import operator
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numba
@@ -13,7 +16,7 @@ import numpy as np
 
 from traction import vehicle_model as vm
 from traction.vehicle_model import layout as L
-from traction.vehicle_model.update import scratch
+from traction.vehicle_model.update import scratch as scratch_arrays
 
 from . import actions, physics
 from .surfaces import SURFACE_DTYPE
@@ -55,17 +58,37 @@ class Arrays:
         self.bad = np.zeros(n, np.bool_)
         self.action = np.zeros((n, n_actions))    # each world's last action, clipped
         self.active = np.ones(n, np.bool_)        # the worlds the next loop call advances
-        self.scratch = scratch(n_wheels)          # the update's, shared by the worlds in turn
+        self.scratch = scratch_arrays(n_wheels)   # the update's, shared by the worlds in turn
 
     def rows(self, i: int) -> dict:
-        """Row ``i`` of every array as a ``(1, ...)`` view."""
-        r = slice(i, i + 1)
-        out = {k: v[r] for k, v in vars(self).items() if isinstance(v, np.ndarray)}
-        out["state"] = vm.VehicleState(self.state.wheel[r], self.state.vehicle[r], self.state.gears[r])
-        out["commands"] = vm.Commands(self.commands.vehicle[r], self.commands.wheel[r])
-        out["outputs"] = vm.VehicleOutputs(self.outputs.wheel[r], self.outputs.vehicle[r])
-        out["scratch"] = self.scratch
+        """Row ``i`` of every array as a ``(1, ...)`` view (the scratch shared)."""
+        return vars(self.block(i, i + 1, self.scratch))
+
+    def block(self, start: int, stop: int, scratch: tuple | None = None) -> Arrays:
+        """Rows ``start:stop`` of every array, as views: the same storage for fewer worlds,
+        with the given scratch (None: its own, for a loop run in another thread)."""
+        r = slice(start, stop)
+        out = object.__new__(Arrays)
+        for k, v in vars(self).items():
+            if isinstance(v, np.ndarray):
+                setattr(out, k, v[r])
+        out.state = vm.VehicleState(self.state.wheel[r], self.state.vehicle[r], self.state.gears[r])
+        out.commands = vm.Commands(self.commands.vehicle[r], self.commands.wheel[r])
+        out.outputs = vm.VehicleOutputs(self.outputs.wheel[r], self.outputs.vehicle[r])
+        out.scratch = scratch if scratch is not None else scratch_arrays(self.state.wheel.shape[1])
         return out
+
+
+def substeps(n_substeps) -> int:
+    """``n_substeps`` as an int (the compiled entry point does not check types).
+
+    Raises:
+        TypeError: not an integer. ValueError: negative.
+    """
+    n_substeps = operator.index(n_substeps)
+    if n_substeps < 0:
+        raise ValueError(f"n_substeps = {n_substeps}; allowed: an integer >= 0")
+    return n_substeps
 
 
 class Loop:
@@ -125,9 +148,7 @@ class Loop:
 
     def _prepare(self, n_substeps, action_map) -> int:
         """Check the arguments of a call unlike the last; (re)bind and look up the entry point."""
-        n_substeps = operator.index(n_substeps)        # the entry point does not check types
-        if n_substeps < 0:
-            raise ValueError(f"n_substeps = {n_substeps}; allowed: an integer >= 0")
+        n_substeps = substeps(n_substeps)
         if action_map != self.valid_map:            # the compiled maps do not check bounds
             actions.validate(action_map, self.a.action.shape[1], self.a.state.wheel.shape[1])
             self.valid_map = action_map
@@ -139,3 +160,42 @@ class Loop:
             physics.advance_at.compile(sig)
             self.entry = physics.advance_at.overloads[sig].entry_point
         return n_substeps
+
+
+class ThreadedLoop:
+    """:class:`Loop`'s call for a batch of worlds split into ``threads`` contiguous shares, each
+    advanced by its own :class:`Loop` in its own thread (the compiled loop releases the GIL).
+
+    The worlds are independent, so the results are bit for bit those of one :class:`Loop` over
+    all of them. The actions are first loaded, checked and mapped for the whole batch in one
+    call with no substeps, so a non-finite action still stops the call before any world
+    changes; then every share runs its substeps, the first in the calling thread.
+    """
+
+    def __init__(self, a: Arrays, sim: VehicleSim, threads: int):
+        n = a.models.shape[0]
+        edges = [round(i * n / threads) for i in range(threads + 1)]
+        self.whole = Loop(a, sim)
+        self.shares = [Loop(a.block(lo, hi), sim) for lo, hi in itertools.pairwise(edges)]
+        self.pool = ThreadPoolExecutor(threads - 1, thread_name_prefix="traction-physics")
+
+    def run(self, n_substeps: int, action_map: int = actions.NONE,
+            action: np.ndarray = NO_ACTION) -> int:
+        """As :meth:`Loop.run`."""
+        if n_substeps.__class__ is not int or n_substeps < 0:
+            n_substeps = substeps(n_substeps)          # raises before any world changes
+        if action_map != actions.NONE or action.shape[0]:
+            bad = self.whole.run(0, action_map, action)
+            if bad != -1:
+                return bad
+        pending = [self.pool.submit(share.run, n_substeps) for share in self.shares[1:]]
+        try:
+            self.shares[0].run(n_substeps)
+        finally:
+            for p in pending:           # every share ends before the batch is read (or raised)
+                p.result()
+        return -1
+
+    def close(self) -> None:
+        """Stop the worker threads."""
+        self.pool.shutdown()

@@ -38,7 +38,7 @@ from numba.experimental import structref
 from numba.extending import intrinsic
 
 from traction.vehicle_model import layout as L
-from traction.vehicle_model.jit import borrow, jit
+from traction.vehicle_model.jit import borrow, jit, jit_nogil
 from traction.vehicle_model.update import step_batch_with
 
 from . import actions
@@ -358,10 +358,11 @@ def advance(n_substeps, w, action_map, action) -> int:
     return -1
 
 
-@jit
+@jit_nogil
 def advance_at(n_substeps, address, worlds_type, action_map, action) -> int:
     """:func:`advance` of the :class:`Worlds` at ``address`` (:func:`worlds_address`), whose
     numba type is ``worlds_type`` (``numba.typeof(w)``). Called from Python, an integer and a
     type are unboxed in ~10 ns, the struct's proxy in ~100 ns; the caller must hold the struct
-    for the call."""
+    for the call. Releases the GIL while it runs: calls on separate sets of worlds may run in
+    separate threads (``traction.envs.loop.ThreadedLoop``)."""
     return advance(n_substeps, _worlds_at(address, worlds_type), action_map, action)

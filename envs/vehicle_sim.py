@@ -21,7 +21,7 @@ from traction.vehicle_model import layout as L
 from traction.vehicle_model.telemetry import Telemetry
 
 from . import actions, physics
-from .loop import NO_ACTION, Arrays, Loop
+from .loop import NO_ACTION, Arrays, Loop, ThreadedLoop
 from .surfaces import SurfaceLookup
 
 _SCALAR_COMMANDS = {"throttle": L.THROTTLE, "brake": L.BRAKE, "handbrake": L.HANDBRAKE,
@@ -280,9 +280,16 @@ class VehicleSim:
 
 class SimBatch:
     """Several :class:`VehicleSim` of the same vehicle and scene kind, stepped together: one
-    compiled loop call per control step, one batched vehicle update per substep."""
+    compiled loop call per control step, one batched vehicle update per substep.
 
-    def __init__(self, sims: list[VehicleSim]):
+    ``threads`` > 1 splits the worlds into that many contiguous shares (at most one per world),
+    each stepped by its own compiled loop call in its own thread (:class:`ThreadedLoop`), with
+    results bit for bit those of one thread; :meth:`close` stops the threads.
+    """
+
+    def __init__(self, sims: list[VehicleSim], threads: int = 1):
+        if not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads = {threads!r}; allowed: an integer >= 1")
         first = sims[0]
         for s in sims[1:]:
             same = all(np.array_equal(a, b) for a, b in zip(s.params.packed, first.params.packed,
@@ -297,8 +304,17 @@ class SimBatch:
                               first.surfaces.n_patches, first.action.shape[1])
         for i, s in enumerate(sims):
             s._bind(self.arrays, i)
-        self._loop = Loop(self.arrays, first)
+        self.threads = min(threads, len(sims))
+        if self.threads > 1:
+            self._loop = ThreadedLoop(self.arrays, first, self.threads)
+        else:
+            self._loop = Loop(self.arrays, first)
         self.action = self.arrays.action
+
+    def close(self) -> None:
+        """Stop the worker threads (if any); stepping after this raises RuntimeError."""
+        if self.threads > 1:
+            self._loop.close()
 
     def step(self, n_substeps: int, active: np.ndarray | None = None,
              action_map: int = actions.NONE, action: np.ndarray | None = None) -> int:
