@@ -17,7 +17,9 @@ untimed), so the vehicle drives as intended rather than tumbling under random ac
    env step per substep (plus observation, reward, info) relative to the bare MuJoCo substep;
 4. native vector env (N = 16 and 64): env steps per second in total, and the physics cost per
    vehicle-substep relative to bare MuJoCo of one world and of the same N worlds (N terrains
-   do not fit in the caches that one world has, so MuJoCo itself runs slower per world);
+   do not fit in the caches that one world has, so MuJoCo itself runs slower per world); env
+   steps per second again with the physics in as many threads as the process has cores (at
+   least 2; ``num_threads``);
 5. ``import traction.envs`` + first ``gym.make`` in a fresh process (warm on-disk kernel cache);
 
 and, when installed, Gymnasium's ``HalfCheetah-v5`` and ``CarRacing-v3`` env steps per second.
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -253,26 +256,30 @@ def single_env(env_id: str, actions: np.ndarray, seconds: float) -> dict:
     return result
 
 
-def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: float) -> dict:
+def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: float,
+               threads: int = 2) -> dict:
     """The native vector env replaying the scripted actions in every sub-environment (each on
     its own terrain). Its physics cost per vehicle-substep is compared with the single-world
     bare MuJoCo figure (``bare``) and with bare MuJoCo stepping the same ``n`` worlds from
-    states along the replay (``n`` terrains do not share the caches that one world has)."""
+    states along the replay (``n`` terrains do not share the caches that one world has). Its
+    env steps per second are also measured with the physics in ``threads`` threads."""
     venv = gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point")
+    threaded = gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point",
+                            num_threads=threads)
     u = venv.unwrapped
     batch = np.repeat(actions[:, None], n, axis=1)
     snapshots = []
 
-    def timed(step) -> float:
+    def timed(step, v=venv) -> float:
         total, count = 0.0, 0
         while total < seconds:
-            venv.reset(seed=0)
+            v.reset(seed=0)
             for i, a in enumerate(batch):
                 t = time.perf_counter()
                 step(a)
                 total += time.perf_counter() - t
                 count += 1
-                if i % 25 == 0 and len(snapshots) < 12:
+                if v is venv and i % 25 == 0 and len(snapshots) < 12:
                     snapshots.append(_snapshot(u.envs))
         return count * n / total
 
@@ -282,16 +289,19 @@ def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: f
         u._step_physics(a, every)
     seconds /= ROUNDS
     timed(physics)                                 # warm-up; states along the drive
-    steps, substeps, bare_n = 0.0, 0.0, 0.0
+    steps, substeps, bare_n, steps_threaded = 0.0, 0.0, 0.0, 0.0
     for _ in range(ROUNDS):
         steps = max(steps, timed(venv.step))
+        steps_threaded = max(steps_threaded, timed(threaded.step, threaded))
         substeps = max(substeps, timed(physics) * u.n_substeps)
         bare_n = max(bare_n, bare_mujoco([e.model for e in u.envs], snapshots, seconds))
     venv.reset(seed=0)
     paired = paired_cost(u.envs, physics, venv.step, batch, 5 * PAIR_EVERY,
                          PAIR_REPEATS // 8 if seconds >= 0.3 else 2)
     venv.close()
-    return {"env_steps_per_s": steps, "physics_vehicle_substeps_per_s": substeps,
+    threaded.close()
+    return {"env_steps_per_s": steps, "threads": threads,
+            "env_steps_per_s_threaded": steps_threaded, "physics_vehicle_substeps_per_s": substeps,
             "physics_cost_per_vehicle_substep_vs_bare_mujoco": bare / substeps,
             "bare_mujoco_same_worlds_substeps_per_s": bare_n,
             "physics_cost_per_vehicle_substep_vs_bare_same_worlds": bare_n / substeps,
@@ -329,6 +339,7 @@ def main(argv=None) -> dict:
     args = ap.parse_args(argv)
     seconds = 0.2 if args.quick else 3.0
     sizes = (2, 4) if args.quick else (16, 64)
+    threads = max(len(os.sched_getaffinity(0)), 2)      # every core this process may use
     report = {"machine": {"python": platform.python_version(), "mujoco": mujoco.__version__,
                           "numpy": np.__version__, "processor": platform.processor()},
               "seconds_per_measurement": seconds, "tasks": {}, "reference": {}}
@@ -336,7 +347,8 @@ def main(argv=None) -> dict:
         actions = scripted_actions(env_id, 40 if args.quick else 300)
         r = single_env(env_id, actions, seconds)
         r["vector"] = {str(n): vector_env(env_id, n, actions, seconds,
-                                          r["bare_mujoco_substeps_per_s"]) for n in sizes}
+                                          r["bare_mujoco_substeps_per_s"], threads)
+                       for n in sizes}
         r["startup_s"] = startup_seconds(env_id)
         report["tasks"][env_id] = r
     for ref in ("HalfCheetah-v5", "CarRacing-v3"):
@@ -363,15 +375,16 @@ def table(report: dict) -> str:
                     f"{r['vehicle_update_us_per_vehicle_batched_64']:.2f} | {r['startup_s']:.2f} |")
     rows += ["", "| task | vector N | env steps/s | physics per vehicle-substep vs bare (1 world) "
              "| bare MuJoCo, same N worlds: substeps/s | physics vs bare (same N worlds) "
-             "| same, paired |",
-             "|---|---|---|---|---|---|---|"]
+             "| same, paired | env steps/s, physics in threads |",
+             "|---|---|---|---|---|---|---|---|"]
     for env_id, r in report["tasks"].items():
         for n, v in r["vector"].items():
             rows.append(f"| {env_id} | {n} | {v['env_steps_per_s']:.0f} | "
                         f"{v['physics_cost_per_vehicle_substep_vs_bare_mujoco']:.2f}x | "
                         f"{v['bare_mujoco_same_worlds_substeps_per_s']:.0f} | "
                         f"{v['physics_cost_per_vehicle_substep_vs_bare_same_worlds']:.2f}x | "
-                        f"{v['physics_cost_per_vehicle_substep_vs_bare_same_worlds_paired']:.2f}x |")
+                        f"{v['physics_cost_per_vehicle_substep_vs_bare_same_worlds_paired']:.2f}x | "
+                        f"{v['env_steps_per_s_threaded']:.0f} ({v['threads']} threads) |")
     rows += ["", "| reference | env steps/s |", "|---|---|"]
     for ref, rate in report["reference"].items():
         rows.append(f"| {ref} | {'not installed' if rate is None else f'{rate:.0f}'} |")

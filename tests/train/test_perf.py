@@ -11,7 +11,8 @@ TASK_KEYS = {"env_steps_per_s", "sim_s_per_wall_s", "physics_substeps_per_s",
              "physics_substep_cost_vs_bare_mujoco_paired",
              "env_step_cost_per_substep_vs_bare_mujoco", "vehicle_update_us_single",
              "vehicle_update_us_per_vehicle_batched_64", "vector", "startup_s"}
-VECTOR_KEYS = {"env_steps_per_s", "physics_vehicle_substeps_per_s",
+VECTOR_KEYS = {"env_steps_per_s", "threads", "env_steps_per_s_threaded",
+               "physics_vehicle_substeps_per_s",
                "physics_cost_per_vehicle_substep_vs_bare_mujoco",
                "bare_mujoco_same_worlds_substeps_per_s",
                "physics_cost_per_vehicle_substep_vs_bare_same_worlds",
@@ -28,5 +29,6 @@ def test_perf_quick_schema(tmp_path):
         assert set(r["vector"]) == {"2", "4"}
         for v in r["vector"].values():
             assert set(v) == VECTOR_KEYS and all(x > 0 for x in v.values())
+            assert isinstance(v["threads"], int) and v["threads"] >= 2
     assert set(report["reference"]) == {"HalfCheetah-v5", "CarRacing-v3"}
     assert "| task | vector N |" in perf.table(report)
