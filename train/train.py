@@ -27,7 +27,7 @@ import traction.envs  # registers the ids
 from traction.scenes.export import parse_assignment
 
 ALGOS = ("ppo", "sac")
-RUN_KEYS = {"n_envs", "normalize", "eval_freq", "eval_episodes", "checkpoint_freq"}
+RUN_KEYS = {"n_envs", "sim_threads", "normalize", "eval_freq", "eval_episodes", "checkpoint_freq"}
 
 
 def hyperparameters(algo: str, env_id: str, overrides: dict) -> dict:
@@ -39,15 +39,15 @@ def hyperparameters(algo: str, env_id: str, overrides: dict) -> dict:
 
 
 def make_vec(env_id: str, env_kwargs: dict, n_envs: int, seed: int, normalize: bool,
-             training: bool = True, stats: Path | None = None):
+             training: bool = True, stats: Path | None = None, sim_threads: int = 1):
     """The native vector env of ``n_envs`` worlds as an SB3 VecEnv (one compiled physics call
-    per step for all of them), with episode statistics (VecMonitor), wrapped in VecNormalize
-    when asked."""
+    per step for all of them, or one per thread with ``sim_threads`` > 1), with episode
+    statistics (VecMonitor), wrapped in VecNormalize when asked."""
     from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
 
     from .sb3_vec import TractionSB3VecEnv
 
-    venv = VecMonitor(TractionSB3VecEnv(env_id, n_envs, **env_kwargs))
+    venv = VecMonitor(TractionSB3VecEnv(env_id, n_envs, num_threads=sim_threads, **env_kwargs))
     venv.seed(seed)
     if stats is not None:
         venv = VecNormalize.load(str(stats), venv)
@@ -100,7 +100,8 @@ def train(env_id: str, algo: str, timesteps: int, seed: int, out: Path, override
               "hyperparameters": {k: (repr(v) if k == "policy_kwargs" else v)
                                   for k, v in hp.items()}}
     (out / "config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
-    venv = make_vec(env_id, env_kwargs, run["n_envs"], seed, run["normalize"])
+    venv = make_vec(env_id, env_kwargs, run["n_envs"], seed, run["normalize"],
+                    sim_threads=run.get("sim_threads", 1))
     eval_env = make_vec(env_id, env_kwargs, 1, seed + 10_000, run["normalize"], training=False)
     policy = hp.pop("policy")
     model = getattr(sb3, algo.upper())(policy, venv, seed=seed, verbose=0,

@@ -10,15 +10,16 @@ from traction.train import evaluate, train
 def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path):
     out = tmp_path / "run"
     train.main(["--env", "Traction/TankTurn-v0", "--algo", "ppo", "--timesteps", "512",
-                "--seed", "3", "--out", str(out), "--hp", "n_envs=2", "--hp", "n_steps=128",
-                "--hp", "batch_size=64", "--hp", "eval_freq=256", "--hp", "eval_episodes=1",
+                "--seed", "3", "--out", str(out), "--hp", "n_envs=2", "--hp", "sim_threads=2",
+                "--hp", "n_steps=128", "--hp", "batch_size=64", "--hp", "eval_freq=256",
+                "--hp", "eval_episodes=1",
                 "--env-kwarg", "max_episode_steps=40", "--no-progress"])
     for name in ("model.zip", "vecnormalize.pkl", "config.yml", "command.txt",
                  "evaluations.npz"):
         assert (out / name).exists(), name
     config = yaml.safe_load((out / "config.yml").read_text())
     assert config["env_id"] == "Traction/TankTurn-v0" and config["hyperparameters"]["gamma"] == 0.98
-    assert config["run"]["n_envs"] == 2
+    assert config["run"]["n_envs"] == 2 and config["run"]["sim_threads"] == 2
     assert "--timesteps 512" in (out / "command.txt").read_text()
     result = evaluate.main([str(out), "--episodes", "2"])
     assert result["episodes"] == 2 and 0.0 <= result["success_rate"] <= 1.0
