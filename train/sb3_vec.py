@@ -27,7 +27,8 @@ class TractionSB3VecEnv(VecEnv):
         env_id: registered id, e.g. ``"Traction/TankTurn-v0"``.
         num_envs: number of sub-environments.
         **kwargs: passed to every sub-environment (e.g. ``render_mode``, task arguments);
-            ``max_episode_steps`` overrides the registered time limit.
+            ``max_episode_steps`` overrides the registered time limit; ``num_threads`` goes to
+            the vector env (its physics in threads; see :class:`~traction.envs.TractionVectorEnv`).
     """
 
     def __init__(self, env_id: str, num_envs: int, **kwargs):
