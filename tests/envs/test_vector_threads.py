@@ -96,3 +96,28 @@ def test_sb3_adapter_with_threads_steps_as_with_one():
                [i.get("terminal_observation") is None for i in want[3]]
     one.close()
     many.close()
+
+
+def test_every_share_reads_a_new_friction_table():
+    from traction import vehicle_model as vm
+
+    venvs = [_make("Traction/Drift-v0", 4, t) for t in (1, 2)]
+    a = np.full((4, 4), 0.5, np.float32)
+    for v in venvs:
+        v.reset(seed=1)
+        v.step(a)
+        table = vm.FrictionTable.default()             # a new table object, a third the grip
+        table.values[...] /= 3.0
+        v.unwrapped.envs[0].sim.friction_table = table
+    for _ in range(5):
+        got, want = venvs[1].step(a), venvs[0].step(a)
+        assert np.array_equal(got[0], want[0])
+    outputs = [v.unwrapped.batch.arrays.outputs.wheel for v in venvs]
+    assert np.array_equal(*outputs)
+    fresh = _make("Traction/Drift-v0", 4, 2)             # the same steps on the old table
+    fresh.reset(seed=1)
+    for _ in range(6):
+        obs = fresh.step(a)[0]
+    assert not np.array_equal(obs, got[0])
+    for v in (*venvs, fresh):
+        v.close()
