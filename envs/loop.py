@@ -182,8 +182,7 @@ class ThreadedLoop:
     def run(self, n_substeps: int, action_map: int = actions.NONE,
             action: np.ndarray = NO_ACTION) -> int:
         """As :meth:`Loop.run`."""
-        if n_substeps.__class__ is not int or n_substeps < 0:
-            n_substeps = substeps(n_substeps)          # raises before any world changes
+        n_substeps = substeps(n_substeps)              # raises before any world changes
         if action_map != actions.NONE or action.shape[0]:
             bad = self.whole.run(0, action_map, action)
             if bad != -1:

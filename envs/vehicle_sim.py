@@ -312,7 +312,8 @@ class SimBatch:
         self.action = self.arrays.action
 
     def close(self) -> None:
-        """Stop the worker threads (if any); stepping after this raises RuntimeError."""
+        """Stop the worker threads (if any; stepping a threaded batch after this raises
+        RuntimeError)."""
         if self.threads > 1:
             self._loop.close()
 
