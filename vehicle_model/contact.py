@@ -85,7 +85,10 @@ def useful_mass(pk: Packed, k, w, a0, a1, a2, d0, d1, d2) -> float:
 def contact_frame(pk: Packed, k, hits, friction, ws, s, out) -> None:
     """4. Wheel heading (step 1's, chassis plane) projected on the ground plane, lateral to its
     left; patch velocity in that frame, surface friction, camber, useful masses (three short
-    loops, see :func:`suspension_forces`)."""
+    loops, see :func:`suspension_forces`). The useful masses only for the wheels whose tyre
+    reads them (``USES_MASS``: curve tyres with friction clamps); the other wheels' ``S_MASS_``
+    columns are left as they were (their two divisions were 40 % of this step for the Drift
+    car's PhysX tyres)."""
     wp = pk.wheel
     for w in range(wp.shape[0]):                          # frame axes, patch velocity in them
         n0, n1, n2 = hits[w, L.H_NORMAL], hits[w, L.H_NORMAL + 1], hits[w, L.H_NORMAL + 2]
@@ -111,6 +114,8 @@ def contact_frame(pk: Packed, k, hits, friction, ws, s, out) -> None:
             p[L.CAMBER_REST], p[L.CAMBER_COMPRESSION], p[L.CAMBER_DROOP], p[L.MAX_COMPRESSION],
             p[L.MAX_DROOP], out[w, L.O_JOUNCE])
     for w in range(wp.shape[0]):                          # useful masses along both axes
+        if wp[w, L.USES_MASS] < 0.5:
+            continue
         a0, a1, a2 = s[w, L.S_ARM], s[w, L.S_ARM + 1], s[w, L.S_ARM + 2]
         s[w, L.S_MASS_LONG] = useful_mass(pk, k, w, a0, a1, a2, s[w, L.S_FWD],
                                           s[w, L.S_FWD + 1], s[w, L.S_FWD + 2])

@@ -39,7 +39,7 @@ N_WHEEL_PARAMS = _columns(
     "LONG_STIFF_G", "CAMBER_STIFF_G", "ARCADE_LONG", "ARCADE_LAT", "GRIP", "CURVE_SET",
     "MIN_SLIP_SPEED", "CLAMPS", "MF_LONG:4", "MF_LAT:4", "TRAIL", "MF_PEAK_LONG",
     "MF_PEAK_LAT", "STATIC_COEF", "CAP_COEF", "CUSTOM_INDEX", "INV_SPRUNG_MASS",
-    "TURN_COEF:3")
+    "TURN_COEF:3", "USES_MASS")
 
 # --- per-vehicle parameters: vehicle_params[col] ---------------------------------------------
 N_VEHICLE_PARAMS = _columns(

@@ -60,6 +60,7 @@ def _wheel_columns(p) -> np.ndarray:
     put(L.INV_SPRUNG_MASS, 1.0 / sus.sprung_mass)                    # for contact.useful_mass
     share = sus.sprung_mass / p.chassis.mass
     put(L.TURN_COEF, 1.0 / (share[:, None] * np.asarray(p.chassis.inertia)[None, :]), 3)
+    put(L.USES_MASS, ti.uses("curve") & (np.asarray(ti.clamps) > 0.5))   # friction clamps
     return out
 
 

@@ -148,7 +148,8 @@ class TireInputs:
     dt: np.ndarray            # s, step the forces act over
     drive_torque: np.ndarray  # N m on the wheel from the drivetrain (last substep)
     mass_long: np.ndarray     # kg, useful mass along the heading (incl. rotation)
-    mass_lat: np.ndarray      # kg, useful mass sideways (incl. rotation)
+    mass_lat: np.ndarray      # kg, useful mass sideways (incl. rotation); read only by
+                              # curve tyres with clamps on, the update fills them for those
 
     def rows(self) -> np.ndarray:
         """``(n, n_wheels, N_TIRE_INPUTS)`` float rows for the compiled models (the fields,

@@ -141,3 +141,36 @@ def test_update_without_report_changes_only_the_reported_slip_angle(sedan, rng, 
     assert np.all(out_lean.lat_slip[~cambered] == 7.0)            # not computed, not written
     assert out_lean.lat_slip[cambered].tobytes() == out_full.lat_slip[cambered].tobytes()
     assert cambered.any() == camber
+
+
+def test_useful_masses_only_for_the_tyres_that_read_them(sedan, rng):
+    """The friction clamps of curve tyres read each wheel's useful masses; the update computes
+    them for those wheels (equal to ``contact.useful_mass`` on the update's own contact frame)
+    and skips the two divisions for the others (their scratch columns stay as they were)."""
+    from traction.vehicle_model import contact
+    from traction.vehicle_model.update import scratch, step_batch_with
+    clamps = np.array([1.0, 0.0, 1.0, 0.0])
+    tires = dataclasses.replace(sedan.tires, model=np.full(4, float(vm.TIRE_MODELS.index("curve"))),
+                                clamps=clamps)
+    p = dataclasses.replace(sedan, tires=tires)
+    assert p.packed.wheel[:, L.USES_MASS].tolist() == clamps.tolist()
+    assert sedan.packed.wheel[:, L.USES_MASS].tolist() == [0.0] * 4     # PhysX tyres
+    state, kin, hits, cmd = _random_case(p, 1, rng)
+    hits.dist[:] = p.suspension.max_compression + 2 * p.wheels.radius    # every wheel in contact
+    s, x, g = scratch(p.n_wheels)
+    s[:, L.S_MASS_LONG:L.S_MASS_LAT + 1] = -1.0
+    out = vm.VehicleOutputs.zeros(p, 1)
+    step_batch_with(p.packed, state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
+                    kin.rows(), hits.rows(), vm.FrictionTable.default().values.astype(float),
+                    0.002, 9.81, out.wheel, out.vehicle, np.ones(1, bool), s, x, g)
+    k = kin.rows()[0]
+    for w in range(4):
+        arm = s[w, L.S_ARM:L.S_ARM + 3]
+        expect = [contact.useful_mass(p.packed, k, w, *arm, *s[w, col:col + 3])
+                  for col in (L.S_FWD, L.S_LEFT)]
+        got = [s[w, L.S_MASS_LONG], s[w, L.S_MASS_LAT]]
+        if clamps[w]:
+            assert got == expect and 0.0 < min(got) <= p.suspension.sprung_mass[w]
+            assert x[w, L.X_MASS_LONG] == got[0] and x[w, L.X_MASS_LAT] == got[1]
+        else:
+            assert got == [-1.0, -1.0]
