@@ -16,6 +16,7 @@ import numpy as np
 
 from traction import vehicle_model as vm
 from traction.vehicle_model import layout as L
+from traction.vehicle_model.jit import compile_notice
 from traction.vehicle_model.update import scratch as scratch_arrays
 
 from . import actions, physics
@@ -157,7 +158,8 @@ class Loop:
         if self.entry is None:                     # compiles or loads on first use
             sig = (numba.types.int64, numba.types.int64, numba.typeof(self.worlds_type),
                    numba.types.int64, ACTION_TYPE)
-            physics.advance_at.compile(sig)
+            with compile_notice(physics.advance_at, "the physics loop and vehicle update"):
+                physics.advance_at.compile(sig)
             self.entry = physics.advance_at.overloads[sig].entry_point
         return n_substeps
 

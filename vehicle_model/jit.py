@@ -11,15 +11,19 @@ in a folder named after a hash of every traction source file and the numba versi
 (``~/.cache/traction/numba-<hash>``, below ``$NUMBA_CACHE_DIR`` or ``$XDG_CACHE_HOME`` if set):
 any edit starts a fresh cache.
 
-Also here: :func:`borrow` (an array without reference counting, for compiled entry points)
-and :func:`interp` (scalar piecewise-linear lookup).
+Also here: :func:`borrow` (an array without reference counting, for compiled entry points),
+:func:`interp` (scalar piecewise-linear lookup) and :func:`compile_notice` (a first use that
+compiles says so, instead of a silent wait of minutes).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 import numba
@@ -46,6 +50,33 @@ def _cache_dir() -> Path:
 
 
 numba.config.CACHE_DIR = str(_cache_dir())
+
+logger = logging.getLogger(__name__)
+
+#: Seconds a first call may take before :func:`compile_notice` says it is compiling (loading a
+#: compiled entry point from the disk cache takes well under a second).
+NOTICE_AFTER = 3.0
+
+
+@contextlib.contextmanager
+def compile_notice(dispatcher, what: str):
+    """Around a call that may compile ``dispatcher`` (a numba function): when it has nothing
+    compiled in this process yet and the call is still running after :data:`NOTICE_AFTER`
+    seconds, log a warning that ``what`` is being compiled, for how long, and where the result
+    is cached. A first use after an install compiles the whole update for 1-3 minutes; without
+    the notice that looks like a hang."""
+    if dispatcher.overloads:
+        yield
+        return
+    timer = threading.Timer(NOTICE_AFTER, logger.warning, (
+        "compiling %s: once after an install or an edit of traction, about 1-3 minutes on 2 "
+        "cores; later runs load it from %s", what, numba.config.CACHE_DIR))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 #: The decorator of the vehicle update's parts. ``inline="always"`` makes numba paste a part into
 #: its compiled caller (at the IR level), so the whole substep compiles into one function: a call

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import chassis, contact, controls, drivetrain, tire_models
 from . import layout as L
-from .jit import borrow, jit
+from .jit import borrow, compile_notice, jit
 from .layout import Packed
 from .surface import FrictionTable
 from .vec import rot
@@ -121,10 +121,14 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
     """Advance all vehicles by ``dt`` (state updated in place) and return forces and telemetry.
 
     The array interface of :func:`step_batch` for numpy users: dataclasses in, a fresh
-    :class:`VehicleOutputs` out.
+    :class:`VehicleOutputs` out. It calls :func:`step_batch_with` with both flags given, the
+    compiled signature the tests' direct calls use too (each signature compiles the whole
+    update, ~1-2 minutes).
     """
     out = VehicleOutputs.zeros(p, len(ck.position))
-    step_batch(p.packed, s.wheel, s.vehicle, s.gears, cmd.vehicle, cmd.wheel, ck.rows(),
-               hits.rows(), np.ascontiguousarray(friction_table.values, dtype=float), float(dt),
-               float(gravity), out.wheel, out.vehicle, np.ones(len(ck.position), dtype=np.bool_))
+    with compile_notice(step_batch_with, "the vehicle update"):
+        step_batch_with(p.packed, s.wheel, s.vehicle, s.gears, cmd.vehicle, cmd.wheel, ck.rows(),
+                        hits.rows(), np.ascontiguousarray(friction_table.values, dtype=float),
+                        float(dt), float(gravity), out.wheel, out.vehicle,
+                        np.ones(len(ck.position), dtype=np.bool_), *scratch(p.n_wheels), True, True)
     return out

@@ -162,7 +162,7 @@ def test_useful_masses_only_for_the_tyres_that_read_them(sedan, rng):
     out = vm.VehicleOutputs.zeros(p, 1)
     step_batch_with(p.packed, state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
                     kin.rows(), hits.rows(), vm.FrictionTable.default().values.astype(float),
-                    0.002, 9.81, out.wheel, out.vehicle, np.ones(1, bool), s, x, g)
+                    0.002, 9.81, out.wheel, out.vehicle, np.ones(1, bool), s, x, g, True, True)
     k = kin.rows()[0]
     for w in range(4):
         arm = s[w, L.S_ARM:L.S_ARM + 3]
