@@ -8,7 +8,7 @@ One call of :func:`advance` runs ``n_substeps`` physics substeps for a batch of 
     for every substep:
         mj_step1(world)                   for every world: positions, velocities, sensors
         gather                            chassis pose/velocity, wheel rays -> rows, surface map
-        vehicle_model.update.step_batch   one batched vehicle update for all worlds (what only
+        update.step_batch_with            one batched vehicle update for all worlds (what only
                                           reports, not the forces, on the last substep only;
                                           steer angles from the commands on the first only)
         xfrc_applied[chassis] = wrench    force + torque about the CoM, world frame

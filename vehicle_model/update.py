@@ -3,8 +3,8 @@
 commands -> gears -> steering -> suspension (+ anti-roll bars) -> tyre loads -> contact frame ->
 sticky tyre -> [substeps: slips -> tyre forces -> drivetrain and wheel spin] -> forces out.
 
-Compiled with numba over the packed arrays of ``layout.py``: :func:`step_batch` advances every
-vehicle of a batch in one call (the simulator coupling in ``traction.envs`` calls it between
+Compiled with numba over the packed arrays of ``layout.py``: :func:`step_batch_with` advances
+every vehicle of a batch in one call (the simulator coupling in ``traction.envs`` calls it between
 ``mj_step1`` and ``mj_step2``); :func:`step` is the same update for numpy users, on the
 dataclasses of ``vehicle.py``.
 """
@@ -85,23 +85,14 @@ def scratch(n_wheels: int):
 
 
 @jit
-def step_batch(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits, friction,
-               dt, gravity, out_w, out_v, active) -> None:
-    """Advance every vehicle of a batch (rows of the state, command, input and output arrays)
-    whose ``active`` flag is set."""
-    s, x, g = scratch(pk.wheel.shape[0])
-    step_batch_with(pk, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits, friction, dt,
-                    gravity, out_w, out_v, active, s, x, g)
-
-
-@jit
 def step_batch_with(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits,
                     friction, dt, gravity, out_w, out_v, active, s, x, g, report=True,
                     new_commands=True) -> None:
-    """:func:`step_batch` with the caller's :func:`scratch` (a loop over substeps allocates it
-    once), ``report`` and ``new_commands`` (see :func:`step_vehicle`). Every array is borrowed
-    (:func:`~traction.vehicle_model.jit.borrow`): the update's views then cost no reference
-    counting."""
+    """Advance every vehicle of a batch (rows of the state, command, input and output arrays)
+    whose ``active`` flag is set, with the caller's :func:`scratch` (a loop over substeps
+    allocates it once), ``report`` and ``new_commands`` (see :func:`step_vehicle`). Every array
+    is borrowed (:func:`~traction.vehicle_model.jit.borrow`): the update's views then cost no
+    reference counting."""
     pk = borrow_packed(pk)
     wheel_state, vehicle_state, gears = borrow(wheel_state), borrow(vehicle_state), borrow(gears)
     cmd_v, cmd_w, kin, hits = borrow(cmd_v), borrow(cmd_w), borrow(kin), borrow(hits)
@@ -120,10 +111,9 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
          gravity: float = 9.81) -> VehicleOutputs:
     """Advance all vehicles by ``dt`` (state updated in place) and return forces and telemetry.
 
-    The array interface of :func:`step_batch` for numpy users: dataclasses in, a fresh
-    :class:`VehicleOutputs` out. It calls :func:`step_batch_with` with both flags given, the
-    compiled signature the tests' direct calls use too (each signature compiles the whole
-    update, ~1-2 minutes).
+    The array interface of :func:`step_batch_with` for numpy users: dataclasses in, a fresh
+    :class:`VehicleOutputs` out. Both flags are passed, as the tests' direct calls pass them:
+    each compiled signature compiles the whole update again (~1-2 minutes).
     """
     out = VehicleOutputs.zeros(p, len(ck.position))
     with compile_notice(step_batch_with, "the vehicle update"):

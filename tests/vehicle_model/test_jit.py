@@ -36,4 +36,3 @@ def test_no_notice_for_a_fast_first_call_or_a_function_already_compiled(monkeypa
     monkeypatch.setattr(jit, "NOTICE_AFTER", 0.1)
     assert _records(caplog, _Dispatcher({}), 0.0) == []          # loaded from the disk cache
     assert _records(caplog, _Dispatcher({"sig": "entry"}), 0.3) == []   # compiled earlier
-
