@@ -4,12 +4,8 @@ Compiled functions are cached on disk so only the first import after an install 
 compiles; ``error_model="numpy"`` gives inf/NaN instead of raising on division by zero (the update
 guards its denominators); ``fastmath={"contract"}`` fuses multiply-adds (see :data:`jit`).
 
-Numba checks a cached function against its own source file only, but a compiled caller contains
-its callees from other files (``envs/physics.py`` contains the whole vehicle update), so an edit
-to ``tire_physx.py`` would leave stale code in ``physics.py``'s cache. The cache therefore lives
-in a folder named after a hash of every traction source file and the numba version
-(``~/.cache/traction/numba-<hash>``, below ``$NUMBA_CACHE_DIR`` or ``$XDG_CACHE_HOME`` if set):
-any edit starts a fresh cache.
+Compiled code is cached once per content of the traction sources (not per checkout), and any
+edit or upgrade starts a fresh cache: see :mod:`~traction.vehicle_model.kernel_cache`.
 
 Also here: :func:`borrow` (an array without reference counting, for compiled entry points),
 :func:`interp` (scalar piecewise-linear lookup) and :func:`compile_notice` (a first use that
@@ -19,37 +15,18 @@ compiles says so, instead of a silent wait of minutes).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
-import os
-import tempfile
 import threading
-from pathlib import Path
 
 import numba
 from numba import types
 from numba.extending import intrinsic
 
+from . import kernel_cache
 
-def _cache_dir() -> Path:
-    root = Path(__file__).resolve().parent.parent       # the folder holding the traction packages
-    digest = hashlib.sha256(numba.__version__.encode())
-    for folder in ("vehicle_model", "envs", "scenes"):
-        for path in sorted((root / folder).glob("*.py")):
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
-    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "traction")
-    folder = Path(base) / f"numba-{digest.hexdigest()[:16]}"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:                                       # read-only home: a temporary cache
-        folder = Path(tempfile.gettempdir()) / "traction-numba" / folder.name
-        folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-numba.config.CACHE_DIR = str(_cache_dir())
+#: This source tree's folder of compiled code (:mod:`~traction.vehicle_model.kernel_cache`).
+CACHE_FOLDER = kernel_cache.folder()
+kernel_cache.install(CACHE_FOLDER)
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +47,7 @@ def compile_notice(dispatcher, what: str):
         return
     timer = threading.Timer(NOTICE_AFTER, logger.warning, (
         "compiling %s: once after an install or an edit of traction, about 1-3 minutes on 2 "
-        "cores; later runs load it from %s", what, numba.config.CACHE_DIR))
+        "cores; later runs load it from %s", what, CACHE_FOLDER))
     timer.daemon = True
     timer.start()
     try:
