@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import numba
+
 from traction.vehicle_model import jit, kernel_cache
 
 _PROBE = """
@@ -92,3 +94,13 @@ def test_only_traction_files_get_the_content_keyed_locator():
     inside = kernel_cache.Locator.from_function(jit.interp.py_func, jit.__file__)
     assert inside.get_cache_path() == str(jit.CACHE_FOLDER / "vehicle_model")
     assert inside.get_source_stamp() == jit.CACHE_FOLDER.name
+
+
+def test_a_numba_without_a_locator_list_gets_the_folder_as_its_cache_dir(monkeypatch, tmp_path):
+    for owner, name in ((kernel_cache, "_BASE"), (numba.config, "CACHE_DIR"),
+                        (kernel_cache.Locator, "folder"), (kernel_cache.Locator, "stamp")):
+        monkeypatch.setattr(owner, name, getattr(owner, name))       # restored after the test
+    monkeypatch.setattr(kernel_cache, "_BASE", None)
+    path = tmp_path / "numba-0123456789abcdef"
+    assert kernel_cache.install(path) is False
+    assert numba.config.CACHE_DIR == str(path)
