@@ -16,7 +16,7 @@ import numpy as np
 
 from traction import vehicle_model as vm
 from traction.vehicle_model import layout as L
-from traction.vehicle_model.jit import compile_notice
+from traction.vehicle_model.jit import first_compile
 from traction.vehicle_model.update import scratch as scratch_arrays
 
 from . import actions, physics
@@ -158,7 +158,7 @@ class Loop:
         if self.entry is None:                     # compiles or loads on first use
             sig = (numba.types.int64, numba.types.int64, numba.typeof(self.worlds_type),
                    numba.types.int64, ACTION_TYPE)
-            with compile_notice(physics.advance_at, "the physics loop and vehicle update"):
+            with first_compile(physics.advance_at, "the physics loop and vehicle update"):
                 physics.advance_at.compile(sig)
             self.entry = physics.advance_at.overloads[sig].entry_point
         return n_substeps

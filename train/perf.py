@@ -49,7 +49,7 @@ import numpy as np
 
 import traction.envs
 from traction.envs.physics import STEP_FUNCTIONS, _call_step
-from traction.vehicle_model.jit import compile_notice, jit
+from traction.vehicle_model.jit import first_compile, jit
 from traction.vehicle_model.update import scratch, step_batch_with
 
 
@@ -152,7 +152,7 @@ def vehicle_update(env, n_vehicles: int, seconds: float) -> float:
             sim.friction_table.values, sim.dt, sim.gravity, rep(o.outputs.wheel),
             rep(o.outputs.vehicle), np.ones(n_vehicles, np.bool_))
     k = 1000 if n_vehicles == 1 else 20
-    with compile_notice(_repeat_update, "the benchmark's update loop"):
+    with first_compile(_repeat_update, "the benchmark's update loop"):
         _repeat_update(0, *args)                    # compiles or loads it, untimed
     rate = max(_rate(lambda: _repeat_update(k, *args), seconds / ROUNDS) for _ in range(ROUNDS))
     return 1e6 / (rate * k) / n_vehicles

@@ -8,8 +8,8 @@ Compiled code is cached once per content of the traction sources (not per checko
 edit or upgrade starts a fresh cache: see :mod:`~traction.vehicle_model.kernel_cache`.
 
 Also here: :func:`borrow` (an array without reference counting, for compiled entry points),
-:func:`interp` (scalar piecewise-linear lookup) and :func:`compile_notice` (a first use that
-compiles says so, instead of a silent wait of minutes).
+:func:`interp` (scalar piecewise-linear lookup) and :func:`first_compile` (a first use that
+compiles does so with a faster inliner, and says so instead of a silent wait of a minute or more).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from numba import types
 from numba.extending import intrinsic
 
 from . import kernel_cache
+from .inliner import one_copy_per_function
 
 #: This source tree's folder of compiled code (:mod:`~traction.vehicle_model.kernel_cache`).
 CACHE_FOLDER = kernel_cache.folder()
@@ -30,30 +31,34 @@ kernel_cache.install(CACHE_FOLDER)
 
 logger = logging.getLogger(__name__)
 
-#: Seconds a first call may take before :func:`compile_notice` says it is compiling (loading a
+#: Seconds a first call may take before :func:`first_compile` says it is compiling (loading a
 #: compiled entry point from the disk cache takes well under a second).
 NOTICE_AFTER = 3.0
 
 
 @contextlib.contextmanager
-def compile_notice(dispatcher, what: str):
-    """Around a call that may compile ``dispatcher`` (a numba function): when it has nothing
-    compiled in this process yet and the call is still running after :data:`NOTICE_AFTER`
-    seconds, log a warning that ``what`` is being compiled, for how long, and where the result
-    is cached. A first use after an install compiles the whole update for 1-3 minutes; without
-    the notice that looks like a hang."""
+def first_compile(dispatcher, what: str):
+    """Around a call that may compile ``dispatcher`` (a numba function), when it has nothing
+    compiled in this process yet: numba's inliner copies each inlined function once instead of
+    once per basic block (:mod:`~traction.vehicle_model.inliner`: the update compiles in half
+    the time), and if the call is still running after :data:`NOTICE_AFTER` seconds, a warning
+    is logged that ``what`` is being compiled, for how long, and where the result is cached. A
+    first use after an install compiles the whole update for about a minute; without the notice
+    that looks like a hang."""
     if dispatcher.overloads:
         yield
         return
     timer = threading.Timer(NOTICE_AFTER, logger.warning, (
-        "compiling %s: once after an install or an edit of traction, about 1-3 minutes on 2 "
+        "compiling %s: once after an install or an upgrade of traction, about 1 minute on 2 "
         "cores; later runs load it from %s", what, CACHE_FOLDER))
     timer.daemon = True
     timer.start()
     try:
-        yield
+        with one_copy_per_function():
+            yield
     finally:
         timer.cancel()
+
 
 #: The decorator of the vehicle update's parts. ``inline="always"`` makes numba paste a part into
 #: its compiled caller (at the IR level), so the whole substep compiles into one function: a call

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import chassis, contact, controls, drivetrain, tire_models
 from . import layout as L
-from .jit import borrow, compile_notice, jit
+from .jit import borrow, first_compile, jit
 from .layout import Packed
 from .surface import FrictionTable
 from .vec import rot
@@ -116,7 +116,7 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
     each compiled signature compiles the whole update again (~1-2 minutes).
     """
     out = VehicleOutputs.zeros(p, len(ck.position))
-    with compile_notice(step_batch_with, "the vehicle update"):
+    with first_compile(step_batch_with, "the vehicle update"):
         step_batch_with(p.packed, s.wheel, s.vehicle, s.gears, cmd.vehicle, cmd.wheel, ck.rows(),
                         hits.rows(), np.ascontiguousarray(friction_table.values, dtype=float),
                         float(dt), float(gravity), out.wheel, out.vehicle,

@@ -16,7 +16,7 @@ class _Dispatcher:
 def _records(caplog, dispatcher, seconds):
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger=jit.logger.name):
-        with jit.compile_notice(dispatcher, "the test kernel"):
+        with jit.first_compile(dispatcher, "the test kernel"):
             time.sleep(seconds)
         time.sleep(0.15)                      # a notice wrongly left pending would fire here
     return [r.getMessage() for r in caplog.records if r.name == jit.logger.name]
