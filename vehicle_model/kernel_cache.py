@@ -11,7 +11,7 @@ Three things numba's own cache does not do for a package like this one:
    ``$NUMBA_CACHE_DIR`` or ``$XDG_CACHE_HOME`` when set).
 2. **One cache per content, not per path.** Numba files a function's cache under a hash of its
    source folder's path, so a second checkout, a CI clone or a second virtual environment with
-   the same sources compiled everything again (1-3 minutes per entry point). :class:`Locator`
+   the same sources compiled everything again (up to a minute per entry point). :class:`Locator`
    files traction's functions under their package folder's name in the hashed folder, so the
    same sources with the same versions load what any of them compiled.
 3. **Old folders.** Each edit or upgrade leaves one folder behind (about 5-15 MB). Every import
