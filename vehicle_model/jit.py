@@ -9,7 +9,7 @@ edit or upgrade starts a fresh cache: see :mod:`~traction.vehicle_model.kernel_c
 
 Also here: :func:`borrow` (an array without reference counting, for compiled entry points),
 :func:`interp` (scalar piecewise-linear lookup) and :func:`first_compile` (a first use that
-compiles does so with a faster inliner, and says so instead of a silent wait of a minute or more).
+compiles does so with a faster inliner, and says so instead of a silent wait of up to a minute).
 """
 
 from __future__ import annotations

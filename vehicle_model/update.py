@@ -113,7 +113,7 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
 
     The array interface of :func:`step_batch_with` for numpy users: dataclasses in, a fresh
     :class:`VehicleOutputs` out. Both flags are passed, as the tests' direct calls pass them:
-    each compiled signature compiles the whole update again (~1-2 minutes).
+    each compiled signature compiles the whole update again (~half a minute).
     """
     out = VehicleOutputs.zeros(p, len(ck.position))
     with first_compile(step_batch_with, "the vehicle update"):
