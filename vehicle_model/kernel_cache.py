@@ -14,7 +14,7 @@ Three things numba's own cache does not do for a package like this one:
    the same sources compiled everything again (up to a minute per entry point). :class:`Locator`
    files traction's functions under their package folder's name in the hashed folder, so the
    same sources with the same versions load what any of them compiled.
-3. **Old folders.** Each edit or upgrade leaves one folder behind (about 5-15 MB). Every import
+3. **Old folders.** Each edit or upgrade leaves one folder behind (about 4 MB). Every import
    marks its folder used and :func:`prune` removes the others beyond the
    :data:`KEEP` most recently used once they have not been used for :data:`IDLE_DAYS`.
 
@@ -65,10 +65,10 @@ def _version(dist: str) -> str:
         return "-"
 
 
-def digest(root: Path | None = None) -> str:
+def digest() -> str:
     """16 hex digits of the hash of every traction source file and the versions baked into
     compiled code."""
-    root = source_root() if root is None else root
+    root = source_root()
     h = hashlib.sha256()
     for part in (sys.version, numba.__version__, llvmlite.__version__, np.__version__,
                  _version("mujoco")):
@@ -132,7 +132,6 @@ class Locator(_BASE or object):
     (it covers the file and every callee it may inline)."""
 
     folder = ""
-    stamp = ""
 
     def __init__(self, py_func, py_file):
         self._py_file = py_file
@@ -140,7 +139,7 @@ class Locator(_BASE or object):
         self._cache_path = os.path.join(self.folder, Path(py_file).parent.name)
 
     def get_source_stamp(self):
-        return self.stamp
+        return os.path.basename(self.folder)
 
     @classmethod
     def from_function(cls, py_func, py_file):
@@ -158,7 +157,7 @@ class Locator(_BASE or object):
 def install(path: Path) -> bool:
     """Cache traction's compiled functions in ``path``: through :class:`Locator` when this numba
     has a locator list to extend (returns True), else through numba's ``CACHE_DIR``."""
-    Locator.folder, Locator.stamp = str(path), path.name
+    Locator.folder = str(path)
     impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
     classes = getattr(impl, "_locator_classes", None)
     if _BASE is None or not isinstance(classes, list):

@@ -98,7 +98,7 @@ def test_only_traction_files_get_the_content_keyed_locator():
 
 def test_a_numba_without_a_locator_list_gets_the_folder_as_its_cache_dir(monkeypatch, tmp_path):
     for owner, name in ((kernel_cache, "_BASE"), (numba.config, "CACHE_DIR"),
-                        (kernel_cache.Locator, "folder"), (kernel_cache.Locator, "stamp")):
+                        (kernel_cache.Locator, "folder")):
         monkeypatch.setattr(owner, name, getattr(owner, name))       # restored after the test
     monkeypatch.setattr(kernel_cache, "_BASE", None)
     path = tmp_path / "numba-0123456789abcdef"
