@@ -49,8 +49,9 @@ def first_compile(dispatcher, what: str):
         yield
         return
     timer = threading.Timer(NOTICE_AFTER, logger.warning, (
-        "compiling %s: once after an install or an upgrade of traction, about 1 minute on 2 "
-        "cores; later runs load it from %s", what, CACHE_FOLDER))
+        "compiling %s: once per version of traction and its dependencies (an install, an "
+        "upgrade or an edit), under a minute on 2 cores; later runs load it from %s", what,
+        CACHE_FOLDER))
     timer.daemon = True
     timer.start()
     try:
