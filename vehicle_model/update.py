@@ -15,8 +15,23 @@ import numpy as np
 
 from . import chassis, contact, controls, drivetrain, tire_models
 from . import layout as L
-from .jit import borrow, first_compile, jit
-from .layout import Packed
+from .jit import borrow, borrow_rows, first_compile, jit
+from .layout import (
+    N_GEAR_STATE,
+    N_GROUP_SCRATCH,
+    N_HIT,
+    N_KINEMATICS,
+    N_SCRATCH,
+    N_TIRE_INPUTS,
+    N_VEHICLE_COMMANDS,
+    N_VEHICLE_OUTPUTS,
+    N_VEHICLE_STATE,
+    N_WHEEL_COMMANDS,
+    N_WHEEL_OUTPUTS,
+    N_WHEEL_PARAMS,
+    N_WHEEL_STATE,
+    Packed,
+)
 from .surface import FrictionTable
 from .vec import rot
 from .vehicle import ChassisKinematics, Commands, GroundHits, VehicleOutputs, VehicleParams, VehicleState
@@ -70,7 +85,7 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
 def borrow_packed(pk: Packed) -> Packed:
     """``pk`` with every array borrowed (see :func:`~traction.vehicle_model.jit.borrow`); by
     field name, so a reordered ``Packed`` cannot swap two arrays of the same shape."""
-    return Packed(wheel=borrow(pk.wheel), vehicle=borrow(pk.vehicle),
+    return Packed(wheel=borrow_rows(pk.wheel, N_WHEEL_PARAMS), vehicle=borrow(pk.vehicle),
                   torque_curve=borrow(pk.torque_curve), gear_ratios=borrow(pk.gear_ratios),
                   shift_up=borrow(pk.shift_up), shift_down=borrow(pk.shift_down),
                   bars=borrow(pk.bars), families=borrow(pk.families),
@@ -84,6 +99,12 @@ def scratch(n_wheels: int):
             np.zeros((n_wheels, L.N_GROUP_SCRATCH)))
 
 
+#: The column counts of :func:`step_batch_with`'s row arrays, in the order it checks them.
+WIDTHS = (N_WHEEL_PARAMS, N_WHEEL_STATE, N_VEHICLE_STATE, N_GEAR_STATE, N_VEHICLE_COMMANDS,
+          N_WHEEL_COMMANDS, N_KINEMATICS, N_HIT, N_WHEEL_OUTPUTS, N_VEHICLE_OUTPUTS, N_SCRATCH,
+          N_TIRE_INPUTS, N_GROUP_SCRATCH)
+
+
 @jit
 def step_batch_with(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits,
                     friction, dt, gravity, out_w, out_v, active, s, x, g, report=True,
@@ -92,12 +113,25 @@ def step_batch_with(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w,
     whose ``active`` flag is set, with the caller's :func:`scratch` (a loop over substeps
     allocates it once), ``report`` and ``new_commands`` (see :func:`step_vehicle`). Every array
     is borrowed (:func:`~traction.vehicle_model.jit.borrow`): the update's views then cost no
-    reference counting."""
+    reference counting; the row arrays with their ``layout`` column counts as constants
+    (:func:`~traction.vehicle_model.jit.borrow_rows`), after one check of those counts
+    (:data:`WIDTHS`; ValueError for an array with another last extent)."""
+    if (pk.wheel.shape[-1], wheel_state.shape[-1], vehicle_state.shape[-1], gears.shape[-1],
+            cmd_v.shape[-1], cmd_w.shape[-1], kin.shape[-1], hits.shape[-1], out_w.shape[-1],
+            out_v.shape[-1], s.shape[-1], x.shape[-1], g.shape[-1]) != WIDTHS:
+        raise ValueError("vehicle update: an array's last axis does not have the column count "
+                         "of its layout (traction.vehicle_model.layout)")
     pk = borrow_packed(pk)
-    wheel_state, vehicle_state, gears = borrow(wheel_state), borrow(vehicle_state), borrow(gears)
-    cmd_v, cmd_w, kin, hits = borrow(cmd_v), borrow(cmd_w), borrow(kin), borrow(hits)
-    friction, out_w, out_v, active = borrow(friction), borrow(out_w), borrow(out_v), borrow(active)
-    s, x, g = borrow(s), borrow(x), borrow(g)
+    wheel_state = borrow_rows(wheel_state, N_WHEEL_STATE)
+    vehicle_state = borrow_rows(vehicle_state, N_VEHICLE_STATE)
+    gears = borrow_rows(gears, N_GEAR_STATE)
+    cmd_v = borrow_rows(cmd_v, N_VEHICLE_COMMANDS)
+    cmd_w = borrow_rows(cmd_w, N_WHEEL_COMMANDS)
+    kin, hits = borrow_rows(kin, N_KINEMATICS), borrow_rows(hits, N_HIT)
+    out_w, out_v = borrow_rows(out_w, N_WHEEL_OUTPUTS), borrow_rows(out_v, N_VEHICLE_OUTPUTS)
+    friction, active = borrow(friction), borrow(active)
+    s, x = borrow_rows(s, N_SCRATCH), borrow_rows(x, N_TIRE_INPUTS)
+    g = borrow_rows(g, N_GROUP_SCRATCH)
     for v in range(kin.shape[0]):
         if not active[v]:
             continue

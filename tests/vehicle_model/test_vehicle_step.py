@@ -92,6 +92,19 @@ def _run_update(p, state, kin, hits, cmd, report, new_commands=True, out=None):
     return state, out
 
 
+def test_an_array_without_its_layout_column_count_is_refused(sedan, rng):
+    """The compiled update reads rows at constant column offsets (``jit.borrow_rows``): an
+    array with another last extent raises a clear error instead of reading past its rows."""
+    state, kin, hits, cmd = _random_case(sedan, 2, rng)
+    wide = vm.VehicleState(np.zeros(state.wheel.shape[:2] + (L.N_WHEEL_STATE + 1,)),
+                           state.vehicle, state.gears)
+    with pytest.raises(ValueError, match="column count of its layout"):
+        _run_update(sedan, wide, kin, hits, cmd, True)
+    narrow = vm.Commands(cmd.vehicle, np.ascontiguousarray(cmd.wheel[..., :-1]))
+    with pytest.raises(ValueError, match="column count of its layout"):
+        _run_update(sedan, state, kin, hits, narrow, True)
+
+
 def test_update_with_the_same_commands_keeps_the_steer_and_changes_nothing_else(sedan, rng):
     """``new_commands=False`` (every physics substep of a call but the first) keeps the steer
     angles and headings of the previous update: a second update with the same commands gives
