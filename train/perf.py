@@ -166,8 +166,10 @@ def _physics_of(env):
     return lambda _, a: physics(a)
 
 
-#: paired costs: a snapshot every this many steps of the drive, timed this many times each
-PAIR_EVERY, PAIR_REPEATS = 10, 40
+#: paired costs: a snapshot every this many steps of the drive, timed this many times each, in
+#: this many sweeps over all the snapshots (a slow spell of the machine then has to recur at the
+#: same snapshot in every sweep to move its minimum)
+PAIR_EVERY, PAIR_REPEATS, PAIR_SWEEPS = 10, 40, 4
 #: every rate is the best of this many rounds; a round measures each quantity once, so a slow
 #: moment of a shared machine hits a round's measurements alike instead of one ratio's side
 ROUNDS = 3
@@ -204,33 +206,43 @@ def _restored_time(snaps: list, fn, *args) -> float:
     return time.perf_counter() - t
 
 
-def paired_cost(envs: list, physics, advance, actions, every: int, repeats: int) -> float:
+def paired_cost(envs: list, physics, advance, actions, every: int, repeats: int,
+                sweeps: int = PAIR_SWEEPS) -> float:
     """Physics cost relative to bare MuJoCo, paired state by state (robust to a shared machine's
     drifting speed, which moves the ratio of two separately timed rates by up to +-0.3).
 
     ``advance(action)`` replays the actions (from a reset the caller made) through the unwrapped
-    envs ``envs``; at every ``every``-th step all of them are snapshotted, then ``repeats``
-    times, alternately: restore and time ``physics(action)`` (the physics of one control step),
-    restore and time bare MuJoCo for as many substeps on the same MjData (chassis forces held as
-    the last step left them). The minimum of each, summed over the snapshots, gives the ratio:
-    the minimum is the run nothing interrupted."""
+    envs ``envs``, and all of them are snapshotted at every ``every``-th step. Then, in
+    ``sweeps`` sweeps over the snapshots, ``repeats // sweeps`` times each (at least once):
+    restore and time ``physics(action)`` (the physics of one control step), restore and time
+    bare MuJoCo for as many substeps on the same MjData (chassis forces held as the last step
+    left them), in turn, the one timed first alternating. The minimum of each per snapshot,
+    summed over the snapshots, gives the ratio: the minimum is the run nothing interrupted.
+    Timing a snapshot in separate sweeps, and either side first, keeps a slow spell of the
+    machine (which can last the few milliseconds of a snapshot's repeats) from counting on one
+    side only (seen: single ratios 0.1-0.2 off in the vector env, both ways, with 5 repeats in
+    one go). The envs are left at the last snapshot."""
     addr = (np.array([e.model._address for e in envs], np.int64),
             np.array([e.data._address for e in envs], np.int64))
     n_substeps = envs[0].n_substeps
-    t_physics = t_bare = 0.0
+    points = []
     for i, a in enumerate(actions):
         if i % every == 0:
-            snaps = [_Snapshot(e) for e in envs]
-            best_p = best_b = float("inf")
-            for _ in range(repeats):
-                best_p = min(best_p, _restored_time(snaps, physics, a))
-                best_b = min(best_b, _restored_time(snaps, _bare_loop, n_substeps,
-                                                    STEP_FUNCTIONS, *addr))
-            for snap in snaps:
-                snap.restore()
-            t_physics, t_bare = t_physics + best_p, t_bare + best_b
+            points.append(([_Snapshot(e) for e in envs], a))
         advance(a)
-    return t_physics / t_bare
+    best_p, best_b = [float("inf")] * len(points), [float("inf")] * len(points)
+    for sweep in range(sweeps):
+        for j, (snaps, a) in enumerate(points):
+            for r in range(max(repeats // sweeps, 1)):
+                for side in ((0, 1) if (r + sweep) % 2 == 0 else (1, 0)):
+                    if side == 0:
+                        best_p[j] = min(best_p[j], _restored_time(snaps, physics, a))
+                    else:
+                        best_b[j] = min(best_b[j], _restored_time(snaps, _bare_loop, n_substeps,
+                                                                  STEP_FUNCTIONS, *addr))
+    for snap in points[-1][0]:
+        snap.restore()
+    return sum(best_p) / sum(best_b)
 
 
 def single_env(env_id: str, actions: np.ndarray, seconds: float) -> dict:
@@ -299,7 +311,7 @@ def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: f
         bare_n = max(bare_n, bare_mujoco([e.model for e in u.envs], snapshots, seconds))
     venv.reset(seed=0)
     paired = paired_cost(u.envs, physics, venv.step, batch, 5 * PAIR_EVERY,
-                         PAIR_REPEATS // 8 if seconds >= 0.3 else 2)
+                         PAIR_REPEATS // 2 if seconds >= 0.3 else 2)
     venv.close()
     threaded.close()
     return {"env_steps_per_s": steps, "threads": threads,
