@@ -24,9 +24,9 @@ untimed), so the vehicle drives as intended rather than tumbling under random ac
 
 and, when installed, Gymnasium's ``HalfCheetah-v5`` and ``CarRacing-v3`` env steps per second.
 The physics costs relative to bare MuJoCo are also measured *paired* (:func:`paired_cost`: both
-timed from the same restored states, alternately, minimum of many runs each), so that a slow
-moment of the machine hits both sides alike (the ratio of two separately timed rates moved by
-up to 0.3 between runs of the same code).
+timed from the same restored states, in turn, in several sweeps over the states, minimum of many
+runs each), so that a slow moment of the machine hits both sides alike (the ratio of two
+separately timed rates moved by up to 0.3 between runs of the same code).
 Every rate is the best of ``ROUNDS`` interleaved rounds (each round measures every quantity of
 a task once). Writes ``DIR/perf.json`` and prints a table (``--quick``: short timings, N = 2
 and 4).

@@ -8,6 +8,7 @@ Compiled code is cached once per content of the traction sources (not per checko
 edit or upgrade starts a fresh cache: see :mod:`~traction.vehicle_model.kernel_cache`.
 
 Also here: :func:`borrow` (an array without reference counting, for compiled entry points),
+:func:`borrow_rows` (the same with the row width a compile-time constant),
 :func:`interp` (scalar piecewise-linear lookup) and :func:`first_compile` (a first use that
 compiles does so with a faster inliner, and says so instead of a silent wait of up to a minute).
 """
