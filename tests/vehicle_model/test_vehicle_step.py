@@ -94,7 +94,8 @@ def _run_update(p, state, kin, hits, cmd, report, new_commands=True, out=None):
 
 def test_an_array_without_its_layout_column_count_is_refused(sedan, rng):
     """The compiled update reads rows at constant column offsets (``jit.borrow_rows``): an
-    array with another last extent raises a clear error instead of reading past its rows."""
+    array with another last extent raises a clear error instead of reading past its rows, and
+    ``update.step`` names the array (also one that is not C-contiguous)."""
     state, kin, hits, cmd = _random_case(sedan, 2, rng)
     wide = vm.VehicleState(np.zeros(state.wheel.shape[:2] + (L.N_WHEEL_STATE + 1,)),
                            state.vehicle, state.gears)
@@ -103,6 +104,14 @@ def test_an_array_without_its_layout_column_count_is_refused(sedan, rng):
     narrow = vm.Commands(cmd.vehicle, np.ascontiguousarray(cmd.wheel[..., :-1]))
     with pytest.raises(ValueError, match="column count of its layout"):
         _run_update(sedan, state, kin, hits, narrow, True)
+    table = vm.FrictionTable.default()                       # update.step names the array
+    n = L.N_WHEEL_STATE
+    with pytest.raises(ValueError, match=rf"state.wheel must be .* shape \(2, 4, {n}\); got "
+                                         rf"shape \(2, 4, {n + 1}\)"):
+        vm.step(sedan, wide, kin, hits, cmd, table, 0.002)
+    fortran = vm.VehicleState(np.asfortranarray(state.wheel), state.vehicle, state.gears)
+    with pytest.raises(ValueError, match="state.wheel must be a C-contiguous .* not C-contig"):
+        vm.step(sedan, fortran, kin, hits, cmd, table, 0.002)
 
 
 def test_update_with_the_same_commands_keeps_the_steer_and_changes_nothing_else(sedan, rng):
