@@ -230,16 +230,19 @@ def paired_cost(envs: list, physics, advance, actions, every: int, repeats: int,
         if i % every == 0:
             points.append(([_Snapshot(e) for e in envs], a))
         advance(a)
+    def bare(snaps) -> float:
+        return _restored_time(snaps, _bare_loop, n_substeps, STEP_FUNCTIONS, *addr)
+
     best_p, best_b = [float("inf")] * len(points), [float("inf")] * len(points)
     for sweep in range(sweeps):
         for j, (snaps, a) in enumerate(points):
             for r in range(max(repeats // sweeps, 1)):
-                for side in ((0, 1) if (r + sweep) % 2 == 0 else (1, 0)):
-                    if side == 0:
-                        best_p[j] = min(best_p[j], _restored_time(snaps, physics, a))
-                    else:
-                        best_b[j] = min(best_b[j], _restored_time(snaps, _bare_loop, n_substeps,
-                                                                  STEP_FUNCTIONS, *addr))
+                bare_first = (r + sweep) % 2 == 1
+                if bare_first:
+                    best_b[j] = min(best_b[j], bare(snaps))
+                best_p[j] = min(best_p[j], _restored_time(snaps, physics, a))
+                if not bare_first:
+                    best_b[j] = min(best_b[j], bare(snaps))
     for snap in points[-1][0]:
         snap.restore()
     return sum(best_p) / sum(best_b)
