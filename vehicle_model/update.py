@@ -149,26 +149,30 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
     :class:`VehicleOutputs` out. Both flags are passed, as the tests' direct calls pass them:
     each compiled signature compiles the whole update again (~half a minute).
     """
-    _check_rows(p, s, cmd)
-    out = VehicleOutputs.zeros(p, len(ck.position))
+    kin, hit = ck.rows(), hits.rows()
+    _check_rows(p, s, cmd, kin, hit)
+    out = VehicleOutputs.zeros(p, len(s.wheel))
     with first_compile(step_batch_with, "the vehicle update"):
-        step_batch_with(p.packed, s.wheel, s.vehicle, s.gears, cmd.vehicle, cmd.wheel, ck.rows(),
-                        hits.rows(), np.ascontiguousarray(friction_table.values, dtype=float),
+        step_batch_with(p.packed, s.wheel, s.vehicle, s.gears, cmd.vehicle, cmd.wheel, kin,
+                        hit, np.ascontiguousarray(friction_table.values, dtype=float),
                         float(dt), float(gravity), out.wheel, out.vehicle,
-                        np.ones(len(ck.position), dtype=np.bool_), *scratch(p.n_wheels), True, True)
+                        np.ones(len(s.wheel), dtype=np.bool_), *scratch(p.n_wheels), True, True)
     return out
 
 
-def _check_rows(p: VehicleParams, s: VehicleState, cmd: Commands) -> None:
-    """The arrays :func:`step` updates in place or passes as they are: C-contiguous, one row
-    per vehicle, ``p.n_wheels`` wheels, the layout's columns (ValueError naming the first that
-    is not; the compiled update reads rows at fixed column offsets)."""
+def _check_rows(p: VehicleParams, s: VehicleState, cmd: Commands, kin: np.ndarray,
+                hit: np.ndarray) -> None:
+    """The arrays :func:`step` passes to the compiled update: C-contiguous, one row per vehicle
+    of the state, ``p.n_wheels`` wheels, the layout's columns (ValueError naming the first that
+    is not; the compiled update reads rows at fixed column offsets and trusts the counts)."""
     n = len(s.wheel)
     for name, a, shape in (("state.wheel", s.wheel, (n, p.n_wheels, L.N_WHEEL_STATE)),
                            ("state.vehicle", s.vehicle, (n, L.N_VEHICLE_STATE)),
                            ("state.gears", s.gears, (n, L.N_GEAR_STATE)),
                            ("commands.vehicle", cmd.vehicle, (n, L.N_VEHICLE_COMMANDS)),
-                           ("commands.wheel", cmd.wheel, (n, p.n_wheels, L.N_WHEEL_COMMANDS))):
+                           ("commands.wheel", cmd.wheel, (n, p.n_wheels, L.N_WHEEL_COMMANDS)),
+                           ("chassis kinematics rows", kin, (n, L.N_KINEMATICS)),
+                           ("ground hit rows", hit, (n, p.n_wheels, L.N_HIT))):
         if a.shape != shape or not a.flags.c_contiguous:
             raise ValueError(f"vehicle update: {name} must be a C-contiguous array of shape "
                              f"{shape}; got shape {a.shape}"

@@ -114,6 +114,23 @@ def test_an_array_without_its_layout_column_count_is_refused(sedan, rng):
         vm.step(sedan, fortran, kin, hits, cmd, table, 0.002)
 
 
+def test_kinematics_or_hits_for_another_vehicle_count_are_refused(sedan, rng):
+    """``update.step`` sizes the batch by the state: chassis kinematics or ground hits for more
+    vehicles (read past the state's rows) or fewer wheels are refused, naming which."""
+    state, kin, hits, cmd = _random_case(sedan, 2, rng)
+    _, kin3, hits3, _ = _random_case(sedan, 3, rng)
+    table = vm.FrictionTable.default()
+    n = L.N_KINEMATICS
+    with pytest.raises(ValueError, match=rf"chassis kinematics rows .* shape \(2, {n}\); got "
+                                         rf"shape \(3, {n}\)"):
+        vm.step(sedan, state, kin3, hits, cmd, table, 0.002)
+    with pytest.raises(ValueError, match=r"ground hit rows .* got shape \(3, 4,"):
+        vm.step(sedan, state, kin, hits3, cmd, table, 0.002)
+    three = vm.GroundHits(hits.dist[:, :3], hits.normal[:, :3], hits.surface[:, :3])
+    with pytest.raises(ValueError, match=r"ground hit rows .* got shape \(2, 3,"):
+        vm.step(sedan, state, kin, three, cmd, table, 0.002)
+
+
 def test_update_with_the_same_commands_keeps_the_steer_and_changes_nothing_else(sedan, rng):
     """``new_commands=False`` (every physics substep of a call but the first) keeps the steer
     angles and headings of the previous update: a second update with the same commands gives
