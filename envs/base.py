@@ -16,6 +16,8 @@ from __future__ import annotations
 import copy
 import logging
 import math
+import os
+import sys
 
 import gymnasium as gym
 import mujoco
@@ -37,6 +39,35 @@ _FLOAT32 = np.dtype(np.float32)
 OBS_LIMIT = 1000.0
 
 
+def option_number(options: dict, name: str, default: float, lo: float = -math.inf,
+                  hi: float = math.inf) -> float:
+    """Reset option ``name`` as a float (``default`` if absent); ValueError unless it is a real
+    finite number in [lo, hi]."""
+    value = options.get(name, default)
+    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+    if not ok or not lo <= float(value) <= hi:
+        raise ValueError(f"reset option {name} = {value!r}; allowed: a finite number in "
+                         f"[{lo}, {hi}]")
+    return float(value)
+
+
+def positive(name: str, value) -> float:
+    """A constructor argument that must be a finite number > 0; ValueError naming it if not."""
+    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+    if not ok or not 0 < float(value) < math.inf:
+        raise ValueError(f"{name} = {value!r}; allowed: a finite number > 0")
+    return float(value)
+
+
+def finite_weights(weights: dict) -> dict:
+    """Reward weights, checked finite; ValueError naming the argument if one is not."""
+    for name, value in weights.items():
+        ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+        if not ok or not math.isfinite(value):
+            raise ValueError(f"weight of reward term {name!r} = {value!r}; allowed: a finite number")
+    return {k: float(v) for k, v in weights.items()}
+
+
 class TractionEnv(gym.Env):
     """Base class; see the task environments for the documented interfaces."""
 
@@ -45,6 +76,8 @@ class TractionEnv(gym.Env):
     action_names: tuple[str, ...] = ()
     #: reward term names, in order (task)
     reward_names: tuple[str, ...] = ()
+    #: reset options the task reads, besides ``terrain_seed`` (task)
+    reset_options: tuple[str, ...] = ()
     #: task attributes that change during an episode (saved by get_state) (task)
     task_state: tuple[str, ...] = ()
     #: the task's compiled action map (``envs/actions.py``), run by the physics loop's call;
@@ -57,8 +90,15 @@ class TractionEnv(gym.Env):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode = {render_mode!r}; allowed: None, "
                              f"{', '.join(self.metadata['render_modes'])}")
+        if render_mode == "human" and sys.platform.startswith("linux") and not (
+                os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            raise RuntimeError("render_mode = 'human' needs a display (DISPLAY and "
+                               "WAYLAND_DISPLAY are unset); headless: render_mode = 'rgb_array'")
+        for name, dt in (("control_dt", control_dt), ("physics_dt", physics_dt)):
+            if not isinstance(dt, int | float | np.integer | np.floating) or not 0 < dt < math.inf:
+                raise ValueError(f"{name} = {dt!r}; allowed: a positive finite number of seconds")
         n_sub = control_dt / physics_dt
-        if physics_dt <= 0 or control_dt <= 0 or abs(n_sub - round(n_sub)) > 1e-6:
+        if abs(n_sub - round(n_sub)) > 1e-6 or round(n_sub) < 1:
             raise ValueError(f"control_dt = {control_dt} must be a positive multiple of "
                              f"physics_dt = {physics_dt}")
         if physics_dt > 0.01:
@@ -73,6 +113,7 @@ class TractionEnv(gym.Env):
         self._renderer = None
         self._viewer = None
         self._warned_divergence = False
+        self._steps = 0                          # control steps since the reset
         self.metadata = {**self.metadata, "render_fps": int(round(1.0 / control_dt))}
         self.action_space = gym.spaces.Box(-1.0, 1.0, (len(self.action_names),), np.float32)
         self._action_shape = self.action_space.shape
@@ -93,11 +134,14 @@ class TractionEnv(gym.Env):
 
     def _read_action(self, action) -> np.ndarray:
         """The action as a float64 array of the action space's shape; ValueError if it cannot
-        be read as numbers or has the wrong shape."""
+        be read as real numbers (strings, objects, complex) or has the wrong shape."""
         try:
-            a = np.asarray(action, dtype=np.float64)
+            a = np.asarray(action)
         except (TypeError, ValueError):
-            raise ValueError(f"action {action!r} cannot be read as numbers") from None
+            a = None
+        if a is None or a.dtype.kind not in "biuf":
+            raise ValueError(f"action {action!r} cannot be read as real numbers") from None
+        a = a.astype(np.float64, copy=False)
         if a.shape != self.action_space.shape:
             raise ValueError(f"action shape {a.shape}; expected {self.action_space.shape} "
                              f"({', '.join(self.action_names)})")
@@ -119,16 +163,37 @@ class TractionEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        options = dict(options or {})
+        options = self._read_options(options)
         terrain_seed = options.pop("terrain_seed", int(self.np_random.integers(2**31 - 1)))
         self.scene.regenerate(terrain_seed, self._renderer.context if self._renderer else None)
         self._reset_task(options)
+        self._steps = 0
         self.sim.step(1)
+        diverged = self.sim.diverged()
         c = ChassisReading(self.sim.now)
-        obs = np.clip(self._observation(c), -OBS_LIMIT, OBS_LIMIT)
+        if diverged:
+            obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
+        else:
+            obs = np.clip(self._observation(c), -OBS_LIMIT, OBS_LIMIT)
         info = {**self._diagnostics(c), **dict.fromkeys(self._reward_keys, 0.0),
-                "is_success": False, "diverged": False}
+                "is_success": False, "diverged": diverged}
         return obs, info
+
+    def _read_options(self, options) -> dict:
+        """A copy of the reset ``options`` with ``terrain_seed`` checked; TypeError if not a
+        dict, ValueError naming an unknown key (the task's keys are :attr:`reset_options`)."""
+        if options is None:
+            return {}
+        if not isinstance(options, dict):
+            raise TypeError(f"reset options: a dict, got {type(options).__name__}")
+        allowed = ("terrain_seed", *self.reset_options)
+        for key in options:
+            if key not in allowed:
+                raise ValueError(f"reset option {key!r} is unknown; allowed: {', '.join(allowed)}")
+        seed = options.get("terrain_seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ValueError(f"reset option terrain_seed = {seed!r}; allowed: an integer >= 0")
+        return dict(options)
 
     def step(self, action):
         self._step_physics(action)
@@ -170,9 +235,9 @@ class TractionEnv(gym.Env):
         if diverged:
             obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
             return obs, [0.0] * len(self.reward_names), False, False
-        obs = self._observation(c)
         terms = self._reward_terms(c)
         terminated, success = self._termination(c)
+        obs = self._observation(c)                  # after the terms: it shows this step's state
         return obs, [float(terms[k]) for k in self.reward_names], terminated, success
 
     def _step_info(self, c: ChassisReading, values: list, success: bool, diverged: bool) -> dict:
@@ -184,11 +249,14 @@ class TractionEnv(gym.Env):
         return info
 
     def _diverged(self) -> bool:
-        """MuJoCo's bad-acceleration warning or a non-finite state (flagged by the compiled loop)."""
+        """After a step's physics (once per step; it counts the steps): MuJoCo's bad position,
+        velocity or acceleration warning, or a non-finite state (flagged by the compiled loop)."""
+        self._steps += 1
         bad = self.sim.diverged()
-        if bad and not self._warned_divergence:
-            logger.warning("%s: simulation diverged at t = %.3f s; truncating the episode",
-                           type(self).__name__, self.data.time)
+        if bad and not self._warned_divergence:      # (MuJoCo may have reset data.time)
+            logger.warning("%s: simulation diverged in step %d of the episode (t = %.3f s); "
+                           "truncating the episode", type(self).__name__, self._steps,
+                           self._steps * self.control_dt)
             self._warned_divergence = True
         return bad
 
@@ -199,7 +267,8 @@ class TractionEnv(gym.Env):
     # --- save / restore ------------------------------------------------------------------
     def get_state(self) -> dict:
         """Everything needed to continue bit for bit: MuJoCo's integration state (incl. warm
-        start), the vehicle state and commands, the RNG, the terrain and the task's own state.
+        start), the vehicle state, commands and outputs, the chassis row and divergence flag the
+        next step's action map and checks read, the RNG, the terrain and the task's own state.
         (The TimeLimit wrapper's step count lives outside the unwrapped env.)"""
         spec = mujoco.mjtState.mjSTATE_INTEGRATION
         mj = np.empty(mujoco.mj_stateSize(self.model, spec))
@@ -207,13 +276,16 @@ class TractionEnv(gym.Env):
         sim = self.sim
         return copy.deepcopy({
             "mujoco": mj, "state": sim.state, "commands": sim.commands,
-            "wheel_angle": sim.wheel_angle, "outputs": sim.outputs,
-            "rng": self.np_random.bit_generator.state, "hfield": self.model.hfield_data,
-            "terrain": (self.scene.terrain, self.model.hfield_size, self.model.geom_pos),
+            "wheel_angle": sim.wheel_angle, "outputs": sim.outputs, "now": sim.now,
+            "diverged": sim.diverged(), "warnings": self.data.warning.number,
+            "steps": self._steps,
+            "rng": self.np_random.bit_generator.state, "terrain": self.scene.save_terrain(),
             "task": {k: getattr(self, k) for k in self.task_state}})
 
     def set_state(self, state: dict) -> None:
-        """Restore a :meth:`get_state` snapshot (of this environment)."""
+        """Restore a :meth:`get_state` snapshot (of this environment): the next steps replay
+        bit for bit, and MjData's derived quantities (poses for rendering and
+        :meth:`read_chassis`) are recomputed for the restored state."""
         state = copy.deepcopy(state)
         spec = mujoco.mjtState.mjSTATE_INTEGRATION
         mujoco.mj_setState(self.model, self.data, state["mujoco"], spec)
@@ -223,13 +295,12 @@ class TractionEnv(gym.Env):
                 getattr(getattr(sim, name), buf)[...] = value
         sim.wheel_angle[...] = state["wheel_angle"]
         self.np_random.bit_generator.state = state["rng"]
-        self.model.hfield_data[:] = state["hfield"]
-        self.scene.terrain, hsize, gpos = state["terrain"]
-        self.model.hfield_size[:] = hsize
-        self.model.geom_pos[:] = gpos
+        self.scene.restore_terrain(state["terrain"],
+                                   self._renderer.context if self._renderer else None)
         for key, value in state["task"].items():
             setattr(self, key, value)
-        sim.refresh()
+        self._steps = state["steps"]
+        sim.restore(state["now"], state["diverged"], state["warnings"])
 
     # --- measurements (read MjData now; the step itself uses its one ChassisReading) -------
     def read_chassis(self) -> ChassisReading:
@@ -295,9 +366,10 @@ class TractionEnv(gym.Env):
 
     def _reward_terms(self, c: ChassisReading) -> dict[str, float]:
         """Weighted reward terms keyed by :attr:`reward_names` (costs negative) (task); called
-        once per step, after :meth:`_observation`."""
+        once per step, before :meth:`_termination` and :meth:`_observation`."""
         raise NotImplementedError
 
     def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
-        """``(terminated, success)`` (task); called once per step, after the reward terms."""
+        """``(terminated, success)`` (task); called once per step, after the reward terms and
+        before the observation."""
         raise NotImplementedError

@@ -13,7 +13,7 @@ from traction.vehicle_model import VehicleParams, load_vehicle
 from traction.vehicle_model import layout as L
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv
+from .base import OBS_LIMIT, TractionEnv, finite_weights, option_number, positive
 from .reading import ChassisReading
 
 HEIGHTMAP_AHEAD = np.arange(8) * 1.5            # m ahead of the chassis origin
@@ -78,7 +78,8 @@ class Climb6x6Env(TractionEnv):
     ## Starting State
     At rest near the foot of the course, heading +x with yaw uniform in +-15 deg and lateral
     offset uniform in +-3 m (rough_hill, slope); on `crest`, straddling the first ditch. Options:
-    `reset(options={"terrain_seed": int, "spawn": (x, y, yaw)})` fix the terrain and pose.
+    `reset(options={"terrain_seed": int, "spawn": (x, y, yaw)})` fix the terrain and pose
+    (x, y in m on the terrain, yaw in rad).
 
     ## Episode End
     - Termination: success (horizontal distance to the goal < `goal_radius`) or rollover (up
@@ -95,8 +96,8 @@ class Climb6x6Env(TractionEnv):
     | `action_mode` | `"pedals"` | or `"wheel_torques"` |
     | `control_dt` | 0.04 | s per `step` (25 Hz) |
     | `physics_dt` | 0.004 | s per physics substep: spring alpha = sqrt(m/k)/dt ~ 31 (> 5), tyre/wheel coupling rate x dt ~ 0.4 (< 2) |
-    | `goal_radius` | 6.0 | m |
-    | `vehicle` | `"truck_6x6"` | preset name, TOML path or `VehicleParams` (six wheels for `wheel_torques`) |
+    | `goal_radius` | 6.0 | m (> 0) |
+    | `vehicle` | `"truck_6x6"` | preset name, TOML path or `VehicleParams` (six wheels) |
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | `"rgb_array"` or `"human"` |
 
@@ -106,6 +107,7 @@ class Climb6x6Env(TractionEnv):
 
     reward_names = ("progress", "energy", "slip", "success", "rollover")
     task_state = ("_prev_dist", "_goal_xyz")
+    reset_options = ("spawn",)
     action_map = actions.DRIVE_LEVER
 
     def __init__(self, terrain: str = "rough_hill", difficulty: float = 0.5,
@@ -121,7 +123,14 @@ class Climb6x6Env(TractionEnv):
             raise ValueError(f"differential = {differential!r}; allowed: torque_vectoring, equal")
         if action_mode not in ("pedals", "wheel_torques"):
             raise ValueError(f"action_mode = {action_mode!r}; allowed: pedals, wheel_torques")
+        goal_radius = positive("goal_radius", goal_radius)
+        weights = finite_weights({"progress": progress_weight, "energy": energy_weight,
+                                  "slip": slip_weight, "success": success_bonus,
+                                  "rollover": rollover_penalty})
         p = vehicle if isinstance(vehicle, VehicleParams) else load_vehicle(vehicle)
+        if p.n_wheels != 6:
+            raise ValueError(f"vehicle {p.name!r} has {p.n_wheels} wheels; Climb6x6-v0's "
+                             "observation has six-wheel channels (a 6x6: 6 wheels)")
         kind = "torque_vectoring" if differential == "torque_vectoring" else "multi_wheel"
         p = dataclasses.replace(p, differential=dataclasses.replace(p.differential, type=kind))
         self.action_names = ("drive", "steer") + (
@@ -133,9 +142,7 @@ class Climb6x6Env(TractionEnv):
         super().__init__(p, terrain, kwargs, control_dt, physics_dt, render_mode, width, height)
         self.terrain_name, self.action_mode = terrain, action_mode
         self.goal_radius = goal_radius
-        self.weights = {"progress": progress_weight, "energy": energy_weight,
-                        "slip": slip_weight, "success": success_bonus,
-                        "rollover": rollover_penalty}
+        self.weights = weights
         self.observation_space = gym.spaces.Box(-OBS_LIMIT, OBS_LIMIT, (90,), np.float64)
 
     # --- task --------------------------------------------------------------------------------
@@ -152,7 +159,7 @@ class Climb6x6Env(TractionEnv):
     def _reset_task(self, options: dict) -> None:
         t = self.scene.terrain
         if "spawn" in options:
-            x, y, yaw = options["spawn"]
+            x, y, yaw = self._spawn_option(options["spawn"])
             pos, quat = spawn_on_grid(t.grid, self.vehicle, x, y, yaw)
         elif self.terrain_name == "crest":
             pos, quat = t.spawn_pos, t.spawn_quat
@@ -164,6 +171,22 @@ class Climb6x6Env(TractionEnv):
         self.sim.reset(pos=pos, quat=quat)
         self._goal_xyz = tuple(self._goal().tolist())       # fixed for the episode
         self._prev_dist = self._goal_distance(self.read_chassis())
+
+    def _spawn_option(self, spawn) -> tuple[float, float, float]:
+        """The ``spawn`` reset option as ``(x, y, yaw)``; ValueError unless three finite
+        numbers with (x, y) on the terrain."""
+        try:
+            x, y, yaw = (float(v) for v in np.asarray(spawn, dtype=np.float64).reshape(3))
+        except (TypeError, ValueError):
+            raise ValueError(f"reset option spawn = {spawn!r}; allowed: (x m, y m, yaw "
+                             "rad)") from None
+        grid = self.scene.terrain.grid
+        x_hi, y_hi = grid.x0 + grid.extent[0], grid.y0 + grid.extent[1]
+        opts = {"spawn x": x, "spawn y": y, "spawn yaw": yaw}
+        option_number(opts, "spawn x", x, grid.x0, x_hi)
+        option_number(opts, "spawn y", y, grid.y0, y_hi)
+        option_number(opts, "spawn yaw", yaw, -math.tau, math.tau)
+        return x, y, yaw
 
     def _goal_distance(self, c: ChassisReading) -> float:
         """Horizontal distance from the CoM to the goal (m)."""

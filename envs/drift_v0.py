@@ -12,7 +12,7 @@ from traction.vehicle_model import VehicleParams, load_vehicle
 from traction.vehicle_model import layout as L
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv
+from .base import OBS_LIMIT, TractionEnv, finite_weights, option_number, positive
 from .reading import ChassisReading
 from .rewards import tolerance
 
@@ -79,7 +79,8 @@ class DriftEnv(TractionEnv):
 
     ## Starting State
     On the circle at (0, -radius), heading +x (tangent, counter-clockwise), speed uniform in
-    8-10 m/s, second gear, with heading noise +-3 deg.
+    8-10 m/s, second gear, with heading noise +-3 deg. Options: `reset(options={"speed": m/s})`
+    (0-40) fixes the start speed.
 
     ## Episode End
     - Termination: spin-out (\|sideslip\| > 80 deg) or leaving the pad.
@@ -92,7 +93,7 @@ class DriftEnv(TractionEnv):
     |---|---|---|
     | `target_sideslip_deg` | 30.0 | deg |
     | `radius` | 20.0 | circle radius (m) |
-    | `hold_seconds` | 3.0 | s of drift for success |
+    | `hold_seconds` | 3.0 | s of drift for success (> 0) |
     | `vehicle` | `"sedan_rwd"` | preset name, TOML path or `VehicleParams` (4 wheels, engine) |
     | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 26; tyre coupling stable) |
     | weights | see Rewards | |
@@ -100,12 +101,14 @@ class DriftEnv(TractionEnv):
 
     ## Version History
     - v0: initial release (the `hold` term and the sticky success were added before the first
-      published results).
+      published results). Observation 18 showed the previous step's drift time until
+      2026-11-25; it now shows the step's own, the one the `hold` term pays.
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")
     reward_names = ("sideslip", "circle", "hold", "spin_out", "off_pad")
     task_state = ("_held", "_succeeded")
+    reset_options = ("speed",)
     action_map = actions.STEER_PEDALS
 
     def __init__(self, target_sideslip_deg: float = 30.0, radius: float = 20.0,
@@ -116,20 +119,26 @@ class DriftEnv(TractionEnv):
                  width: int = 640, height: int = 480):
         if not 0.0 <= target_sideslip_deg < 80.0:
             raise ValueError(f"target_sideslip_deg = {target_sideslip_deg}; allowed [0, 80)")
+        hold_seconds = positive("hold_seconds", hold_seconds)
+        weights = finite_weights({"sideslip": sideslip_weight, "circle": circle_weight,
+                                  "hold": hold_weight, "spin_out": spin_out_penalty,
+                                  "off_pad": off_pad_penalty})
         p = vehicle if isinstance(vehicle, VehicleParams) else load_vehicle(vehicle)
+        if p.n_wheels != 4:
+            raise ValueError(f"vehicle {p.name!r} has {p.n_wheels} wheels; Drift-v0's "
+                             "observation has four-wheel slip channels (a car: 4 wheels)")
         p = dataclasses.replace(p, gearbox=dataclasses.replace(p.gearbox, autobox=0.0))
         super().__init__(p, "skidpad", {"radius": radius}, control_dt, physics_dt, render_mode,
                          width, height)
         self.target = math.radians(target_sideslip_deg)
         self.radius, self.hold_seconds = radius, hold_seconds
-        self.weights = {"sideslip": sideslip_weight, "circle": circle_weight, "hold": hold_weight,
-                        "spin_out": spin_out_penalty, "off_pad": off_pad_penalty}
+        self.weights = weights
         self.observation_space = gym.spaces.Box(-OBS_LIMIT, OBS_LIMIT, (19,), np.float64)
         self._held, self._succeeded = 0.0, False
         self._slide_of: tuple = (None, 0.0, 0.0)
 
     def _reset_task(self, options: dict) -> None:
-        speed = float(options.get("speed", self.np_random.uniform(8.0, 10.0)))
+        speed = option_number(options, "speed", self.np_random.uniform(8.0, 10.0), 0.0, 40.0)
         yaw = float(self.np_random.uniform(-0.05, 0.05))
         t = self.scene.terrain
         quat = np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])

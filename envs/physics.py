@@ -49,6 +49,10 @@ XPOS, XMAT, XIPOS, QVEL, SENSORDATA, XFRC, QPOS, WARNING = range(8)
 BODY, QVEL_ADR, NBODY, NQ = range(4)
 #: MjData.warning is an array of {int lastinfo; int number} structs; the WARNING address is that
 #: of the first ``number`` (``MjData.warning.number``), so counters are every second int from it
+#: of the warnings after which MuJoCo resets the world itself (a position or velocity beyond
+#: 1e10 or not finite, a bad acceleration)
+BADQPOS = 2 * int(mujoco.mjtWarning.mjWARN_BADQPOS)
+BADQVEL = 2 * int(mujoco.mjtWarning.mjWARN_BADQVEL)
 BADQACC = 2 * int(mujoco.mjtWarning.mjWARN_BADQACC)
 N_WARNING_INTS = 2 * int(mujoco.mjtWarning.mjNWARNING) - 1
 #: grid_info columns: has a surface grid, x0, y0, cell size (m)
@@ -130,9 +134,10 @@ def _buffer(address, n):
 
 @jit
 def diverged(addr, index, nv, wheel_state) -> bool:
-    """MuJoCo met a bad acceleration since the last reset (it then resets the world itself), or a
-    position, velocity or wheel spin is not finite."""
-    if numba.carray(_pointer(addr[WARNING]), (N_WARNING_INTS,), np.int32)[BADQACC] > 0:
+    """MuJoCo met a bad position, velocity or acceleration since the last reset (it then resets
+    the world itself), or a position, velocity or wheel spin is not finite."""
+    warnings = numba.carray(_pointer(addr[WARNING]), (N_WARNING_INTS,), np.int32)
+    if warnings[BADQPOS] > 0 or warnings[BADQVEL] > 0 or warnings[BADQACC] > 0:
         return True
     qpos, qvel = _buffer(addr[QPOS], index[NQ]), _buffer(addr[QVEL], nv)
     total = 0.0                  # a sum of finite values is finite (an overflow is flagged too)

@@ -13,7 +13,7 @@ from traction.vehicle_model import VehicleParams, load_vehicle
 from traction.vehicle_model import layout as L
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv
+from .base import OBS_LIMIT, TractionEnv, finite_weights, option_number
 from .reading import ChassisReading
 
 
@@ -97,6 +97,7 @@ class TankTurnEnv(TractionEnv):
     action_names = ("left", "right")
     reward_names = ("heading", "aim", "translation", "hold")
     task_state = ("target", "start", "_prev_pos", "_prev_err", "_held")
+    reset_options = ("target_offset", "yaw")
     action_map = actions.TRACK_STICKS
     TOLERANCE = math.radians(2.0)
     HOLD_SECONDS = 1.0
@@ -115,15 +116,17 @@ class TankTurnEnv(TractionEnv):
         p = dataclasses.replace(p, differential=dataclasses.replace(p.differential,
                                                                     tank_mode=drive_mode))
         super().__init__(p, "arena", {}, control_dt, physics_dt, render_mode, width, height)
-        self.weights = {"heading": heading_weight, "aim": aim_weight,
-                        "translation": translation_weight, "hold": hold_bonus}
+        self.weights = finite_weights({"heading": heading_weight, "aim": aim_weight,
+                                       "translation": translation_weight, "hold": hold_bonus})
         self.observation_space = gym.spaces.Box(-OBS_LIMIT, OBS_LIMIT, (9,), np.float64)
         groups = self.vehicle.groups               # track speed = mean wheel spin x radius
         self._track_speed = groups / groups.sum(axis=0) * self.vehicle.wheels.radius[0]
 
     def _reset_task(self, options: dict) -> None:
-        yaw = float(options.get("yaw", self.np_random.uniform(-np.pi, np.pi)))
-        offset = float(options.get("target_offset", self.np_random.uniform(-np.pi, np.pi)))
+        yaw = option_number(options, "yaw", self.np_random.uniform(-np.pi, np.pi),
+                            -math.tau, math.tau)
+        offset = option_number(options, "target_offset", self.np_random.uniform(-np.pi, np.pi),
+                               -math.tau, math.tau)
         pos, quat = spawn_on_grid(self.scene.terrain.grid, self.vehicle, 0.0, 0.0, yaw)
         self.sim.reset(pos=pos, quat=quat)
         c = self.read_chassis()

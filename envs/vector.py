@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium.envs.registration import load_env_creator
+from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
@@ -80,6 +81,10 @@ class TractionVectorEnv(VectorEnv):
             raise ValueError(f"num_envs = {num_envs!r}; allowed: an integer >= 1")
         if not isinstance(num_threads, int) or num_threads < 1:
             raise ValueError(f"num_threads = {num_threads!r}; allowed: an integer >= 1")
+        if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(
+                max_episode_steps, int | np.integer) or max_episode_steps < 1):
+            raise ValueError(f"max_episode_steps = {max_episode_steps!r}; allowed: None or an "
+                             "integer >= 1")
         self.envs = [env_class(**kwargs) for _ in range(num_envs)]
         self.batch = SimBatch([e.sim for e in self.envs], num_threads)
         first = self.envs[0]
@@ -106,18 +111,44 @@ class TractionVectorEnv(VectorEnv):
         self._every.setflags(write=False)
         self._all = list(range(num_envs))
         self._zeros = (0.0,) * len(first.reward_names)         # a reset world's reward terms
+        self._was_reset = False
 
     def reset(self, *, seed: int | list[int | None] | None = None,
               options: dict[str, Any] | None = None):
-        """Reset every sub-environment (``seed`` int: sub-environment i gets ``seed + i``)."""
+        """Reset every sub-environment (``seed`` int: sub-environment i gets ``seed + i``), or,
+        as Gymnasium 1.x's partial reset, those flagged in ``options["reset_mask"]`` (a bool
+        array, one flag per sub-environment; the info then holds only theirs). The other
+        options go to each reset sub-environment."""
         seeds = self._seeds(seed)
+        options = dict(options or {})
+        mask = self._reset_mask(options.pop("reset_mask", None))
+        worlds = np.flatnonzero(mask).tolist()
         infos = []
-        for i, (env, s) in enumerate(zip(self.envs, seeds, strict=True)):
-            self._obs[i], info = env.reset(seed=s, options=options)
+        for i in worlds:
+            self._obs[i], info = self.envs[i].reset(seed=seeds[i], options=options or None)
             infos.append(info)
-        self._elapsed[:] = 0
-        self._autoreset[:] = False
-        return self._obs.copy(), self._batch_infos(infos)
+        self._elapsed[mask] = 0
+        self._autoreset[mask] = False
+        self._was_reset = True
+        if len(worlds) == self.num_envs:
+            return self._obs.copy(), self._batch_infos(infos)
+        out: dict = {}
+        for i, info in zip(worlds, infos, strict=True):
+            out = self._add_info(out, info, i)
+        return self._obs.copy(), out
+
+    def _reset_mask(self, mask) -> np.ndarray:
+        """The worlds to reset: all, or the ``reset_mask`` option checked (ValueError)."""
+        if mask is None:
+            return self._every
+        mask = np.asarray(mask)
+        if mask.dtype != np.bool_ or mask.shape != (self.num_envs,) or not mask.any():
+            raise ValueError(f"reset option reset_mask: {mask.dtype} {mask.shape}; allowed: a "
+                             f"bool array of shape ({self.num_envs},) with at least one True")
+        if not self._was_reset and not mask.all():
+            raise ResetNeeded("reset_mask before the first reset: reset every sub-environment "
+                              "first")
+        return mask
 
     def step(self, actions):
         r = self.step_batch(actions)
@@ -172,7 +203,14 @@ class TractionVectorEnv(VectorEnv):
         all at once. :attr:`final` holds, per world whose episode ended and was reset in this
         step (``SAME_STEP``), its last observation and info.
         """
-        actions = np.asarray(actions)
+        if not self._was_reset:
+            raise ResetNeeded("step() before reset(): reset the vector environment first")
+        try:
+            actions = np.asarray(actions)
+        except (TypeError, ValueError):
+            actions = np.asarray(None)
+        if actions.dtype.kind not in "biuf":
+            raise ValueError(f"actions cannot be read as real numbers (dtype {actions.dtype})")
         if actions.shape != self.action_space.shape:
             raise ValueError(f"actions shape {actions.shape}; expected {self.action_space.shape} "
                              f"(num_envs, {', '.join(self.envs[0].action_names)})")
@@ -260,10 +298,7 @@ class TractionVectorEnv(VectorEnv):
         if actions.dtype == np.float32:         # the action space's: copied in the compiled call
             bad = self.batch.step(self.n_substeps, stepping, first.action_map, actions)
         else:
-            try:
-                self.batch.action[...] = actions
-            except (TypeError, ValueError):
-                raise ValueError(f"actions {actions!r} cannot be read as numbers") from None
+            self.batch.action[...] = actions
             bad = self.batch.step(self.n_substeps, stepping, first.action_map)
         if bad >= 0:
             i, j = divmod(bad, self.batch.action.shape[1])

@@ -140,9 +140,22 @@ class VehicleSim:
         physics.chassis(o.addr[0], o.index[0], self.model.nv, self.now)
         self._bad[0] = physics.diverged(o.addr[0], o.index[0], self.model.nv, o.state.wheel[0])
 
+    def restore(self, now: np.ndarray, diverged: bool, warnings: np.ndarray) -> None:
+        """After MjData's state, the terrain and the vehicle arrays were restored from a
+        snapshot: rewrite the terrain's surface map, recompute MjData's derived quantities
+        (``mj_forward``), and put back the snapshot's MuJoCo warning counts (the divergence
+        check reads them), chassis row and divergence flag (the compiled loop wrote those after
+        the snapshot's step; the next step reads them)."""
+        o = self._own
+        self.surfaces.write(o.grid[0], o.grid_info[0], o.patches[0])
+        mujoco.mj_forward(self.model, self.data)
+        self.data.warning.number[:] = warnings
+        self.now[...], self._bad[0] = now, diverged
+
     def diverged(self) -> bool:
-        """MuJoCo met a bad acceleration since the last reset (and reset the world itself), or a
-        position, velocity or wheel spin is not finite (as of the last step or refresh)."""
+        """MuJoCo met a bad position, velocity or acceleration since the last reset (and reset
+        the world itself), or a position, velocity or wheel spin is not finite (as of the last
+        step or refresh)."""
         return bool(self._bad[0])
 
     def set_commands(self, **values) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import mujoco
@@ -58,6 +59,23 @@ class Scene:
             sid = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, names.GOAL_MARKER)
             if sid >= 0:
                 self.model.site_pos[sid] = t.goal + [0, 0, 1.0]
+
+
+    def save_terrain(self) -> tuple:
+        """A copy of everything :meth:`regenerate` rewrites (for :meth:`restore_terrain`)."""
+        m = self.model
+        return copy.deepcopy((self.terrain, m.hfield_data, m.hfield_size, m.geom_pos, m.site_pos))
+
+    def restore_terrain(self, saved: tuple, context: mujoco.MjrContext | None = None) -> None:
+        """Put back a :meth:`save_terrain` copy; ``context``: a render context whose
+        heightfield copies must be refreshed."""
+        t, hfield, hsize, gpos, spos = copy.deepcopy(saved)
+        m = self.model
+        m.hfield_data[:], m.hfield_size[:], m.geom_pos[:], m.site_pos[:] = hfield, hsize, gpos, spos
+        self.terrain = t
+        if context is not None:
+            for hid in range(m.nhfield):
+                mujoco.mjr_uploadHField(m, context, hid)
 
 
 def build_spec(vehicle: VehicleParams, terrain_name: str, seed: int, physics_dt: float,

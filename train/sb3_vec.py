@@ -53,6 +53,7 @@ class TractionSB3VecEnv(VecEnv):
             self.venv._obs[i] = obs
         self.venv._elapsed[:] = 0
         self.venv._autoreset[:] = False
+        self.venv._was_reset = True
         self._reset_seeds()
         self._reset_options()
         return self.venv._obs.copy()

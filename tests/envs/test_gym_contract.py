@@ -117,7 +117,7 @@ def test_actions_are_checked_and_clipped_channel_by_channel():
     assert u._check_action(big) == [1.0, 1.0, -0.25, 0.0]
     with pytest.raises(ValueError, match=r"action\[2\] \(brake\) = -inf"):
         u._check_action(np.array([0.0, 0.0, -np.inf, 0.0]))
-    with pytest.raises(ValueError, match="cannot be read as numbers"):
+    with pytest.raises(ValueError, match="cannot be read as real numbers"):
         u._check_action(["a", 0, 0, 0])
 
 
@@ -156,7 +156,7 @@ def test_compiled_action_map_rejects_a_non_finite_channel_before_anything_moves(
         after = (_commands(u), u.data.time, u.data.qpos.copy(), u.sim.state.wheel.copy())
         assert after[0] == before[0] and after[1] == before[1]
         assert np.array_equal(after[2], before[2]) and np.array_equal(after[3], before[3])
-    with pytest.raises(ValueError, match="cannot be read as numbers"):
+    with pytest.raises(ValueError, match="cannot be read as real numbers"):
         u.step(["a", 0, 0, 0])
 
 

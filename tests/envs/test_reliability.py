@@ -10,6 +10,7 @@ import sys
 import warnings
 
 import gymnasium as gym
+import mujoco
 import numpy as np
 import pytest
 
@@ -105,3 +106,57 @@ def test_absurd_spring_diverges_with_a_flag_and_resets_cleanly(caplog):
     assert sum("diverged" in rec.message for rec in caplog.records) == 1   # logged once
     obs, info = env.reset(seed=2)
     assert np.all(np.isfinite(obs)) and not info["diverged"]
+
+
+def test_set_state_after_a_reset_restores_surfaces_poses_and_the_rendered_terrain():
+    env = gym.make("Traction/Climb6x6-v0", render_mode="rgb_array", width=96, height=72).unwrapped
+    env.reset(seed=4)
+    for _ in range(40):
+        env.step(np.float32([1.0, 0.0]))
+    snapshot = env.get_state()
+    mujoco.mj_forward(env.model, env.data)     # poses of the snapshot's state (as set_state's)
+    heading, frame = env.heading(), env.render().copy()
+
+    def tail():                 # full throttle over terrain whose surface map differs by seed
+        h = hashlib.sha256()
+        for _ in range(300):
+            obs, r, term, trunc, _ = env.step(np.float32([1.0, 0.0]))
+            h.update(obs.tobytes())
+            h.update(np.float64(r).tobytes())
+            if term or trunc:
+                break
+        return h.hexdigest()
+
+    first = tail()
+    env.reset(seed=99)
+    env.render()
+    env.set_state(snapshot)
+    assert env.heading() == heading
+    assert np.array_equal(env.render(), frame)
+    assert tail() == first
+
+
+def test_a_velocity_mujoco_resets_the_world_for_is_flagged_as_divergence():
+    env = gym.make("Traction/Drift-v0")
+    u = env.unwrapped
+    env.reset(seed=0)
+    for _ in range(5):
+        env.step(np.zeros(4, np.float32))
+    u.data.qvel[u.sim.qvel_adr + 2] = 2e10        # finite, above MuJoCo's 1e10: it resets
+    u.sim.refresh()
+    obs, r, term, trunc, info = env.step(np.zeros(4, np.float32))
+    assert trunc and info["diverged"] and not term and np.all(obs == 0.0)
+    obs, info = env.reset(seed=1)
+    assert not info["diverged"] and np.all(np.isfinite(obs))
+
+
+def test_a_snapshot_taken_before_a_divergence_restores_a_healthy_world():
+    env = gym.make("Traction/Drift-v0")
+    u = env.unwrapped
+    env.reset(seed=0)
+    snapshot = u.get_state()
+    u.data.qvel[u.sim.qvel_adr + 2] = 2e10
+    u.sim.refresh()
+    assert env.step(np.zeros(4, np.float32))[4]["diverged"]
+    u.set_state(snapshot)                           # MuJoCo's warning counts come back too
+    assert not env.step(np.zeros(4, np.float32))[4]["diverged"]

@@ -79,8 +79,11 @@ def test_drift_success_after_holding_the_target_sideslip(monkeypatch):
     monkeypatch.setattr(type(u), "sideslip", lambda self, c=None: self.target)
     monkeypatch.setattr(type(u), "cross_track", lambda self, c=None: 0.5)
     coast = np.array([0.0, 0.0, -1.0, -1.0])                  # half throttle, no brakes
-    infos = [env.step(coast)[4] for _ in range(30)]
+    steps = [env.step(coast) for _ in range(30)]
+    infos = [s[4] for s in steps]
     assert not infos[20]["is_success"] and infos[26]["is_success"]
+    # the observation's drift timer is this step's, the one the hold term pays
+    assert all(o[18] == i["reward_hold"] for o, _, _, _, i in steps)
     assert infos[-1]["reward_sideslip"] > 0.5
     # hold pays the drift's age / hold_seconds (0.04 s steps), capped at 1
     assert infos[4]["reward_hold"] == pytest.approx(infos[3]["reward_hold"] + 0.04)

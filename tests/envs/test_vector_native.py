@@ -66,7 +66,7 @@ def test_next_step_autoreset_semantics_and_bad_actions():
         venv.step(np.zeros(2))
     with pytest.raises(ValueError, match=r"sub-environment 1: action\[0\] \(left\) = nan"):
         venv.step(np.array([[0, 0], [np.nan, 0]]))
-    with pytest.raises(ValueError, match="cannot be read as numbers"):
+    with pytest.raises(ValueError, match="cannot be read as real numbers"):
         venv.step(np.array([["a", 0], [0, 0]]))
 
 

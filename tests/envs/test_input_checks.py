@@ -1,0 +1,114 @@
+"""Bad constructor arguments, reset options and vector-env calls are refused with an error that
+names what was wrong, before anything is built or stepped."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.error import ResetNeeded
+
+import traction.envs  # noqa: F401  (registers the environments)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"physics_dt": 0.0}, r"physics_dt = 0.0; allowed: a positive finite number"),
+    ({"control_dt": float("nan")}, r"control_dt = nan; allowed"),
+    ({"control_dt": float("inf")}, r"control_dt = inf; allowed"),
+    ({"control_dt": 0.041}, r"must be a positive multiple of physics_dt"),
+    ({"hold_seconds": 0.0}, r"hold_seconds = 0.0; allowed: a finite number > 0"),
+    ({"hold_seconds": -1.0}, r"hold_seconds = -1.0"),
+    ({"circle_weight": float("nan")}, r"reward term 'circle' = nan"),
+    ({"vehicle": "truck_6x6"}, r"has 6 wheels; Drift-v0's observation"),
+])
+def test_drift_arguments_are_checked(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        gym.make("Traction/Drift-v0", **kwargs)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"vehicle": "sedan_rwd"}, r"has 4 wheels; Climb6x6-v0's observation"),
+    ({"goal_radius": -1.0}, r"goal_radius = -1.0"),
+    ({"slip_weight": float("inf")}, r"reward term 'slip' = inf"),
+])
+def test_climb_arguments_are_checked(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        gym.make("Traction/Climb6x6-v0", **kwargs)
+
+
+def test_tank_weights_are_checked():
+    with pytest.raises(ValueError, match=r"reward term 'hold' = nan"):
+        gym.make("Traction/TankTurn-v0", hold_bonus=float("nan"))
+
+
+@pytest.mark.parametrize("env_id, options, match", [
+    ("Traction/TankTurn-v0", {"yaw": float("nan")}, r"reset option yaw = nan"),
+    ("Traction/TankTurn-v0", {"target_offset": float("inf")}, r"reset option target_offset = inf"),
+    ("Traction/TankTurn-v0", {"yaw": "1"}, r"reset option yaw = '1'"),
+    ("Traction/Drift-v0", {"speed": float("nan")}, r"reset option speed = nan"),
+    ("Traction/Drift-v0", {"speed": -3.0}, r"reset option speed = -3.0; allowed: .* \[0.0, 40.0\]"),
+    ("Traction/Drift-v0", {"spawn": (0, 0, 0)}, r"reset option 'spawn' is unknown; allowed: "
+                                                r"terrain_seed, speed"),
+    ("Traction/Climb6x6-v0", {"spawn": (np.nan, 0, 0)}, r"reset option spawn x = nan"),
+    ("Traction/Climb6x6-v0", {"spawn": (1e6, 0, 0)}, r"reset option spawn x = 1000000.0"),
+    ("Traction/Climb6x6-v0", {"spawn": (1,)}, r"reset option spawn = \(1,\); allowed: \(x m, y m"),
+    ("Traction/Climb6x6-v0", {"terrain_seed": "abc"}, r"terrain_seed = 'abc'; allowed: an integer"),
+    ("Traction/Climb6x6-v0", {"terrain_seed": 1.5}, r"terrain_seed = 1.5"),
+    ("Traction/Climb6x6-v0", {"terrain_seed": -5}, r"terrain_seed = -5"),
+    ("Traction/Climb6x6-v0", {"spwan": (0, 0, 0)}, r"reset option 'spwan' is unknown"),
+])
+def test_reset_options_are_checked(env_id, options, match):
+    env = gym.make(env_id)
+    with pytest.raises(ValueError, match=match):
+        env.reset(seed=0, options=options)
+    env.reset(seed=0)                                   # the env is still usable
+
+
+def test_complex_actions_are_refused():
+    env = gym.make("Traction/TankTurn-v0")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="cannot be read as real numbers"):
+        env.step(np.array([0.5 + 3j, 0.1j]))
+    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    venv.reset(seed=0)
+    with pytest.raises(ValueError, match="cannot be read as real numbers"):
+        venv.step(np.full((2, 2), 0.5 + 1j))
+
+
+def test_human_rendering_without_a_display_is_refused(monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    with pytest.raises(RuntimeError, match="'human' needs a display"):
+        gym.make("Traction/TankTurn-v0", render_mode="human")
+
+
+@pytest.mark.parametrize("steps", [0, -1, 2.5, "3", True])
+def test_vector_time_limit_is_checked(steps):
+    with pytest.raises(ValueError, match="max_episode_steps = .*; allowed: None or an integer"):
+        gym.make_vec("Traction/TankTurn-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                     max_episode_steps=steps)
+
+
+def test_vector_step_before_reset_is_refused():
+    venv = gym.make_vec("Traction/Climb6x6-v0", num_envs=2,
+                        vectorization_mode="vector_entry_point")
+    with pytest.raises(ResetNeeded, match="step\\(\\) before reset\\(\\)"):
+        venv.step(np.zeros((2, 2), np.float32))
+
+
+def test_vector_partial_reset_resets_only_the_masked_worlds():
+    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=3, vectorization_mode="vector_entry_point")
+    venv.reset(seed=0)
+    for _ in range(10):
+        obs, *_ = venv.step(np.tile(np.float32([1.0, -1.0]), (3, 1)))
+    times = [e.data.time for e in venv.unwrapped.envs]
+    mask = np.array([False, True, False])
+    new, info = venv.reset(seed=5, options={"reset_mask": mask})
+    after = [e.data.time for e in venv.unwrapped.envs]
+    assert after[0] == times[0] and after[2] == times[2] and after[1] < times[1]
+    assert np.array_equal(new[[0, 2]], obs[[0, 2]]) and not np.array_equal(new[1], obs[1])
+    assert info["_is_success"].tolist() == [False, True, False]
+    single = gym.make("Traction/TankTurn-v0")                      # world 1 got seed 5 + 1
+    assert np.array_equal(single.reset(seed=6)[0], new[1])
+    for bad in (np.array([1, 0, 0]), np.array([False, False, False]), np.array([True, False])):
+        with pytest.raises(ValueError, match="reset_mask"):
+            venv.reset(options={"reset_mask": bad})
