@@ -22,13 +22,27 @@ class AntiRollParams:
     pairs: tuple[tuple[int, int], ...] = ()
     stiffness: tuple[float, ...] = ()
 
-    def validate(self, prefix: str = "anti_roll_bars", where: str = "") -> None:
+    def validate(self, prefix: str = "anti_roll_bars", where: str = "",
+                 n_wheels: int | None = None) -> None:
+        """Raise VehicleConfigError for a stiffness out of range, pairs and stiffness of
+        different lengths, a bar from a wheel to itself or (given ``n_wheels``) to a wheel
+        index outside ``0..n_wheels-1`` (the compiled update would read another row)."""
         pre = f"{where}: " if where else ""
-        for i, (k, (a, b)) in enumerate(zip(self.stiffness, self.pairs, strict=True)):
+        if len(self.pairs) != len(self.stiffness):
+            raise VehicleConfigError(f"{pre}{prefix}: {len(self.pairs)} wheel pairs but "
+                                     f"{len(self.stiffness)} stiffness values; need one per bar")
+        for i, (k, pair) in enumerate(zip(self.stiffness, self.pairs, strict=True)):
             if not (np.isfinite(k) and 0.0 <= k <= 1e7):
                 raise VehicleConfigError(f"{pre}{prefix}[{i}].stiffness = {k}; allowed [0, 1e+07] N/m")
+            if len(pair) != 2:
+                raise VehicleConfigError(f"{pre}{prefix}[{i}].wheels = {pair}; a bar joins two wheels")
+            a, b = pair
             if a == b:
                 raise VehicleConfigError(f"{pre}{prefix}[{i}] connects a wheel to itself")
+            top = np.inf if n_wheels is None else n_wheels
+            if any(int(w) != w or not 0 <= w < top for w in pair):
+                raise VehicleConfigError(f"{pre}{prefix}[{i}].wheels = {pair} refers to a wheel "
+                                         f"outside 0..{top - 1} ({n_wheels} wheels)")
 
 
 @jit

@@ -213,7 +213,11 @@ def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
         if extra:
             raise VehicleConfigError(f"{where}: unknown key(s) wheels[{i}].{sorted(extra)}; "
                                      f"allowed: {', '.join(sorted(WHEEL_KEYS))}")
-        names.append(str(w.get("name", f"wheel{i}")))
+        name = str(w.get("name", f"wheel{i}"))
+        if name in names:
+            raise VehicleConfigError(f"{where}: wheels[{i}].name = {name!r} is already the name of "
+                                     f"wheels[{names.index(name)}]; wheels are referred to by name")
+        names.append(name)
         meta = _fields(SuspensionParams)["position"].metadata
         positions.append(_convert(w.get("position"), meta, f"wheels[{i}].position", where))
     positions = np.array(positions)
@@ -294,6 +298,10 @@ def _differential(table: Any, names: list[str], where: str) -> DifferentialParam
         if not isinstance(value, list) or not value:
             raise VehicleConfigError(f"{where}: differential.{key} must be a list of wheel names")
         idx = tuple(_wheel_index(v, names, f"differential.{key}", where) for v in value)
+        twice = [v for v in value if value.count(v) > 1]
+        if twice:
+            raise VehicleConfigError(f"{where}: differential.{key} names {twice[0]!r} twice; "
+                                     "each wheel may appear once")
         if key == "wheels":
             if len(idx) != 4:
                 raise VehicleConfigError(f"{where}: differential.wheels needs 4 names "

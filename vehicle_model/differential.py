@@ -14,8 +14,12 @@ Types:
 * ``multi_wheel`` - PhysX NW: equal split over the driven wheels.
 * ``torque_vectoring`` - grounded driven wheels share torque in proportion to their suspension
   force, airborne ones get ``air_share`` each; with fewer than ``min_wheels_on_ground`` wheels on
-  the ground it falls back to the equal split.
-* ``tank`` - two groups (left, right), signed ratios ``thrust_side / (|thrust_l| + |thrust_r|)``;
+  the ground it falls back to the equal split. The airborne wheels' shares must leave the
+  grounded ones most of the torque (the 6x6 post's "extremely small" amount in the air), so at
+  most ``n_driven - min_wheels_on_ground`` wheels in the air times ``air_share`` must stay
+  below :data:`MAX_AIR_TOTAL`.
+* ``tank`` - two groups (left, right of the wheels' centre line), signed ratios
+  ``thrust_side / (|thrust_l| + |thrust_r|)``;
   ``standard`` mode clips thrust to [0, 1] (a negative stick brakes that side), ``special`` lets a
   side be driven backwards so the tank can pivot about its centre.
 * ``direct`` - no engine: per-wheel torques from the commands (PhysX NoDrive).
@@ -30,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import VehicleConfigError
 from .jit import jit
 from .layout import (
     AIR_SHARE,
@@ -50,8 +55,12 @@ from .layout import (
     TORQUE_VECTORING,
 )
 from .params import param, validate_fields
+from .suspension import centre_line_y
 
 FOUR_WD, FWD, RWD = range(3)   # layout.DRIVES
+#: Largest total torque ratio torque vectoring may give the airborne wheels (the rest goes to
+#: the grounded ones).
+MAX_AIR_TOTAL = 0.5
 
 
 @dataclass(frozen=True)
@@ -78,7 +87,8 @@ class DifferentialParams:
     centre_bias: float = param(1.3, lo=1.0, hi=100.0, shape="scalar",
                                doc="limited slip 4wd: allowed front/rear axle speed ratio")
     air_share: float = param(0.01, lo=0.0, hi=0.2, shape="scalar",
-                             doc="torque_vectoring: ratio given to each airborne wheel")
+                             doc="torque_vectoring: ratio given to each airborne wheel; "
+                                 "(n_driven - min_wheels_on_ground) x air_share < 0.5")
     min_wheels_on_ground: int = param(3, lo=1, hi=64, shape="scalar",
                                       doc="torque_vectoring: below this, split equally")
     tank_mode: str = param("special", shape="choice", choices=("standard", "special"),
@@ -87,8 +97,47 @@ class DifferentialParams:
     driven: tuple[int, ...] = ()                                 # multi_wheel / torque_vectoring
 
     def validate(self, prefix: str = "differential.", where: str = "") -> None:
-        """Raise VehicleConfigError naming the first field out of range."""
+        """Raise VehicleConfigError naming the first field out of range or a wheel referred to
+        twice (see :meth:`validate_wheels` for the checks that need the wheels)."""
         validate_fields(self, prefix, where)
+        pre = f"{where}: " if where else ""
+        if len(self.four_wheels) != 4:
+            raise VehicleConfigError(f"{pre}{prefix}four_wheels = {self.four_wheels}; needs 4 "
+                                     "wheels (front_left, front_right, rear_left, rear_right)")
+        for name in ("four_wheels", "driven"):
+            refs = list(getattr(self, name))
+            twice = [w for w in refs if refs.count(w) > 1]
+            if twice:
+                raise VehicleConfigError(f"{pre}{prefix}{name} = {tuple(refs)} refers to wheel "
+                                         f"{twice[0]} twice; each wheel may appear once")
+
+    def validate_wheels(self, positions: np.ndarray, prefix: str = "differential.",
+                        where: str = "") -> None:
+        """Checks against the vehicle's wheels (``positions`` ``(n_wheels, 3)``, m): wheel
+        indices in range, torque vectoring's airborne shares, a tank with wheels on both sides."""
+        pre = f"{where}: {prefix}" if where else prefix
+        n = len(positions)
+        for name in ("four_wheels", "driven"):
+            refs = getattr(self, name)
+            if (name == "driven" or self.type == "four_wheel") and any(
+                    not 0 <= w < n for w in refs):
+                raise VehicleConfigError(f"{pre}{name} = {tuple(refs)} refers to a wheel outside "
+                                         f"0..{n - 1} ({n} wheels)")
+        if self.type == "torque_vectoring":
+            n_air = (len(self.driven) or n) - self.min_wheels_on_ground
+            if n_air * self.air_share >= MAX_AIR_TOTAL:
+                raise VehicleConfigError(
+                    f"{pre}air_share = {self.air_share:g}: with {n_air} driven wheels in the air "
+                    f"(driven wheels - min_wheels_on_ground) they would get {n_air} x "
+                    f"{self.air_share:g} = {n_air * self.air_share:g} of the torque; allowed < "
+                    f"{MAX_AIR_TOTAL:g} (lower air_share or raise min_wheels_on_ground)")
+        if self.type == "tank":
+            centre = centre_line_y(positions)
+            on_line = np.flatnonzero(np.abs(positions[:, 1] - centre) < 1e-6)
+            if len(on_line):
+                raise VehicleConfigError(
+                    f"{pre}type = 'tank': wheel {on_line[0]} lies on the centre line y = "
+                    f"{centre:g} m between the tracks; every wheel must be on the left or right")
 
     @property
     def has_engine(self) -> bool:
@@ -98,8 +147,8 @@ class DifferentialParams:
 def wheel_groups(p: DifferentialParams, positions: np.ndarray) -> np.ndarray:
     """One-hot ``(n_wheels, n_groups)`` map of wheels to spinning groups (tank: left, right)."""
     n = len(positions)
-    if p.type == "tank":
-        left = positions[:, 1] > 0.0
+    if p.type == "tank":                         # sides of the centre line, not of the origin
+        left = positions[:, 1] > centre_line_y(positions)
         return np.stack([left, ~left], axis=1).astype(float)
     return np.eye(n)
 

@@ -6,6 +6,11 @@ time when ``engine omega / max_omega`` leaves ``[down_ratio, up_ratio]`` of the 
 gear, only after ``latency`` has passed since its last decision and never while a change is in
 progress; it never shifts below first gear (so it cannot cycle neutral <-> first), and the
 throttle is disconnected while an automatic change is in progress.
+
+An up-shift from gear ``g`` at the threshold leaves the engine at ``up[g] * r[g+1] / r[g]`` of
+``max_omega`` (the wheels' speed does not change); unless that stays clearly above ``down[g+1]``
+the autobox shifts straight back down, and so on (gear hunting), so ``validate`` requires
+``up[g] * r[g+1] / r[g] >= (1 + SHIFT_MARGIN) * down[g+1]``.
 """
 
 from __future__ import annotations
@@ -31,12 +36,16 @@ from .layout import (
 )
 from .params import freeze_arrays, param, validate_fields
 
+#: Relative margin by which the engine speed right after an automatic up-shift must exceed the
+#: next gear's down-shift threshold (the vehicle may slow down during the change in neutral).
+SHIFT_MARGIN = 0.1
+
 
 @dataclass(frozen=True)
 class GearboxParams:
     """Gear ratios and shifting (``forward_ratios``, ``up_ratios``, ``down_ratios``: one per gear)."""
 
-    reverse_ratio: float = param(-4.0, unit="-", lo=-100.0, hi=0.0, shape="scalar",
+    reverse_ratio: float = param(-4.0, unit="-", lo=-100.0, hi=0.0, hi_open=True, shape="scalar",
                                  doc="reverse gear ratio (negative)")
     forward_ratios: np.ndarray = param((4.0, 2.0, 1.5, 1.1, 1.0), unit="-", lo=0.0, hi=100.0,
                                        lo_open=True, shape="list", doc="ratio of gears 1..N")
@@ -46,9 +55,10 @@ class GearboxParams:
                                doc="time spent in neutral during a change")
     autobox: float = param(1.0, unit="-", lo=0.0, hi=1.0, shape="scalar",
                            doc="1 = automatic gearbox on, 0 = manual only")
-    up_ratios: np.ndarray = param((0.65, 0.65, 0.65, 0.65, 0.65), unit="-", lo=0.0, hi=1.0,
-                                  shape="list", doc="shift up above this omega/max_omega, per gear")
-    down_ratios: np.ndarray = param((0.5, 0.5, 0.5, 0.5, 0.5), unit="-", lo=0.0, hi=1.0,
+    up_ratios: np.ndarray = param((0.8, 0.8, 0.8, 0.8, 0.8), unit="-", lo=0.0, hi=1.0,
+                                  shape="list", doc="shift up above this omega/max_omega, per gear; "
+                                  "up[g] r[g+1] / r[g] >= 1.1 down[g+1] (no hunting)")
+    down_ratios: np.ndarray = param((0.35, 0.35, 0.35, 0.35, 0.35), unit="-", lo=0.0, hi=1.0,
                                     shape="list", doc="shift down below this omega/max_omega")
     latency: float = param(2.0, unit="s", lo=0.0, hi=60.0, shape="scalar",
                            doc="minimum time between autobox decisions (> switch_time)")
@@ -69,10 +79,29 @@ class GearboxParams:
             if len(getattr(self, name)) != n:
                 raise VehicleConfigError(f"{pre}{prefix}{name} has {len(getattr(self, name))} "
                                          f"values; need one per forward gear ({n})")
+        if n == 0:
+            raise VehicleConfigError(f"{pre}{prefix}forward_ratios is empty; need at least one "
+                                     "forward gear")
         if np.any(self.down_ratios >= self.up_ratios):
             i = int(np.argmax(self.down_ratios >= self.up_ratios))
             raise VehicleConfigError(f"{pre}{prefix}down_ratios[{i}] = {self.down_ratios[i]:g} must "
                                      f"be below up_ratios[{i}] = {self.up_ratios[i]:g}")
+        if self.autobox > 0.0:
+            self._check_no_hunting(pre + prefix)
+
+    def _check_no_hunting(self, prefix: str) -> None:
+        """After an automatic up-shift the engine must stay above the next gear's down threshold."""
+        r, up, down = self.forward_ratios, self.up_ratios, self.down_ratios
+        after = up[:-1] * r[1:] / r[:-1]               # omega/max_omega right after g -> g+1
+        low = after < (1.0 + SHIFT_MARGIN) * down[1:]
+        if np.any(low):
+            g = int(np.argmax(low))
+            raise VehicleConfigError(
+                f"{prefix}up_ratios[{g}] = {up[g]:g}: an up-shift from gear {g + 1} leaves the "
+                f"engine at up_ratios[{g}] * forward_ratios[{g + 1}] / forward_ratios[{g}] = "
+                f"{after[g]:.3g} of max_omega, not above (1 + {SHIFT_MARGIN:g}) * "
+                f"down_ratios[{g + 1}] = {(1.0 + SHIFT_MARGIN) * down[g + 1]:.3g}: the autobox "
+                "would shift straight back down; raise up_ratios or lower down_ratios")
 
     def ratios(self) -> np.ndarray:
         """Ratio table indexed by ``gear + 1``: [reverse, neutral, 1st, ...]."""
@@ -138,14 +167,39 @@ def effective_ratio(vp: np.ndarray, ratios: np.ndarray, gears: np.ndarray, timer
     return ratios[gears[GEAR] + 1] * vp[FINAL_RATIO]
 
 
+def check_gear(gear, n_forward: int | None, name: str = "gear") -> None:
+    """Raise ValueError unless every ``gear`` is a whole number in ``[-1, n_forward]`` (reverse,
+    neutral, forward gears; the compiled update indexes the ratio table with it)."""
+    arr = np.asarray(gear)
+    top = np.inf if n_forward is None else n_forward
+    bad = (arr != np.round(arr)) | (arr < -1) | (arr > top)
+    if np.any(bad):
+        shown = float(arr[bad].ravel()[0] if arr.ndim else arr)
+        allowed = "-1 (reverse), 0 (neutral)" + ("" if n_forward is None
+                                                 else f" or 1..{n_forward} (forward)")
+        raise ValueError(f"{name} = {shown:g} is out of range; allowed {allowed}")
+
+
+def _gear_view(col: int, name: str, doc: str):
+    """A gear column of :class:`GearboxState`; assigning checks the range (:func:`check_gear`)."""
+    view = column_view("_gears", col, doc=doc)
+
+    def put(self, value):
+        check_gear(value, self.n_forward, f"gearbox.{name}")
+        view.fset(self, value)
+
+    return property(view.fget, put, doc=doc)
+
+
 class GearboxState:
-    """Per-vehicle gearbox state: named views of a vehicle state's gear and timer arrays."""
+    """Per-vehicle gearbox state: named views of a vehicle state's gear and timer arrays
+    (``n_forward``: the number of forward gears, to check assigned gears; None: unknown)."""
 
-    def __init__(self, gears: np.ndarray, timers: np.ndarray):
-        self._gears, self._timers = gears, timers
+    def __init__(self, gears: np.ndarray, timers: np.ndarray, n_forward: int | None = None):
+        self._gears, self._timers, self.n_forward = gears, timers, n_forward
 
-    gear = column_view("_gears", GEAR, doc="current gear, -1 reverse, 0 neutral, 1.. forward")
-    target = column_view("_gears", TARGET, doc="gear being changed to (== gear when idle)")
+    gear = _gear_view(GEAR, "gear", doc="current gear, -1 reverse, 0 neutral, 1.. forward")
+    target = _gear_view(TARGET, "target", doc="gear being changed to (== gear when idle)")
     auto_shift = column_view("_gears", AUTO_SHIFT, dtype=bool,
                              doc="the change in progress was started by the autobox")
     switch_timer = column_view("_timers", SWITCH_TIMER, doc="s left in the current change")

@@ -23,7 +23,7 @@ from .errors import VehicleConfigError
 
 def param(default: Any = dataclasses.MISSING, *, unit: str = "-", lo: float = -math.inf,
           hi: float = math.inf, lo_open: bool = False, doc: str = "", shape: str = "wheel",
-          choices: tuple[str, ...] = ()):
+          choices: tuple[str, ...] = (), hi_open: bool = False):
     """A dataclass field with unit, range and description metadata.
 
     Args:
@@ -32,17 +32,26 @@ def param(default: Any = dataclasses.MISSING, *, unit: str = "-", lo: float = -m
         lo: smallest allowed value.
         hi: largest allowed value.
         lo_open: if True the lower bound itself is not allowed (``lo < x``).
+        hi_open: if True the upper bound itself is not allowed (``x < hi``).
         doc: one-line description.
         shape: ``"wheel"`` (one value per wheel), ``"wheel3"`` (a 3-vector per wheel),
             ``"scalar"``, ``"vec3"``, ``"table"`` (an array validated elementwise), ``"list"`` (a
             1-D array of any length), ``"curve"`` (``(n, 2)`` points) or ``"choice"``.
         choices: allowed strings of a ``"choice"`` field.
     """
-    meta = {"unit": unit, "lo": lo, "hi": hi, "lo_open": lo_open, "doc": doc, "shape": shape,
-            "choices": choices}
+    meta = param_meta(unit=unit, lo=lo, hi=hi, lo_open=lo_open, hi_open=hi_open, doc=doc,
+                      shape=shape, choices=choices)
     if default is dataclasses.MISSING:
         return dataclasses.field(metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
+
+
+def param_meta(*, unit: str = "-", lo: float = -math.inf, hi: float = math.inf,
+               lo_open: bool = False, hi_open: bool = False, doc: str = "",
+               shape: str = "scalar", choices: tuple[str, ...] = ()) -> dict:
+    """The metadata :func:`param` records (also for checking values that are not fields)."""
+    return {"unit": unit, "lo": lo, "hi": hi, "lo_open": lo_open, "hi_open": hi_open, "doc": doc,
+            "shape": shape, "choices": choices}
 
 
 def range_text(meta: dict) -> str:
@@ -50,7 +59,7 @@ def range_text(meta: dict) -> str:
     if meta["shape"] == "choice":
         return " \\| ".join(meta["choices"])
     left = "(" if meta["lo_open"] or meta["lo"] == -math.inf else "["
-    right = ")" if meta["hi"] == math.inf else "]"
+    right = ")" if meta.get("hi_open") or meta["hi"] == math.inf else "]"
     return f"{left}{meta['lo']:g}, {meta['hi']:g}{right}"
 
 
@@ -74,6 +83,8 @@ def check_value(name: str, value: Any, meta: dict, where: str = "") -> None:
     bad |= arr > meta["hi"]
     if meta["lo_open"]:
         bad |= arr <= meta["lo"]
+    if meta.get("hi_open"):
+        bad |= arr >= meta["hi"]
     if np.any(bad):
         idx = np.argwhere(bad)[0] if arr.ndim else ()
         shown = arr[tuple(idx)] if arr.ndim else float(arr)
@@ -84,10 +95,41 @@ def check_value(name: str, value: Any, meta: dict, where: str = "") -> None:
 
 
 def validate_fields(obj: Any, prefix: str = "", where: str = "") -> None:
-    """Check every :func:`param` field of a dataclass instance (see :func:`check_value`)."""
+    """Check the shape (see :func:`check_shapes`) and range (see :func:`check_value`) of every
+    :func:`param` field of a dataclass instance."""
+    check_shapes(obj, None, prefix, where)
     for f in dataclasses.fields(obj):
         if "lo" in f.metadata:
             check_value(f"{prefix}{f.name}", getattr(obj, f.name), f.metadata, where)
+
+
+#: Array shape of each field shape kind; ``n`` stands for the number of wheels.
+SHAPES = {"scalar": (), "choice": (), "vec3": (3,), "wheel": ("n",), "wheel3": ("n", 3),
+          "wheel4": ("n", 4), "table": ("n", 3, 2)}
+
+
+def check_shapes(obj: Any, n_wheels: int | None, prefix: str = "", where: str = "") -> None:
+    """Raise :class:`VehicleConfigError` naming the first :func:`param` field of ``obj`` whose
+    array shape is not that of its kind (:data:`SHAPES`; ``list``: 1-D, ``curve``: ``(k, 2)``).
+    Per-wheel kinds are checked only when ``n_wheels`` is given."""
+    pre = f"{where}: " if where else ""
+    for f in dataclasses.fields(obj):
+        kind = f.metadata.get("shape")
+        if kind is None or kind == "choice":
+            continue
+        want = SHAPES.get(kind)
+        if want is not None and "n" in want:
+            if n_wheels is None:
+                continue
+            want = tuple(n_wheels if d == "n" else d for d in want)
+        got = np.shape(getattr(obj, f.name))
+        ok = (got == want if want is not None
+              else len(got) == 1 if kind == "list" else len(got) == 2 and got[1] == 2)
+        if not ok:
+            need = {"list": "a 1-D list", "curve": "(k, 2) points"}.get(kind, f"shape {want}")
+            per_wheel = f" (one per wheel, {n_wheels} wheels)" if kind.startswith(("wheel", "table")) else ""
+            raise VehicleConfigError(f"{pre}{prefix}{f.name} has shape {got}; expected {need}"
+                                     f"{per_wheel}")
 
 
 def freeze_arrays(obj: Any) -> None:

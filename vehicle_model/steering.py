@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import VehicleConfigError
 from .jit import jit
 from .layout import ACKERMANN, MAX_ANGLE, PARTNER, POSITION, REFERENCE_X, STEER_MULT
 from .params import freeze_arrays, param, validate_fields
+from .suspension import centre_line_y
 
 
 @dataclass(frozen=True)
@@ -39,17 +41,27 @@ class SteeringParams:
         freeze_arrays(self)
 
     def validate(self, prefix: str = "steering.", where: str = "") -> None:
-        """Raise VehicleConfigError naming the first field out of range."""
+        """Raise VehicleConfigError naming the first field out of range or a partner that is
+        not another wheel."""
         validate_fields(self, prefix, where)
+        n = len(self.multiplier)
+        bad = [i for i, j in enumerate(self.partner) if not (j == -1 or (0 <= j < n and j != i))]
+        if (self.partner and len(self.partner) != n) or bad:
+            pre = f"{where}: " if where else ""
+            raise VehicleConfigError(f"{pre}{prefix}partner = {self.partner}; needs one entry per "
+                                     f"wheel ({n}), each another wheel's index or -1")
 
 
 def find_partners(positions: np.ndarray, tol: float = 0.02) -> tuple[int, ...]:
-    """For each wheel, the wheel on the other side at the same x (-1 if none)."""
+    """For each wheel, the wheel on the other side of the centre line
+    (:func:`~traction.vehicle_model.suspension.centre_line_y`) at the same x (-1 if none); of
+    several, the one most nearly its mirror image."""
+    c = centre_line_y(positions)
     out = []
     for i, (x, y, _) in enumerate(positions):
         cands = [j for j, (xj, yj, _) in enumerate(positions)
-                 if j != i and abs(xj - x) < tol and yj * y < 0]
-        out.append(min(cands, key=lambda j: abs(positions[j, 1] + y)) if cands else -1)
+                 if j != i and abs(xj - x) < tol and (yj - c) * (y - c) < 0]
+        out.append(min(cands, key=lambda j: abs(positions[j, 1] - c + y - c)) if cands else -1)
     return tuple(out)
 
 
@@ -69,8 +81,9 @@ def steer_angle(vp: np.ndarray, wheels: np.ndarray, w: int, steer: float) -> flo
     if vp[ACKERMANN] <= 0.0 or partner < 0 or mag <= 1e-9:
         return nominal
     length = abs(wheels[w, POSITION] - vp[REFERENCE_X])
-    width = abs(wheels[w, POSITION + 1] - wheels[partner, POSITION + 1])
-    outer = length > 1e-6 and np.sign(wheels[w, POSITION + 1]) * np.sign(steer) < 0.0
+    side = wheels[w, POSITION + 1] - wheels[partner, POSITION + 1]    # > 0: left of its partner
+    width = abs(side)
+    outer = length > 1e-6 and side * steer < 0.0          # the right wheel in a left turn
     if not outer:
         return nominal
     ideal = np.arctan(length / (width + length / np.tan(mag)))

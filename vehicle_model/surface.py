@@ -35,7 +35,15 @@ class FrictionTable:
     """
 
     def __init__(self, surfaces: list[str], tires: list[str], values):
-        values = np.array(values, dtype=float).reshape(len(surfaces), len(tires))
+        want = (len(surfaces), len(tires))
+        try:
+            values = np.array(values, dtype=float)
+        except (TypeError, ValueError):
+            raise VehicleConfigError("friction table: values must be numbers, one row per "
+                                     f"surface and one column per tyre type, shape {want}") from None
+        if values.shape != want:
+            raise VehicleConfigError(f"friction table: values have shape {values.shape}; expected "
+                                     f"{want} ({want[0]} surfaces x {want[1]} tyre types)")
         if not np.all(np.isfinite(values)) or np.any(values < 0):
             raise VehicleConfigError("friction table: values must be finite and >= 0")
         self.surfaces = list(surfaces)
@@ -57,11 +65,22 @@ class FrictionTable:
             raise VehicleConfigError(
                 f"unknown surface {name!r}; known surfaces: {', '.join(self.surfaces)}") from None
 
-    def set(self, surface: str, friction: float, tire: int = 0) -> None:
-        """Change one entry (takes effect at the next vehicle update)."""
+    def set(self, surface: str, friction: float, tire: int | str = 0) -> None:
+        """Change one entry (takes effect at the next vehicle update); ``tire`` is a tyre type
+        index or name."""
         if not np.isfinite(friction) or friction < 0:
             raise VehicleConfigError(f"friction for {surface!r} = {friction}; allowed [0, inf)")
-        self.values[self.surface_index(surface), tire] = friction
+        self.values[self.surface_index(surface), self.tire_index(tire)] = friction
+
+    def tire_index(self, tire: int | str) -> int:
+        """Tyre type of a name or index (raises VehicleConfigError listing the tyre types)."""
+        if isinstance(tire, str) and tire in self.tires:
+            return self.tires.index(tire)
+        if (not isinstance(tire, (str, bool)) and isinstance(tire, (int, np.integer))
+                and 0 <= tire < len(self.tires)):
+            return int(tire)
+        known = ", ".join(f"{i} = {n}" for i, n in enumerate(self.tires))
+        raise VehicleConfigError(f"friction table: tire = {tire!r} is not a tyre type; known: {known}")
 
     def lookup(self, surface: np.ndarray, tire: np.ndarray) -> np.ndarray:
         """Friction for arrays of surface and tyre types (unknown surfaces use type 0)."""

@@ -92,13 +92,33 @@ class SuspensionParams:
         return np.sqrt(self.sprung_mass / self.spring_strength) / dt
 
 
+def centre_line_y(positions: np.ndarray) -> float:
+    """y (m, chassis frame) of the vehicle's centre line: midway between the outermost wheel
+    centres. Wheels left of it (larger y) are on the left side. It is the wheels' geometry that
+    makes a side (a tank's track, an axle's left and right wheel), not where the chassis origin
+    or the centre of mass happen to lie, and the midpoint does not move when one side has more
+    wheels than the other."""
+    y = np.asarray(positions)[:, 1]
+    return 0.5 * (float(y.min()) + float(y.max()))
+
+
+#: Smallest sprung mass :func:`compute_sprung_masses` gives a wheel, as a share of the mean.
+MIN_SPRUNG_SHARE = 0.05
+
+
 def compute_sprung_masses(positions: np.ndarray, com: np.ndarray, mass: float) -> np.ndarray:
     """Split the chassis mass over the suspensions so that mass and centre of mass match.
 
     Solves ``sum(m_i) = M`` and ``sum(m_i * (x_i, y_i)) = M * (x_c, y_c)`` (the ground-plane
     moments; heights do not matter) for any number of wheels >= 3, taking the solution closest to
-    an equal split. For the usual rectangle of wheels this is the lever rule per axle, like
-    ``PxVehicleComputeSprungMasses``.
+    an equal split with every mass at least :data:`MIN_SPRUNG_SHARE` of the mean ``M / n``. The
+    closest solution without that bound is affine in the wheel position: the loads of a rigid
+    chassis on equal springs (for the usual rectangle of wheels, the lever rule per axle, like
+    ``PxVehicleComputeSprungMasses``). When it would leave a wheel (almost) unloaded or pulling,
+    as on a long vehicle with its centre of mass near one end, that wheel is held at the bound
+    and the others carry the rest - the same equilibrium with those wheels barely touching
+    (their tyre load is capped at a multiple of the sprung mass by the load filter, so none may
+    be zero).
 
     Args:
         positions: wheel positions, chassis frame, ``(n_wheels, 3)`` (m).
@@ -110,7 +130,8 @@ def compute_sprung_masses(positions: np.ndarray, com: np.ndarray, mass: float) -
 
     Raises:
         VehicleConfigError: fewer than 3 wheels, wheels all on one line, or a centre of mass
-            outside the wheels' support polygon (a sprung mass would be negative).
+            outside the wheels' support polygon (or so near its edge that a wheel would get
+            less than the bound).
     """
     n = len(positions)
     if n < 3:
@@ -122,11 +143,46 @@ def compute_sprung_masses(positions: np.ndarray, com: np.ndarray, mass: float) -
     if np.linalg.cond(gram) > 1e12:
         raise VehicleConfigError("wheels: wheel positions are collinear; cannot support the chassis")
     m = m0 + a.T @ np.linalg.solve(gram, b - a @ m0)
-    if np.any(m <= 0.0):
+    if np.all(m >= MIN_SPRUNG_SHARE * mass / n):
+        return m
+    bounded = _bounded_split(a, b, m0, MIN_SPRUNG_SHARE * mass / n)
+    if bounded is None:
         raise VehicleConfigError(
-            f"chassis.com = {list(np.round(com, 3))} lies outside the wheels' support polygon "
-            f"(sprung masses would be {np.round(m, 1).tolist()} kg)")
-    return m
+            f"chassis.com = {np.round(com, 3).tolist()} lies outside the wheels' support polygon "
+            f"or too near its edge (sprung masses would be {np.round(m, 1).tolist()} kg; each "
+            f"must be at least {MIN_SPRUNG_SHARE:g} x the mean {mass / n:g} kg)")
+    return bounded
+
+
+def _bounded_split(a: np.ndarray, b: np.ndarray, m0: np.ndarray, low: float) -> np.ndarray | None:
+    """``argmin |m - m0|`` subject to ``a m = b`` and ``m >= low`` (None if there is none).
+
+    Newton's method on the dual (concave, piecewise quadratic in the 3 multipliers ``lam``):
+    ``m(lam) = max(low, m0 + a.T lam)``, gradient ``b - a m(lam)``, Hessian ``-a_F a_F.T`` over
+    the wheels above the bound; backtracking keeps the dual increasing. Without a solution the
+    dual grows without bound and the iterations end with the constraints unmet."""
+    def dual(lam):
+        m = np.maximum(low, m0 + a.T @ lam)
+        return 0.5 * np.sum((m - m0) ** 2) - lam @ (a @ m - b), m
+
+    lam = np.zeros(len(b))
+    value, m = dual(lam)
+    scale = np.abs(b).max()
+    for _ in range(100):
+        residual = b - a @ m
+        if np.abs(residual).max() <= 1e-9 * scale:
+            return m
+        free = m0 + a.T @ lam > low
+        hess = a[:, free] @ a[:, free].T + 1e-12 * np.eye(len(b))
+        step = np.linalg.lstsq(hess, residual, rcond=None)[0]
+        t = 1.0
+        while t > 1e-12:
+            new_value, new_m = dual(lam + t * step)
+            if new_value >= value + 1e-4 * t * (step @ residual):
+                break
+            t *= 0.5
+        lam, value, m = lam + t * step, new_value, new_m
+    return None
 
 
 @jit
@@ -144,9 +200,11 @@ def jounce_from_hit(max_compression: float, max_droop: float, radius: float, dis
         (m), whether the ground lies within suspension travel, and the compression beyond
         ``max_compression`` (m, >= 0).
     """
+    if dist < 0.0:                                # no hit: airborne, hanging at full droop
+        return -max_droop, False, 0.0
     centre_along_ray = dist - radius / max(cos_incidence, 0.1)
     jounce = max_compression + radius - centre_along_ray
-    in_contact = dist >= 0.0 and jounce >= -max_droop and cos_incidence > 0.1
+    in_contact = jounce >= -max_droop and cos_incidence > 0.1
     overtravel = max(jounce - max_compression, 0.0) if in_contact else 0.0
     return min(max(jounce, -max_droop), max_compression), in_contact, overtravel
 

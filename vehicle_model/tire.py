@@ -33,10 +33,22 @@ import numpy as np
 from .errors import VehicleConfigError
 from .jit import jit
 from .layout import FRICTION_VS_SLIP
-from .params import freeze_arrays, param, validate_fields
+from .params import check_value, freeze_arrays, param, param_meta, validate_fields
+from .tire_magic import PEAK_SEARCH as MF_PEAK_SEARCH
 
 #: Tyre model names; the index is the per-wheel ``model`` code.
 MODELS = ("physx", "arcade", "curve", "magic_formula", "custom")
+
+#: Magic Formula coefficient ranges: B > 0 (stiffness factor), 1 < C <= 2 (shape: a peak at
+#: ``C atan = pi/2`` exists for C > 1, and C <= 2 keeps ``sin(C atan(..))`` >= 0, the force never
+#: turning against the slip), D > 0 (peak factor), E < 1 (curvature; Pacejka's constraint, which
+#: keeps the curve's argument increasing in the slip).
+MF_RANGES = {
+    "B": param_meta(lo=0.0, hi=100.0, lo_open=True),
+    "C": param_meta(lo=1.0, hi=2.0, lo_open=True),
+    "D": param_meta(lo=0.0, hi=10.0, lo_open=True),
+    "E": param_meta(lo=-10.0, hi=1.0, hi_open=True),
+}
 
 
 @dataclass(frozen=True)
@@ -72,9 +84,11 @@ class TireParams:
     clamps: np.ndarray = param(unit="-", lo=0.0, hi=1.0,
                                doc="curve: 1 = friction clamps on, 0 = off")
     mf_long: np.ndarray = param(unit="-", lo=-10.0, hi=100.0, shape="wheel4",
-                                doc="magic_formula: B, C, D, E vs slip ratio")
+                                doc="magic_formula: B, C, D, E vs slip ratio; B (0, 100], "
+                                    "C (1, 2], D (0, 10], E [-10, 1)")
     mf_lat: np.ndarray = param(unit="-", lo=-10.0, hi=100.0, shape="wheel4",
-                               doc="magic_formula: B (1/rad), C, D, E vs slip angle")
+                               doc="magic_formula: B (1/rad), C, D, E vs slip angle; ranges as "
+                                   "mf_long, peak slip angle < pi/2")
     trail: np.ndarray = param(unit="m", lo=0.0, hi=1.0,
                               doc="curve, magic_formula: pneumatic trail for the aligning moment")
 
@@ -92,6 +106,30 @@ class TireParams:
                 raise VehicleConfigError(
                     f"{pre}{prefix}friction_vs_slip[{i}] slips {xs.tolist()} must be 0 < peak < "
                     "plateau")
+        self._validate_magic_formula(prefix, where)
+
+    def _validate_magic_formula(self, prefix: str, where: str) -> None:
+        """Pacejka's coefficients in their meaningful ranges (:data:`MF_RANGES`: a force that
+        rises from zero slip to one peak and never turns against the slip) and a peak the model
+        can normalise by (lateral: below pi/2 rad, where its tangent is used)."""
+        for name in ("mf_long", "mf_lat"):
+            coef = getattr(self, name)
+            for i in range(len(coef)):
+                for k, (letter, meta) in enumerate(MF_RANGES.items()):
+                    check_value(f"{prefix}{name}[{i}] {letter}", coef[i, k], meta, where)
+        pre = f"{where}: " if where else ""
+        for name, peak in zip(("mf_long", "mf_lat"), self.mf_peak_slips, strict=True):
+            coef = getattr(self, name)
+            for i in range(len(coef)):
+                if peak[i] * coef[i, 0] > 0.999 * MF_PEAK_SEARCH:
+                    raise VehicleConfigError(
+                        f"{pre}{prefix}{name}[{i}] = {coef[i].tolist()} has no peak below B s = "
+                        f"{MF_PEAK_SEARCH:g}; move C or E away from 1")
+        lat_peak = self.mf_peak_slips[1]
+        for i in np.flatnonzero(lat_peak >= 0.5 * np.pi):
+            raise VehicleConfigError(
+                f"{pre}{prefix}mf_lat[{i}] = {self.mf_lat[i].tolist()} peaks at a slip angle of "
+                f"{lat_peak[i]:.3g} rad; allowed below pi/2 (raise B)")
 
     @cached_property
     def mf_peak_slips(self) -> tuple[np.ndarray, np.ndarray]:

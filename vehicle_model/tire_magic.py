@@ -39,11 +39,16 @@ def pure(b: float, c: float, d: float, e: float, s: float) -> float:
     return d * np.sin(c * np.arctan(bs - e * (bs - np.arctan(bs))))
 
 
+#: Largest ``B s`` :func:`peak_slip` searches (a peak beyond it is reported there).
+PEAK_SEARCH = 1e3
+
+
 def peak_slip(coef: np.ndarray) -> np.ndarray:
-    """Slip where the pure curve peaks (``C atan(...) = pi/2``), found by bisection on ``Bs``."""
+    """Slip where the pure curve peaks (``C atan(...) = pi/2``), found by bisection on ``Bs``
+    in ``[0, PEAK_SEARCH]``."""
     b, c, e = coef[..., 0], coef[..., 1], coef[..., 3]
     target = np.tan(np.pi / (2.0 * np.maximum(c, 1.0 + 1e-9)))
-    lo, hi = np.zeros_like(b), np.full_like(b, 1e3)
+    lo, hi = np.zeros_like(b), np.full_like(b, PEAK_SEARCH)
     for _ in range(60):                      # phi(u) = u - e(u - atan u) is increasing for e < 1
         mid = 0.5 * (lo + hi)
         phi = mid - e * (mid - np.arctan(mid))

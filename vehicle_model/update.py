@@ -34,7 +34,15 @@ from .layout import (
 )
 from .surface import FrictionTable
 from .vec import rot
-from .vehicle import ChassisKinematics, Commands, GroundHits, VehicleOutputs, VehicleParams, VehicleState
+from .vehicle import (
+    ChassisKinematics,
+    Commands,
+    GroundHits,
+    VehicleOutputs,
+    VehicleParams,
+    VehicleState,
+    check_step_inputs,
+)
 
 
 @jit
@@ -148,7 +156,12 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
     The array interface of :func:`step_batch_with` for numpy users: dataclasses in, a fresh
     :class:`VehicleOutputs` out. Both flags are passed, as the tests' direct calls pass them:
     each compiled signature compiles the whole update again (~half a minute).
+
+    Raises:
+        ValueError: ``dt`` or ``gravity`` not a positive finite number, or an array of the
+            wrong shape.
     """
+    check_step_inputs(dt, gravity)
     kin, hit = ck.rows(), hits.rows()
     _check_rows(p, s, cmd, kin, hit)
     out = VehicleOutputs.zeros(p, len(s.wheel))

@@ -21,9 +21,9 @@ from .chassis import ChassisParams
 from .clutch import ClutchParams
 from .engine import EngineParams
 from .errors import VehicleConfigError
-from .gearbox import GearboxParams, GearboxState
+from .gearbox import GearboxParams, GearboxState, check_gear
 from .layout import Packed, column_view
-from .params import param, validate_fields
+from .params import check_shapes, param, validate_fields
 from .steering import SteeringParams
 from .tire_curve import DEFAULT as DEFAULT_CURVES
 from .tire_curve import CurveSet
@@ -110,17 +110,31 @@ class VehicleParams:
         return differential.base_split(self.differential, self.n_wheels)
 
     def validate(self, where: str = "") -> None:
-        """Validate every part (raises VehicleConfigError naming file and field)."""
+        """Validate every part (raises VehicleConfigError naming file and field): one value per
+        wheel in every per-wheel array, distinct wheel names, ranges, and the wheel references
+        of the differential and the anti-roll bars."""
+        pre = f"{where}: " if where else ""
+        names = list(self.wheel_names)
+        twice = [w for w in names if names.count(w) > 1]
+        if twice:
+            raise VehicleConfigError(f"{pre}wheel name {twice[0]!r} is used by wheels "
+                                     f"{[i for i, w in enumerate(names) if w == twice[0]]}; "
+                                     "each wheel needs its own name")
+        for prefix, part in (("wheel.", self.wheels), ("suspension.", self.suspension),
+                             ("tire.", self.tires), ("steering.", self.steering)):
+            check_shapes(part, self.n_wheels, prefix, where)
         for part in (self.chassis, self.wheels, self.suspension, self.tires, self.steering,
-                     self.differential, self.engine, self.gearbox, self.clutch, self.anti_roll,
+                     self.differential, self.engine, self.gearbox, self.clutch,
                      self.tire_load_filter, self.sticky, self.simulation, self.tire_force_scaling,
                      *self.curve_sets):
             part.validate(where=where)
+        self.anti_roll.validate(where=where, n_wheels=self.n_wheels)
+        self.differential.validate_wheels(self.suspension.position, where=where)
         if self.tires.uses("custom").any() and self.custom_tire is None:
-            raise VehicleConfigError(f"{where}: a wheel uses tire.model = 'custom' but no "
+            raise VehicleConfigError(f"{pre}a wheel uses tire.model = 'custom' but no "
                                      "custom tyre function is set")
         if np.any(self.tires.curve_set >= len(self.curve_sets)):
-            raise VehicleConfigError(f"{where}: tire.curve_set refers to a missing curve set")
+            raise VehicleConfigError(f"{pre}tire.curve_set refers to a missing curve set")
 
 
 class VehicleState:
@@ -139,15 +153,34 @@ class VehicleState:
 
     @property
     def gearbox(self) -> GearboxState:
+        """Named gear views; an assigned gear is checked to be >= -1 (reverse) and whole (the
+        top gear is the vehicle's: :meth:`set_gear` checks it too)."""
         return GearboxState(self.gears, self.vehicle)
+
+    def set_gear(self, params: VehicleParams, gear) -> None:
+        """Put every vehicle (or each, given ``(n,)`` gears) in ``gear`` at once, no change
+        running.
+
+        Raises:
+            ValueError: a gear outside -1 (reverse) .. the vehicle's top gear.
+        """
+        check_gear(gear, params.gearbox.n_forward)
+        self.gears[:, L.GEAR] = self.gears[:, L.TARGET] = gear
+        self.gears[:, L.AUTO_SHIFT] = 0
+        self.vehicle[:, L.SWITCH_TIMER] = 0.0
 
     @classmethod
     def zeros(cls, params: VehicleParams, n_vehicles: int = 1, gear: int = 1) -> VehicleState:
-        """All at rest, engine idle at 0, in ``gear`` (first by default)."""
-        gears = np.zeros((n_vehicles, L.N_GEAR_STATE), dtype=np.int64)
-        gears[:, L.GEAR] = gears[:, L.TARGET] = gear
-        return cls(np.zeros((n_vehicles, params.n_wheels, L.N_WHEEL_STATE)),
-                   np.zeros((n_vehicles, L.N_VEHICLE_STATE)), gears)
+        """All at rest, engine idle at 0, in ``gear`` (first by default).
+
+        Raises:
+            ValueError: ``gear`` outside -1 (reverse) .. the vehicle's top gear.
+        """
+        state = cls(np.zeros((n_vehicles, params.n_wheels, L.N_WHEEL_STATE)),
+                    np.zeros((n_vehicles, L.N_VEHICLE_STATE)),
+                    np.zeros((n_vehicles, L.N_GEAR_STATE), dtype=np.int64))
+        state.set_gear(params, gear)
+        return state
 
     def copy(self) -> VehicleState:
         return VehicleState(self.wheel.copy(), self.vehicle.copy(), self.gears.copy())
@@ -290,10 +323,19 @@ def check_timestep(p: VehicleParams, dt: float, gravity: float = 9.81) -> list[s
     longitudinal stiffness, r radius, I wheel inertia); the explicit spin update over a wheel
     substep ``h = dt / substeps_low`` overshoots (the slip flips sign every substep) once
     ``lambda h > 1``. PhysX's answer is more substeps at low speed (``substeps_low``).
+    Sticky tyre: its spring-damper is explicit over ``dt`` (the anchor moves with the velocity,
+    the force acts over the next step), a mode ``x' = x + dt v``, ``v' = v - dt (w^2 x' + 2 zeta
+    w v)`` of the sprung mass, stable only while ``(w dt)^2 + 4 zeta w dt < 4`` (``w = 2 pi
+    frequency``; the eigenvalues' product is ``1 - 2 zeta w dt`` and their sum ``2 - (w dt)^2 -
+    2 zeta w dt``).
 
     Returns:
         The warning messages (empty when every spring and wheel is fine).
+
+    Raises:
+        ValueError: ``dt`` or ``gravity`` not a positive finite number.
     """
+    check_step_inputs(dt, gravity)
     msgs = []
     for i, a in enumerate(p.suspension.alpha(dt)):
         if a < 5.0:
@@ -306,6 +348,26 @@ def check_timestep(p: VehicleParams, dt: float, gravity: float = 9.81) -> list[s
         msgs.append(f"{p.name}: wheel {p.wheel_names[i]}: tyre/wheel rate C r^2/(I v_min) = "
                     f"{rate[i]:.0f} /s times the low-speed substep {dt / sim.substeps_low:g} s "
                     f"> 1; set simulation.substeps_low >= {int(np.ceil(rate[i] * dt))}")
+    sk = p.sticky
+    a = 2.0 * np.pi * sk.frequency * dt
+    if a * a + 4.0 * sk.damping_ratio * a >= 4.0:
+        msgs.append(f"{p.name}: sticky tyre: (w dt)^2 + 4 zeta w dt = "
+                    f"{a * a + 4 * sk.damping_ratio * a:.2f} >= 4 (w = 2 pi sticky.frequency, "
+                    f"zeta = sticky.damping_ratio) at dt = "
+                    f"{dt:g} s: the explicit spring-damper is unstable; lower sticky.frequency "
+                    "or sticky.damping_ratio, or the timestep")
     for m in msgs:
         warnings.warn(m, RuntimeWarning, stacklevel=2)
     return msgs
+
+
+def check_step_inputs(dt: float, gravity: float) -> None:
+    """Raise ValueError unless the step ``dt`` (s) and ``gravity`` (m/s^2) are positive finite
+    numbers (the update divides by both: 1/dt for mean forces, m g for rest loads)."""
+    for name, value, unit in (("dt", dt, "s"), ("gravity", gravity, "m/s^2")):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = float("nan")
+        if not (np.isfinite(number) and number > 0.0):
+            raise ValueError(f"vehicle update: {name} = {value!r}; allowed (0, inf) {unit}")

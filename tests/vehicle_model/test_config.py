@@ -1,5 +1,6 @@
 """Vehicle files: presets load, bad files raise VehicleConfigError naming file and field."""
 
+import dataclasses
 import re
 import warnings
 
@@ -127,3 +128,37 @@ def test_wheel_substep_too_long_for_the_tyre_warns():
 def test_wheel_far_outside_the_chassis_is_an_error(tmp_path):
     with pytest.raises(VehicleConfigError, match=r"wheels\[0\]\.position.*outside the chassis"):
         _load(tmp_path, BASE.replace("position = [1.2, 0.8, 0.0]", "position = [12.0, 0.8, 0.0]"))
+
+
+def _sticky_amplitude(frequency, damping_ratio, dt, steps=400):
+    """A sprung mass held by the sticky spring-damper alone (explicit, as in the update): the
+    largest |velocity| over the last quarter of ``steps`` after a 1 mm/s start."""
+    from traction.vehicle_model import sticky
+
+    m, v, anchor, timer, tail = 400.0, 1e-3, 0.0, 0.0, []
+    for i in range(steps):
+        anchor, timer, active, force = sticky.update(5.0, 0.0, frequency, damping_ratio, anchor,
+                                                     timer, v, True, m, 1e9, dt)
+        v += force / m * dt
+        if i >= 3 * steps // 4:
+            tail.append(abs(v) if active else np.inf)     # broke loose: left the sticky range
+    return max(tail)
+
+
+@pytest.mark.parametrize("frequency,zeta,dt,unstable", [
+    (5.0, 1.0, 0.004, False), (50.0, 1.0, 0.004, True), (5.0, 5.0, 0.01, True),
+    (5.0, 5.0, 0.004, False), (30.0, 0.2, 0.004, False),
+])
+def test_sticky_tyre_instability_is_reported(sedan, frequency, zeta, dt, unstable):
+    """(w dt)^2 + 4 zeta w dt >= 4 (w = 2 pi f) makes the explicit spring-damper diverge:
+    check_timestep says so exactly when the mode grows."""
+    p = dataclasses.replace(sedan, sticky=dataclasses.replace(sedan.sticky, frequency=frequency,
+                                                                damping_ratio=zeta))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        msgs = [m for m in check_timestep(p, dt) if "sticky tyre" in m]
+    assert len(msgs) == int(unstable)
+    if unstable:
+        assert "sticky.frequency" in msgs[0] and ">= 4" in msgs[0]
+    amplitude = _sticky_amplitude(frequency, zeta, dt)
+    assert (amplitude > 1e-3) if unstable else (amplitude < 1e-3)

@@ -1,6 +1,7 @@
 """Differentials, steering geometry, anti-roll bars, input smoothing, telemetry."""
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -159,3 +160,81 @@ def test_telemetry_ring_buffer_and_csv(tmp_path, sedan):
     path = tel.write_csv(tmp_path / "t.csv", wheel_names=p.wheel_names)
     lines = path.read_text().splitlines()
     assert len(lines) == 6 and f"{WHEEL_CHANNELS[0]}_front_left" in lines[0]
+
+
+def _shifted(preset, dy):
+    """Preset ``preset`` with every y (wheels, CoM, body) moved by ``dy`` m: the same vehicle
+    with its chassis origin off its centre line."""
+    import tomllib
+    from importlib import resources
+
+    from traction.vehicle_model.config import parse_vehicle
+
+    text = (resources.files("traction.vehicle_model") / "presets" / f"{preset}.toml").read_text()
+
+    def move(m):
+        return f"{m.group(1)}[{m.group(2)}, {float(m.group(3)) + dy!r}, {m.group(4)}]"
+
+    text = re.sub(r"^((?:position|com|body_centre) = )\[([^,]+), ([^,]+), ([^\]]+)\]", move,
+                  text, flags=re.M)
+    return parse_vehicle(tomllib.loads(text), f"{preset}_shifted.toml")
+
+
+def test_tank_tracks_are_the_sides_of_the_centre_line_not_of_the_origin():
+    """All wheels at y > 0 (origin beside the right track): the tracks are still 6 + 6 wheels
+    and a full-throttle step spins engine and wheels exactly as the centred tank's."""
+    tank, moved = vm.load_vehicle("tank"), _shifted("tank", 1.5)
+    assert np.all(moved.suspension.position[:, 1] > 0)
+    np.testing.assert_array_equal(moved.groups, tank.groups)
+    assert moved.groups.sum(axis=0).tolist() == [6, 6]
+    omega = []
+    for p in (tank, moved):
+        kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], p.chassis.com[None],
+                                   np.zeros((1, 3)), np.zeros((1, 3)))
+        rest = p.suspension.max_compression + 2 * p.wheels.radius
+        hits = vm.GroundHits(rest[None], np.array([0.0, 0.0, 1.0]), np.zeros((1, 12), int))
+        s, c = vm.VehicleState.zeros(p), vm.Commands.zeros(p)
+        c.throttle, c.thrust = 1.0, [1.0, 1.0]
+        vm.step(p, s, kin, hits, c, vm.FrictionTable.default(), 0.004)
+        omega.append(np.concatenate([s.omega[0], s.engine_omega]))
+    assert np.all(np.isfinite(omega[1])) and omega[0][-1] > 0
+    np.testing.assert_allclose(omega[1], omega[0], rtol=1e-9, atol=1e-12)
+
+
+def test_tank_wheel_on_the_centre_line_is_an_error():
+    tank = vm.load_vehicle("tank")
+    pos = tank.suspension.position.copy()
+    pos[0, 1] = 0.0                                  # between the tracks
+    sus = dataclasses.replace(tank.suspension, position=pos)
+    with pytest.raises(vm.VehicleConfigError, match=r"t.toml: differential.type = 'tank': "
+                                                    r"wheel 0 lies on the centre line"):
+        dataclasses.replace(tank, suspension=sus).validate("t.toml")
+
+
+def test_ackermann_partners_do_not_depend_on_the_chassis_origin():
+    """Origin at the right wheels (y = 0.1 and 1.7): same partners, same Ackermann angles."""
+    p, moved = vm.load_vehicle("sedan_rwd"), _shifted("sedan_rwd", 0.9)
+    assert moved.steering.partner == p.steering.partner == (1, 0, 3, 2)
+    for s in (0.5, -1.0):
+        np.testing.assert_allclose(_steer_angles(moved, s), _steer_angles(p, s), rtol=1e-12)
+    a = _steer_angles(moved, 0.5)
+    assert abs(a[0]) > abs(a[1]) > 0                 # left turn: the left wheel is the inner one
+
+
+def test_torque_vectoring_keeps_most_torque_on_the_ground():
+    """Airborne wheels get air_share each; at most n_driven - min_wheels_on_ground of them may
+    be in the air, and together they must get less than half the torque."""
+    truck = vm.load_vehicle("truck_6x6")
+    with pytest.raises(vm.VehicleConfigError, match=re.escape(
+            "t.toml: differential.air_share = 0.2: with 5 driven wheels in the air")):
+        _diff("truck_6x6", air_share=0.2, min_wheels_on_ground=1).validate("t.toml")
+    q = _diff("truck_6x6", air_share=0.15, min_wheels_on_ground=3)     # 3 x 0.15 = 0.45 < 0.5
+    q.validate("t.toml")
+    contact = np.array([[1, 0, 0, 1, 0, 1]], bool)
+    force = np.array([[2e4, 0, 0, 1e4, 0, 1e4]])
+    beta, _ = _ratios(q, np.zeros((1, 6)), contact, force, np.zeros((1, 2)))
+    ground = 1 - 3 * 0.15
+    np.testing.assert_allclose(beta[0], [0.5 * ground, 0.15, 0.15, 0.25 * ground, 0.15,
+                                         0.25 * ground])
+    assert beta[0, contact[0]].sum() > beta[0, ~contact[0]].sum()
+    assert truck.differential.air_share * 3 < 0.5     # the preset is well inside

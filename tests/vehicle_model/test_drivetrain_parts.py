@@ -1,6 +1,7 @@
 """Engine, clutch solve, gearbox/autobox logic (no simulator)."""
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -14,6 +15,8 @@ from traction.vehicle_model import (
     gearbox,
     load_vehicle,
 )
+from traction.vehicle_model import errors as vm_errors
+from traction.vehicle_model import layout as L
 from traction.vehicle_model.layout import GEAR
 
 
@@ -109,3 +112,45 @@ def test_autobox_shifts_one_gear_and_never_below_first():
         gears.append(int(s.gearbox.target[0]))
         assert np.all(np.abs(np.diff([g for g in gears[300:]])) <= 1)
     assert s.gearbox.gear[0] == 3 and min(gears[300:]) >= 1
+
+
+def test_gearbox_that_would_hunt_is_refused():
+    """4, 2, 1.5 with up 0.65 and down 0.5: an up-shift from first leaves the engine at
+    0.65 x 2 / 4 = 0.325 of max_omega, below second gear's 0.5: straight back down."""
+    with pytest.raises(vm_errors.VehicleConfigError, match=re.escape(
+            "car.toml: gearbox.up_ratios[0] = 0.65: an up-shift from gear 1 leaves the engine at "
+            "up_ratios[0] * forward_ratios[1] / forward_ratios[0] = 0.325")):
+        _box().validate(where="car.toml")
+    _box(autobox=0.0).validate()                    # manual only: the thresholds are unused
+
+
+@pytest.mark.parametrize("kw,message", [
+    ({"reverse_ratio": 0.0}, "gearbox.reverse_ratio = 0 is out of range; allowed [-100, 0)"),
+    ({"forward_ratios": np.array([]), "up_ratios": np.array([]), "down_ratios": np.array([])},
+     "gearbox.forward_ratios is empty; need at least one forward gear"),
+])
+def test_gearbox_ratio_gaps_are_refused(kw, message):
+    with pytest.raises(vm_errors.VehicleConfigError, match=re.escape(message)):
+        GearboxParams(**kw).validate()
+
+
+@pytest.mark.parametrize("preset", [None, "sedan_rwd", "truck_6x6", "tank"])
+def test_autobox_up_shift_never_triggers_a_down_shift(preset):
+    """Gear kinematics: at the up threshold of gear g the wheels turn at up[g] max_omega /
+    r[g]; in g+1 the engine turns at up[g] r[g+1] / r[g] max_omega, which the validated box
+    keeps above down[g+1]: held there past the latency, the autobox stays in g+1."""
+    gp = GearboxParams() if preset is None else load_vehicle(preset).gearbox
+    gp = dataclasses.replace(gp, autobox=1.0)
+    gp.validate()
+    r = gp.forward_ratios
+    for g in range(1, gp.n_forward):
+        pk, s = _gearbox(gp)
+        s.gearbox.gear = s.gearbox.target = g
+        wheel = (gp.up_ratios[g - 1] + 1e-3) / r[g - 1]      # engine ratio / gear ratio
+        s.vehicle[0, L.AUTOBOX_TIMER] = gp.latency
+        targets = []
+        for _ in range(int((gp.switch_time + 3 * gp.latency) / 0.01) + 2):
+            ratio = wheel * r[s.gearbox.gear[0] - 1] if s.gearbox.switch_timer[0] <= 0 else 0.0
+            _shift(pk, s, ratio, 0.01)
+            targets.append(int(s.gearbox.target[0]))
+        assert targets[0] == g + 1 and set(targets) == {g + 1}, (g, sorted(set(targets)))

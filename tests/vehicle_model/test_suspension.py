@@ -82,3 +82,67 @@ def test_camber_interpolates_linearly(sedan):
                     p.max_compression[i], p.max_droop[i], j[i]) for i in range(4)]
     np.testing.assert_allclose(c, [p.camber_at_max_droop[0], p.camber_at_max_droop[1] / 2,
                                    p.camber_at_rest[2], p.camber_at_max_compression[3]])
+
+
+def test_long_vehicle_gets_a_positive_split_when_one_exists():
+    """6 wheels at x = 2, 0, -2, CoM at x = 1.5: the equal-springs split would make the rear
+    wheels pull (-125 kg); the rear ones are held at the bound (5 % of the mean, 50 kg) and the
+    lever rule over the rest gives front 2300 and middle 650 kg per wheel."""
+    pos = np.array([[x, y, 0.0] for x in (2.0, 0.0, -2.0) for y in (1.0, -1.0)])
+    m = compute_sprung_masses(pos, np.array([1.5, 0.0, 0.5]), 6000.0)
+    np.testing.assert_allclose(m, [2300, 2300, 650, 650, 50, 50], rtol=1e-9)
+    assert m.sum() == pytest.approx(6000.0)
+    np.testing.assert_allclose(m @ pos[:, :2] / m.sum(), [1.5, 0.0], atol=1e-9)
+    off = compute_sprung_masses(pos, np.array([1.8, 0.3, 0.5]), 6000.0)   # off-centre too
+    np.testing.assert_allclose(off @ pos[:, :2] / off.sum(), [1.8, 0.3], atol=1e-9)
+    assert off.min() >= sus.MIN_SPRUNG_SHARE * 1000.0 * (1 - 1e-9)
+    with pytest.raises(VehicleConfigError, match="support polygon"):
+        compute_sprung_masses(pos, np.array([2.5, 0.0, 0.5]), 6000.0)
+
+
+@pytest.mark.parametrize("name", ["sedan", "sedan_rwd", "truck_6x6", "tank"])
+def test_preset_sprung_masses_are_the_equal_springs_split(name):
+    """Presets keep the rigid-chassis-on-equal-springs split (affine in the wheel position),
+    bit for bit."""
+    from traction.vehicle_model import load_vehicle
+
+    p = load_vehicle(name)
+    pos, com, mass = p.suspension.position, p.chassis.com, p.chassis.mass
+    a = np.vstack([np.ones(len(pos)), pos[:, 0], pos[:, 1]])
+    m0 = np.full(len(pos), mass / len(pos))
+    expected = m0 + a.T @ np.linalg.solve(a @ a.T, mass * np.array([1.0, com[0], com[1]]) - a @ m0)
+    np.testing.assert_array_equal(compute_sprung_masses(pos, com, mass), expected)
+    np.testing.assert_array_equal(p.suspension.sprung_mass, expected)
+
+
+def test_a_missed_ray_hangs_the_wheel_like_a_far_hit(sedan):
+    """No hit (dist < 0) is airborne: full droop and no contact, as a hit beyond the travel."""
+    p, r = sedan.suspension, sedan.wheels.radius
+    far = p.max_compression + 2 * r + p.max_droop + 5.0
+    for dist in (np.full(4, -1.0), far):
+        jounce, contact, over = _hit(p, r, dist)
+        np.testing.assert_array_equal(jounce, -p.max_droop)
+        assert not contact.any() and np.all(over == 0)
+
+
+def test_anti_roll_bar_force_is_the_same_for_a_miss_and_a_far_hit():
+    """sedan_rwd (front bar 8000 N/m): front-left in the air at full droop, front-right at
+    rest; the bar adds k x (0 - (-max_droop)) to the right strut whether the left ray misses
+    or hits far."""
+    from traction import vehicle_model as vm
+
+    p = vm.load_vehicle("sedan_rwd")
+    rest = p.suspension.max_compression + 2 * p.wheels.radius
+    forces = []
+    for dist in (-1.0, 10.0):
+        d = rest[None].copy()
+        d[0, 0] = dist
+        kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], p.chassis.com[None],
+                                   np.zeros((1, 3)), np.zeros((1, 3)))
+        hits = vm.GroundHits(d, np.array([0.0, 0.0, 1.0]), np.zeros((1, 4), int))
+        out = vm.step(p, vm.VehicleState.zeros(p), kin, hits, vm.Commands.zeros(p),
+                      vm.FrictionTable.default(), 0.004)
+        assert out.jounce[0, 0] == -p.suspension.max_droop[0] and not out.in_contact[0, 0]
+        forces.append(out.spring_force[0, 1])
+    expected = p.suspension.sprung_mass[1] * 9.81 + 8000.0 * p.suspension.max_droop[0]
+    np.testing.assert_allclose(forces, [expected, expected], rtol=1e-9)

@@ -2,6 +2,7 @@
 friction clamps on a single-corner rig at 30 Hz; custom callables."""
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -157,3 +158,44 @@ def test_tyre_models_and_types_by_name_in_vehicle_files():
                                     "lat_slip_ratios": [0.0], "lat": [[[0, 0], [1, 1]]]}}
     p = vm.parse_vehicle(data)
     assert p.curve_sets[1].name == "mine" and np.all(p.tires.curve_set == 1)
+
+
+def _magic(**coef):
+    """The sedan on magic formula tyres with ``mf_long``/``mf_lat`` (B, C, D, E) on every wheel."""
+    p = _params("magic_formula")
+    tires = dataclasses.replace(p.tires, **{k: np.tile(np.asarray(v, float), (4, 1))
+                                            for k, v in coef.items()})
+    return dataclasses.replace(p, tires=tires)
+
+
+@pytest.mark.parametrize("field,coef,message", [
+    ("mf_lat", [0.0, 1.9, 1.0, 0.1], "tire.mf_lat[0] B = 0 is out of range; allowed (0, 100]"),
+    ("mf_lat", [-10.0, 1.9, 1.0, 0.1], "tire.mf_lat[0] B = -10 is out of range"),
+    ("mf_long", [12.0, 2.5, 1.0, 0.2], "tire.mf_long[0] C = 2.5 is out of range; allowed (1, 2]"),
+    ("mf_long", [12.0, 1.0, 1.0, 0.2], "tire.mf_long[0] C = 1 is out of range"),
+    ("mf_lat", [10.0, 1.9, -1.0, 0.1], "tire.mf_lat[0] D = -1 is out of range; allowed (0, 10]"),
+    ("mf_long", [12.0, 1.65, 1.0, 1.0], "tire.mf_long[0] E = 1 is out of range; allowed [-10, 1)"),
+    ("mf_lat", [0.5, 1.9, 1.0, 0.1], "tire.mf_lat[0] = [0.5, 1.9, 1.0, 0.1] peaks at a slip "
+                                     "angle of 2.23 rad"),
+])
+def test_magic_formula_coefficients_outside_pacejkas_ranges_are_refused(field, coef, message):
+    p = _magic(**{field: coef})
+    with pytest.raises(vm.VehicleConfigError, match=re.escape("car.toml: " + message)):
+        p.validate("car.toml")
+
+
+@pytest.mark.parametrize("lat", [(10.0, 1.9, 1.0, 0.1), (3.0, 1.3, 1.0, -2.0), (25.0, 2.0, 2.0, 0.9)])
+def test_allowed_magic_formula_forces_oppose_the_slip(lat):
+    """Anywhere in the allowed ranges the lateral force opposes the slip and is zero at zero
+    slip, up to large slip angles (C <= 2: sin(C atan) never turns negative)."""
+    p = _magic(mf_lat=lat)
+    p.validate("car.toml")
+    v_lat = np.array([[-8.0], [-1.0], [0.0], [1.0], [8.0], [40.0]])
+    _, f_lat, _, _ = _forces(p, _inputs(p, 10.0, v_lat, 10.0 / p.wheels.radius[0]))
+    assert np.all(f_lat[[0, 1]] > 0) and np.all(f_lat[2] == 0) and np.all(f_lat[3:] < 0)
+
+
+def test_shipped_tyre_defaults_pass_the_magic_formula_ranges():
+    for name in vm.preset_names():
+        vm.load_vehicle(name).tires.validate()
+    _params("magic_formula").validate()

@@ -1,0 +1,162 @@
+"""Validation across parts: wheel references, per-wheel array shapes, duplicates, gear state,
+the friction table, the update's dt and gravity. Each error names the field."""
+
+import dataclasses
+import re
+
+import numpy as np
+import pytest
+
+from traction import vehicle_model as vm
+from traction.vehicle_model import VehicleConfigError
+
+BASE = """
+name = "t"
+[chassis]
+mass = 1000.0
+com = [0.0, 0.0, 0.3]
+body_size = [4.0, 1.8, 0.8]
+body_centre = [0.0, 0.0, 0.3]
+[defaults.wheel]
+radius = 0.3
+[[wheels]]
+position = [1.2, 0.8, 0.0]
+[[wheels]]
+position = [1.2, -0.8, 0.0]
+[[wheels]]
+position = [-1.2, 0.8, 0.0]
+[[wheels]]
+position = [-1.2, -0.8, 0.0]
+"""
+
+
+def _load(tmp_path, text):
+    f = tmp_path / "car.toml"
+    f.write_text(text)
+    return vm.load_vehicle(f)
+
+
+def _with(p, part, **kw):
+    return dataclasses.replace(p, **{part: dataclasses.replace(getattr(p, part), **kw)})
+
+
+@pytest.mark.parametrize("part,kw,message", [
+    ("wheels", {"radius": np.full(3, 0.33)}, "wheel.radius has shape (3,); expected shape (4,)"),
+    ("wheels", {"radius": 0.33}, "wheel.radius has shape (); expected shape (4,)"),
+    ("suspension", {"position": np.zeros((4, 2))},
+     "suspension.position has shape (4, 2); expected shape (4, 3)"),
+    ("tires", {"mf_lat": np.tile([10.0, 1.9, 1.0], (4, 1))},
+     "tire.mf_lat has shape (4, 3); expected shape (4, 4)"),
+    ("steering", {"multiplier": np.zeros(5)}, "steering.multiplier has shape (5,)"),
+])
+def test_per_wheel_arrays_need_one_value_per_wheel(sedan, part, kw, message):
+    with pytest.raises(VehicleConfigError, match=re.escape("car.toml: " + message)):
+        _with(sedan, part, **kw).validate("car.toml")
+
+
+@pytest.mark.parametrize("kw,message", [
+    ({"pairs": ((0, 7),), "stiffness": (1e4,)},
+     "anti_roll_bars[0].wheels = (0, 7) refers to a wheel outside 0..3"),
+    ({"pairs": ((0, 1),), "stiffness": (1e4, 2e4)}, "1 wheel pairs but 2 stiffness values"),
+    ({"pairs": ((0, -1),), "stiffness": (1e4,)}, "anti_roll_bars[0].wheels = (0, -1) refers"),
+])
+def test_anti_roll_bar_wheels_are_range_checked(sedan, kw, message):
+    with pytest.raises(VehicleConfigError, match=re.escape(message)):
+        dataclasses.replace(sedan, anti_roll=vm.AntiRollParams(**kw)).validate("car.toml")
+
+
+@pytest.mark.parametrize("kw,message", [
+    ({"four_wheels": (0, 1, 2, 9)}, "differential.four_wheels = (0, 1, 2, 9) refers to a wheel "
+                                    "outside 0..3"),
+    ({"four_wheels": (0, 1, 2, 2)}, "differential.four_wheels = (0, 1, 2, 2) refers to wheel 2 "
+                                    "twice"),
+    ({"four_wheels": (0, 1, 2)}, "differential.four_wheels = (0, 1, 2); needs 4 wheels"),
+])
+def test_four_wheel_references_are_checked(kw, message):
+    rwd = vm.load_vehicle("sedan_rwd")
+    with pytest.raises(VehicleConfigError, match=re.escape(message)):
+        _with(rwd, "differential", **kw).validate("car.toml")
+
+
+def test_driven_wheels_are_checked():
+    truck = vm.load_vehicle("truck_6x6")
+    with pytest.raises(VehicleConfigError, match=re.escape("driven = (0, 0, 1) refers to wheel 0 "
+                                                           "twice")):
+        _with(truck, "differential", driven=(0, 0, 1)).validate("t.toml")
+    with pytest.raises(VehicleConfigError, match=re.escape("driven = (0, 6) refers to a wheel "
+                                                           "outside 0..5")):
+        _with(truck, "differential", driven=(0, 6)).validate("t.toml")
+
+
+@pytest.mark.parametrize("edit,message", [
+    ('[differential]\ntype = "four_wheel"\n'
+     'wheels = ["front_left", "front_right", "rear_left", "rear_left"]',
+     "differential.wheels names 'rear_left' twice"),
+    ('[differential]\ntype = "multi_wheel"\ndriven = ["rear_left", "rear_left"]',
+     "differential.driven names 'rear_left' twice"),
+])
+def test_duplicate_wheel_references_in_a_file_are_errors(tmp_path, edit, message):
+    text = _named(BASE) + "\n" + edit + "\n"
+    with pytest.raises(VehicleConfigError, match=re.escape("car.toml: " + message)):
+        _load(tmp_path, text)
+
+
+def _named(text, names=("front_left", "front_right", "rear_left", "rear_right")):
+    parts = text.split("[[wheels]]\n")
+    return parts[0] + "".join(f'[[wheels]]\nname = "{n}"\n{w}'
+                              for n, w in zip(names, parts[1:], strict=True))
+
+
+def test_duplicate_wheel_names_are_errors(tmp_path, sedan):
+    with pytest.raises(VehicleConfigError, match=re.escape(
+            "car.toml: wheels[3].name = 'rear_left' is already the name of wheels[2]")):
+        _load(tmp_path, _named(BASE, ("front_left", "front_right", "rear_left", "rear_left")))
+    names = ("fl", "fr", "rl", "rl")
+    with pytest.raises(VehicleConfigError, match=r"wheel name 'rl' is used by wheels \[2, 3\]"):
+        dataclasses.replace(sedan, wheel_names=names).validate("car.toml")
+
+
+def test_gears_outside_the_box_are_refused():
+    p = vm.load_vehicle("sedan_rwd")                       # 5 forward gears
+    for gear in (7, 6, -2):
+        with pytest.raises(ValueError, match=rf"gear = {gear} is out of range; allowed -1 "
+                                             r"\(reverse\), 0 \(neutral\) or 1..5"):
+            vm.VehicleState.zeros(p, 1, gear=gear)
+    s = vm.VehicleState.zeros(p, 2, gear=5)
+    assert np.all(s.gearbox.gear == 5) and np.all(s.gearbox.target == 5)
+    with pytest.raises(ValueError, match=r"gear = 6 is out of range; allowed .* or 1..5"):
+        s.set_gear(p, [1, 6])
+    with pytest.raises(ValueError, match=r"gearbox.gear = -3 is out of range"):
+        s.gearbox.gear = -3
+    with pytest.raises(ValueError, match=r"gearbox.target = 1.5 is out of range"):
+        s.gearbox.target = [1, 1.5]
+    assert np.all(s.gearbox.gear == 5) and np.all(s.gearbox.target == 5)
+    s.set_gear(p, [-1, 2])
+    assert s.gearbox.gear.tolist() == s.gearbox.target.tolist() == [-1, 2]
+
+
+def test_friction_table_errors_name_the_expected_shape_and_tyre():
+    with pytest.raises(VehicleConfigError, match=r"values have shape \(3,\); expected \(2, 2\)"):
+        vm.FrictionTable(["a", "b"], ["road", "slick"], [1.0, 0.9, 0.8])
+    table = vm.FrictionTable.default()
+    with pytest.raises(VehicleConfigError, match=r"tire = 5 is not a tyre type; known: 0 = road"):
+        table.set("ice", 0.1, tire=5)
+    table.set("ice", 0.12, tire="track")
+    assert table.values[table.surface_index("ice"), 2] == 0.12
+
+
+@pytest.mark.parametrize("dt,gravity,name", [
+    (0.0, 9.81, "dt"), (-0.01, 9.81, "dt"), (np.nan, 9.81, "dt"), (0.01, 0.0, "gravity"),
+    (0.01, -9.81, "gravity"), (0.01, np.inf, "gravity"),
+])
+def test_non_positive_dt_or_gravity_is_refused(sedan, dt, gravity, name):
+    with pytest.raises(ValueError, match=rf"{name} = .*; allowed \(0, inf\)"):
+        vm.check_timestep(sedan, dt, gravity)
+    state, cmd = vm.VehicleState.zeros(sedan), vm.Commands.zeros(sedan)
+    kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], sedan.chassis.com[None],
+                               np.zeros((1, 3)), np.zeros((1, 3)))
+    hits = vm.GroundHits(np.ones((1, 4)), np.array([0.0, 0.0, 1.0]), np.zeros((1, 4), int))
+    before = state.copy()
+    with pytest.raises(ValueError, match=rf"vehicle update: {name} = "):
+        vm.step(sedan, state, kin, hits, cmd, vm.FrictionTable.default(), dt, gravity)
+    np.testing.assert_array_equal(state.wheel, before.wheel)
