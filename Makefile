@@ -14,8 +14,9 @@ $(VENV)/.installed-dev: $(VENV)/bin/python pyproject.toml
 	$(PIP) install -e ".[dev]"
 	@touch $@
 
-# Offscreen rendering backend for MuJoCo (EGL, or OSMesa installed on demand).
-GL = MUJOCO_GL=$$(sh .ci/gl-backend $(PY))
+# Offscreen rendering backend for MuJoCo (EGL, or OSMesa installed on demand); stops make if
+# gl-backend fails.
+GL = MUJOCO_GL=$$(sh .ci/gl-backend $(PY)) && export MUJOCO_GL &&
 
 demo: $(VENV)/.installed-dev
 	$(GL) $(PY) -m traction.train.benchmark --out runs/benchmark

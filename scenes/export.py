@@ -16,12 +16,27 @@ from traction.vehicle_model import load_vehicle
 
 from .build import TERRAINS, build_spec
 
+#: Words YAML 1.1 (PyYAML, which reads the hyperparameter files) reads as booleans and null.
+YAML_WORDS = {"~": None, **{spelling: value for word, value in (
+    ("true", True), ("yes", True), ("on", True), ("false", False), ("no", False), ("off", False),
+    ("null", None)) for spelling in (word, word.capitalize(), word.upper())}}
+
 
 def parse_assignment(text: str) -> tuple[str, object]:
-    """``NAME=VALUE`` from a command line; VALUE as a Python literal when it is one, else text."""
+    """``NAME=VALUE`` from a command line, VALUE read as in the YAML files of hyperparameters.
+
+    ``true``/``false``/``yes``/``no``/``on``/``off`` (lower, Capitalised or UPPER case, as
+    YAML 1.1 reads them) are booleans and ``null``/``~`` is None; otherwise VALUE is a Python
+    literal when it is one (numbers, ``1e-4``, ``True``, ``None``, lists, quoted text), else text.
+
+    Raises:
+        argparse.ArgumentTypeError: not ``NAME=VALUE``.
+    """
     key, sep, value = text.partition("=")
     if not key or not sep or not value:
         raise argparse.ArgumentTypeError(f"{text!r}: use NAME=VALUE")
+    if value in YAML_WORDS:
+        return key, YAML_WORDS[value]
     try:
         return key, ast.literal_eval(value)
     except (ValueError, SyntaxError):

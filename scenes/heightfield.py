@@ -15,6 +15,14 @@ import numpy as np
 
 from traction.vehicle_model.jit import jit
 
+#: Most cells a terrain grid may have (the defaults have 16,000-80,000).
+MAX_CELLS = 4_000_000
+#: rough_hill knob -> (lowest, highest, unit, integer); see :func:`rough_hill`.
+HILL_RANGES = {"slope_deg": (0.0, 45.0, "deg", False), "roughness": (0.0, 1.0, "m", False),
+               "bump_scale": (0.0, 2.0, "m", False), "ditches": (0, 20, "", True),
+               "length": (50.0, 1000.0, "m", False), "width": (10.0, 400.0, "m", False),
+               "resolution": (0.05, 1.0, "m", False)}
+
 
 @dataclass
 class TerrainGrid:
@@ -88,6 +96,28 @@ def _heights_in_frame(h, x0, y0, cell, x, y, c, s, ahead, side, out) -> None:
                          y + s * ahead[i] + c * side[i])
 
 
+def check_knob(terrain: str, name: str, value, lo: float, hi: float, unit: str = "",
+               integer: bool = False) -> None:
+    """Raise ValueError naming the terrain, the knob, its value and the allowed range unless
+    ``lo <= value <= hi`` (NaN is refused), and, with ``integer``, ``value`` is an int."""
+    is_int = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    is_number = is_int or (isinstance(value, (float, np.floating)) and not integer)
+    if not (is_number and lo <= value <= hi):
+        kind = "an integer in " if integer else ""
+        raise ValueError(f"{terrain} {name} = {value!r}; allowed: {kind}[{lo:g}, {hi:g}]"
+                         + (f" {unit}" if unit else ""))
+
+
+def check_cells(terrain: str, length: float, width: float, resolution: float) -> None:
+    """Raise ValueError if a ``length`` x ``width`` grid of cell ``resolution`` (m) has more
+    than :data:`MAX_CELLS` cells."""
+    cells = (int(round(length / resolution)) + 1) * (int(round(width / resolution)) + 1)
+    if cells > MAX_CELLS:
+        raise ValueError(f"{terrain}: {length:g} x {width:g} m at resolution {resolution:g} m is "
+                         f"{cells} cells; allowed: at most {MAX_CELLS} (coarser resolution or a "
+                         "smaller terrain)")
+
+
 def _grid(length: float, width: float, resolution: float, x0: float):
     ncol = int(round(length / resolution)) + 1
     nrow = int(round(width / resolution)) + 1
@@ -125,8 +155,7 @@ def fractal_noise(rng, shape, period: float, octaves: int = 4) -> np.ndarray:
 
 def hill_knobs(difficulty: float) -> dict:
     """Map ``difficulty`` in [0, 1] onto the rough-hill knobs (the curriculum dial)."""
-    if not 0.0 <= difficulty <= 1.0:
-        raise ValueError(f"difficulty = {difficulty}; allowed [0, 1]")
+    check_knob("rough_hill", "difficulty", difficulty, 0.0, 1.0)
     return {"slope_deg": 4.0 + 14.0 * difficulty, "roughness": 0.03 + 0.25 * difficulty,
             "bump_scale": 0.15 + 0.45 * difficulty, "ditches": int(round(1 + 4 * difficulty))}
 
@@ -146,15 +175,25 @@ def rough_hill(seed: int, difficulty: float = 0.5, *, slope_deg: float | None = 
         ditches: number of ditches crossing the climb.
         length, width: terrain size (m); the vehicle starts near ``x = -length/2 + 10``.
         resolution: cell size (m).
+        Allowed ranges: :data:`HILL_RANGES`.
 
     Returns:
         ``(grid, summit)``: the terrain and the summit centre ``(x, y, z)`` (m).
+
+    Raises:
+        ValueError: a knob out of range (or a grid over :data:`MAX_CELLS` cells), naming the
+            knob, its value and the allowed range.
     """
     k = hill_knobs(difficulty)
     slope_deg = k["slope_deg"] if slope_deg is None else slope_deg
     roughness = k["roughness"] if roughness is None else roughness
     bump_scale = k["bump_scale"] if bump_scale is None else bump_scale
     ditches = k["ditches"] if ditches is None else ditches
+    for name, value in (("slope_deg", slope_deg), ("roughness", roughness),
+                        ("bump_scale", bump_scale), ("ditches", ditches), ("length", length),
+                        ("width", width), ("resolution", resolution)):
+        check_knob("rough_hill", name, value, *HILL_RANGES[name])
+    check_cells("rough_hill", length, width, resolution)
     rng = np.random.default_rng(seed)
     x0 = -length / 2
     xs, ys = _grid(length, width, resolution, x0)
@@ -168,8 +207,9 @@ def rough_hill(seed: int, difficulty: float = 0.5, *, slope_deg: float | None = 
     for _ in range(int(8 + 20 * bump_scale)):                        # rocks
         cx, cy = rng.uniform(start + 5, summit_x), rng.uniform(-width / 2 + 4, width / 2 - 4)
         rad = 3.0 * bump_scale * rng.uniform(0.6, 1.4)
-        h += bump_scale * rng.uniform(0.5, 1.0) * np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2)
-                                                          / (2 * (rad / 2) ** 2))
+        height = bump_scale * rng.uniform(0.5, 1.0)
+        if rad > 0:                                                  # bump_scale 0: no rocks
+            h += height * np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * (rad / 2) ** 2))
     for i in range(ditches):                                         # ditches across the climb
         cx = start + (i + 1) * (summit_x - start) / (ditches + 1) + rng.uniform(-3, 3)
         angle = rng.uniform(-0.4, 0.4)
@@ -192,7 +232,18 @@ def rough_hill(seed: int, difficulty: float = 0.5, *, slope_deg: float | None = 
 def bumpy_plane(seed: int, amplitude: float = 0.05, *, length: float = 60.0,
                 width: float = 60.0, resolution: float = 0.25, incline_deg: float = 0.0,
                 surface: str = "tarmac") -> TerrainGrid:
-    """A plane (optionally inclined toward +x) with mild fractal bumps of ``amplitude`` (m)."""
+    """A plane (optionally inclined toward +x) with mild fractal bumps of ``amplitude`` (m).
+
+    Raises:
+        ValueError: a knob out of range, named with its allowed range.
+    """
+    for name, value, lo, hi, unit in (("amplitude", amplitude, 0.0, 1.0, "m"),
+                                      ("length", length, 10.0, 1000.0, "m"),
+                                      ("width", width, 10.0, 1000.0, "m"),
+                                      ("resolution", resolution, 0.05, 1.0, "m"),
+                                      ("incline_deg", incline_deg, 0.0, 60.0, "deg")):
+        check_knob("bumpy_plane", name, value, lo, hi, unit)
+    check_cells("bumpy_plane", length, width, resolution)
     rng = np.random.default_rng(seed)
     xs, ys = _grid(length, width, resolution, -length / 2)
     h = xs * math.tan(math.radians(incline_deg))

@@ -5,6 +5,9 @@ and returns a :class:`Terrain`: the spawn pose of the vehicle's chassis frame (w
 the ground), surface names of extra geoms, an optional :class:`~.heightfield.TerrainGrid` (heights
 and per-cell surfaces) and a goal point. Heightfield terrains can be regenerated with a new seed
 at reset by rewriting the model's ``hfield_data`` (:func:`regenerate`), without recompiling.
+Every builder checks its knobs (a ValueError names the terrain, the knob, its value and the
+allowed range) and records all of them in :attr:`Terrain.knobs`, from which
+``Scene.regenerate`` rebuilds the terrain with a new seed.
 
 Planes are finite for MuJoCo ray casts (their size bounds the hit test), hence the 5 km size.
 """
@@ -20,6 +23,7 @@ import numpy as np
 from traction.vehicle_model import VehicleParams
 
 from . import heightfield, names
+from .heightfield import check_knob
 
 PATCH_HEIGHT = 0.01  # m, thickness of surface patches lying on flat ground
 PLANE_SIZE = 5000.0
@@ -121,6 +125,9 @@ def _wheel_height(v: VehicleParams) -> float:
 def flat(spec, vehicle, seed=0, patches: tuple = ()):
     """Flat plane at z = 0 with optional ``(surface, (x, y), (length, width))`` patches (thin
     boxes lying on the ground with their own surface)."""
+    for i, (_, _, size) in enumerate(patches):
+        for name, value in zip(("length", "width"), size, strict=True):
+            check_knob("flat", f"patches[{i}] {name}", value, 0.01, PLANE_SIZE, "m")
     _plane(spec, [0.45, 0.45, 0.42, 1.0])
     surfaces = {}
     for i, (surface, (x, y), (length, width)) in enumerate(patches):
@@ -130,15 +137,14 @@ def flat(spec, vehicle, seed=0, patches: tuple = ()):
                                 pos=[x, y, PATCH_HEIGHT / 2], rgba=[0.75, 0.85, 0.95, 1.0])
         surfaces[name] = surface
     return Terrain("flat", np.array([0.0, 0.0, _wheel_height(vehicle)]),
-                   np.array([1.0, 0, 0, 0]), surfaces)
+                   np.array([1.0, 0, 0, 0]), surfaces, knobs={"patches": patches})
 
 
 def slope(spec, vehicle, seed=0, angle_deg: float = 10.0, roughness: float = 0.0):
     """Incline rising toward +x at ``angle_deg``; with ``roughness`` > 0 (m) a bumpy heightfield."""
     if not 0.0 <= angle_deg < 60.0:
         raise ValueError(f"slope angle_deg = {angle_deg}; allowed [0, 60)")
-    if roughness < 0:
-        raise ValueError(f"slope roughness = {roughness}; allowed >= 0 m")
+    check_knob("slope", "roughness", roughness, 0.0, 1.0, "m")
     knobs = {"angle_deg": angle_deg, "roughness": roughness}
     if roughness == 0.0:
         a = math.radians(angle_deg)
@@ -169,12 +175,15 @@ def crest(spec, vehicle, seed=0, spacing: float = 8.0, depth: float = 0.6, width
     ``x = k * spacing`` with a raised-cosine section (``depth``, ``width``) on an incline. The
     vehicle spawns with its wheel-set centre over the first ditch, so a 6x6 rests on the crests
     with its middle wheels hanging when ``depth`` exceeds their droop."""
-    for name, value, lo, hi in (("spacing", spacing, 1.0, 100.0), ("depth", depth, 0.0, 5.0),
-                                ("width", width, 0.2, spacing), ("count", count, 1, 50),
-                                ("incline_deg", incline_deg, 0.0, 30.0)):
-        if not lo <= value <= hi:
-            raise ValueError(f"crest {name} = {value}; allowed [{lo}, {hi}]")
+    check_knob("crest", "spacing", spacing, 1.0, 100.0, "m")
+    for name, value, lo, hi, unit in (("depth", depth, 0.0, 5.0, "m"),
+                                      ("width", width, 0.2, spacing, "m"),
+                                      ("incline_deg", incline_deg, 0.0, 30.0, "deg"),
+                                      ("resolution", resolution, 0.02, 0.5, "m")):
+        check_knob("crest", name, value, lo, hi, unit)
+    check_knob("crest", "count", count, 1, 50, integer=True)
     length = (count - 1) * spacing + 40.0
+    heightfield.check_cells("crest", length, 20.0, resolution)
     xs, _ = heightfield._grid(length, 20.0, resolution, -20.0)
     h = crest_profile(xs, spacing, depth, width, count, incline_deg)
     grid = heightfield.TerrainGrid(h, np.zeros(h.shape, dtype=np.int64), ("gravel",), -20.0,
@@ -187,7 +196,7 @@ def crest(spec, vehicle, seed=0, spacing: float = 8.0, depth: float = 0.6, width
     pos += np.array([-math.sin(a), 0.0, math.cos(a)]) * _wheel_height(vehicle)
     return Terrain("crest", pos, quat, grid=grid,
                    knobs={"spacing": spacing, "depth": depth, "width": width, "count": count,
-                          "incline_deg": incline_deg})
+                          "incline_deg": incline_deg, "resolution": resolution})
 
 
 def crest_profile(x, spacing, depth, width, count, incline_deg):
@@ -202,8 +211,8 @@ def crest_profile(x, spacing, depth, width, count, incline_deg):
 def skidpad(spec, vehicle, seed=0, radius: float = 20.0, resolution: float = 0.5):
     """A 140 m tarmac pad with a marked circle of ``radius`` (m) around the origin; a quarter of
     the ring is wet tarmac and the run-off beyond ``radius + 15`` m is gravel (surface map)."""
-    if not 5.0 <= radius <= 60.0:
-        raise ValueError(f"skidpad radius = {radius}; allowed [5, 60] m")
+    check_knob("skidpad", "radius", radius, 5.0, 60.0, "m")
+    check_knob("skidpad", "resolution", resolution, 0.1, 2.0, "m")
     _plane(spec, [0.3, 0.3, 0.32, 1.0])
     size = 140.0
     xs, ys = heightfield._grid(size, size, resolution, -size / 2)
@@ -219,12 +228,14 @@ def skidpad(spec, vehicle, seed=0, radius: float = 20.0, resolution: float = 0.5
                 [0.25, 0.01, 0], [0.95, 0.95, 0.95, 1.0])
     pos = np.array([0.0, -radius, _wheel_height(vehicle)])   # on the circle, heading +x (CCW)
     return Terrain("skidpad", pos, np.array([1.0, 0, 0, 0]), grid=grid,
-                   knobs={"radius": radius})
+                   knobs={"radius": radius, "resolution": resolution})
 
 
 def arena(spec, vehicle, seed=0, bump_amplitude: float = 0.04, size: float = 60.0):
     """Flat ground with mild bumps (``bump_amplitude`` m) and heading markers every 45 degrees
-    (the +x marker is red)."""
+    (the +x marker is red) on a ``size`` x ``size`` m square."""
+    check_knob("arena", "bump_amplitude", bump_amplitude, 0.0, 0.5, "m")
+    check_knob("arena", "size", size, 20.0, 500.0, "m")
     grid = heightfield.bumpy_plane(seed, bump_amplitude, length=size, width=size)
     add_heightfield(spec, grid, [0.4, 0.42, 0.4, 1.0])
     for i in range(8):
@@ -233,7 +244,7 @@ def arena(spec, vehicle, seed=0, bump_amplitude: float = 0.04, size: float = 60.
         _marker(spec, names.marker(i), [15 * math.cos(t), 15 * math.sin(t), 1.0], [0.2, 1.0, 0],
                 rgba)
     pos, quat = spawn_on_grid(grid, vehicle, 0.0, 0.0)
-    return Terrain("arena", pos, quat, grid=grid, knobs={"bump_amplitude": bump_amplitude})
+    return Terrain("arena", pos, quat, grid=grid, knobs={"bump_amplitude": bump_amplitude, "size": size})
 
 
 BUILDERS = {"flat": flat, "slope": slope, "rough_hill": rough_hill, "crest": crest,

@@ -2,31 +2,56 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
 
 
+def ffmpeg_exe() -> str | None:
+    """The ffmpeg binary imageio would start (``imageio-ffmpeg``'s bundled one, the
+    ``IMAGEIO_FFMPEG_EXE`` variable's, conda's or the system's), or None if there is none.
+    imageio starts ffmpeg only at the first frame, so this is asked up front."""
+    try:
+        import imageio_ffmpeg
+
+        exe = imageio_ffmpeg.get_ffmpeg_exe()
+    except (ImportError, RuntimeError):
+        return None
+    return exe if exe and (Path(exe).is_file() or shutil.which(exe)) else None
+
+
 class VideoWriter:
-    """Streams frames to ``path``. MP4 (H.264) if ``imageio-ffmpeg`` works, else a GIF next to
-    it (``.gif``); :attr:`path` is the file actually written.
+    """Streams frames to ``path``. MP4 (H.264) if an ffmpeg binary is available, else a GIF
+    next to it (``.gif``, ``1000 / fps`` ms per frame); :attr:`path` is the file actually
+    written.
 
     Use as a context manager or call :meth:`close`.
+
+    Raises:
+        ImportError: imageio is not installed (the ``render`` extra).
     """
 
     def __init__(self, path: str | Path, fps: int = 30):
-        import imageio.v2 as imageio
-
+        try:
+            import imageio.v2 as imageio
+        except ImportError as e:
+            raise ImportError('VideoWriter needs imageio: pip install -e ".[render]"') from e
         self.path = Path(path)
         self.fps = fps
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._writer = imageio.get_writer(self.path.with_suffix(".mp4"), fps=fps,
-                                              codec="libx264", quality=7, macro_block_size=8)
-            self.path = self.path.with_suffix(".mp4")
-        except (ImportError, RuntimeError, ValueError):
+        self._writer = None
+        if ffmpeg_exe() is not None:
+            try:
+                self._writer = imageio.get_writer(self.path.with_suffix(".mp4"), fps=fps,
+                                                  codec="libx264", quality=7, macro_block_size=8)
+                self.path = self.path.with_suffix(".mp4")
+            except (ImportError, RuntimeError, ValueError):
+                self._writer = None
+        if self._writer is None:
             self.path = self.path.with_suffix(".gif")
-            self._writer = imageio.get_writer(self.path, mode="I", duration=1.0 / fps)
+            # imageio's GIF writer (Pillow) takes the frame duration in milliseconds
+            self._writer = imageio.get_writer(self.path, mode="I", duration=1000.0 / fps)
         self.frames = 0
 
     def append(self, frame: np.ndarray) -> None:

@@ -19,6 +19,7 @@ import gymnasium as gym
 import numpy as np
 
 import traction.envs  # noqa: F401  (registers the ids)
+from traction.train.checks import MissingExtra, require, writable_dir
 from traction.train.controllers import for_env
 
 #: (name, env id, env kwargs, episodes, quick episodes, quick step limit)
@@ -33,6 +34,7 @@ VARIANTS = (
     ("tank_turn_standard", "Traction/TankTurn-v0", {"drive_mode": "standard"}, 6, 3, 400),
 )
 SEED0 = 1000
+NEEDS = ("matplotlib", "imageio")   # plots (the plot extra), videos (the render extra)
 
 
 def _episode(env, controller, seed, record):
@@ -67,10 +69,17 @@ def _episode(env, controller, seed, record):
 
 
 def run(out: Path, quick: bool = False, progress=True) -> dict:
-    """Run every variant; write the outputs; return the summary dict."""
+    """Run every variant; write the outputs; return the summary dict.
+
+    Raises:
+        MissingExtra: matplotlib (plots, the ``plot`` extra) or imageio (videos, the ``render``
+            extra) is not installed; checked before any episode runs.
+        ValueError: ``out`` is not a writable folder.
+    """
+    require("benchmark", *NEEDS)
+    writable_dir(out)
     from traction.scenes.video import VideoWriter
 
-    out.mkdir(parents=True, exist_ok=True)
     summary, tracks, videos_done = {}, {}, set()
     jobs = [(n, e, kw, (qe if quick else ep), (qs if quick else None))
             for n, e, kw, ep, qe, qs in VARIANTS]
@@ -167,6 +176,11 @@ def main(argv=None) -> dict:
     ap.add_argument("--out", type=Path, default=Path("runs/benchmark"))
     ap.add_argument("--quick", action="store_true", help="few episodes, short limits (CI)")
     args = ap.parse_args(argv)
+    try:
+        require("benchmark", *NEEDS)
+        writable_dir(args.out)
+    except (MissingExtra, ValueError) as e:
+        ap.error(str(e))
     summary = run(args.out, args.quick)
     print((args.out / "benchmark.md").read_text())
     return summary

@@ -1,6 +1,11 @@
 """Evaluate a trained run folder (model + normalisation statistics, never updated)::
 
     python -m traction.train.evaluate runs/tank_ppo --episodes 20 [--video]
+
+``--video`` writes the first episode as ``evaluation.mp4`` (``.gif`` without ffmpeg): the frame
+after reset, then one per step up to the step before the episode ended. The frame of the last
+step is dropped: the vector environment resets an ended episode within that step (SB3's
+same-step autoreset), so what it would render is already the next episode's first state.
 """
 
 from __future__ import annotations
@@ -12,14 +17,62 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from traction.train.checks import MissingExtra, int_at_least, positive_int_arg, require
 from traction.train.train import make_vec
 
 
+def load_config(run: Path) -> dict:
+    """The run folder's ``config.yml``, once the folder is known to hold a trained run.
+
+    Raises:
+        ValueError: the folder, its ``config.yml`` or its ``model.zip`` is missing.
+    """
+    if not run.is_dir():
+        raise ValueError(f"run folder {run}: not found")
+    for name in ("config.yml", "model.zip"):
+        if not (run / name).is_file():
+            raise ValueError(f"run folder {run}: no {name} (not a finished training run; "
+                             "train writes model.zip when it ends)")
+    return yaml.safe_load((run / "config.yml").read_text())
+
+
+def _render(venv) -> np.ndarray:
+    return venv.envs[0].render() if hasattr(venv, "envs") else venv.venv.envs[0].render()
+
+
+def _episodes(venv, model, episodes: int, video: bool) -> tuple[list, list, list]:
+    """Returns, successes and (first episode) frames of ``episodes`` deterministic episodes."""
+    returns, successes = [], []
+    obs = venv.reset()
+    frames = [_render(venv)] if video else []
+    total = 0.0
+    while len(returns) < episodes:
+        action, _ = model.predict(obs, deterministic=True)
+        obs, reward, done, infos = venv.step(action)
+        total += float(venv.get_original_reward()[0]) if hasattr(venv, "get_original_reward") \
+            else float(reward[0])
+        if done[0]:                 # the env has already reset: its render is the next episode
+            returns.append(total)
+            successes.append(bool(infos[0].get("is_success", False)))
+            total = 0.0
+        elif video and not returns:
+            frames.append(_render(venv))
+    return returns, successes, frames
+
+
 def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123) -> dict:
-    """Deterministic episodes; returns success rate and return statistics."""
+    """Deterministic episodes; returns success rate and return statistics.
+
+    Raises:
+        ValueError: ``episodes`` < 1 or ``run`` is not a trained run folder.
+        MissingExtra: ``video`` without imageio (the ``render`` extra).
+    """
+    int_at_least("--episodes", episodes, 1)
+    config = load_config(run)
+    if video:
+        require("evaluate --video", "imageio")
     import stable_baselines3 as sb3
 
-    config = yaml.safe_load((run / "config.yml").read_text())
     stats = run / "vecnormalize.pkl"
     kwargs = dict(config["env_kwargs"])
     if video:
@@ -27,21 +80,7 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123) -> 
     venv = make_vec(config["env_id"], kwargs, 1, seed, False, training=False,
                     stats=stats if stats.exists() else None)
     model = getattr(sb3, config["algo"].upper()).load(run / "model.zip", device="cpu")
-    returns, successes, frames = [], [], []
-    obs = venv.reset()
-    total = 0.0
-    while len(returns) < episodes:
-        action, _ = model.predict(obs, deterministic=True)
-        obs, reward, done, infos = venv.step(action)
-        total += float(venv.get_original_reward()[0]) if hasattr(venv, "get_original_reward") \
-            else float(reward[0])
-        if video and not returns:
-            frames.append(venv.envs[0].render() if hasattr(venv, "envs") else
-                          venv.venv.envs[0].render())
-        if done[0]:
-            returns.append(total)
-            successes.append(bool(infos[0].get("is_success", False)))
-            total = 0.0
+    returns, successes, frames = _episodes(venv, model, episodes, video)
     venv.close()
     result = {"env_id": config["env_id"], "episodes": episodes,
               "success_rate": float(np.mean(successes)), "mean_return": float(np.mean(returns)),
@@ -60,9 +99,14 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123) -> 
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description="Evaluate a Traction training run.")
     ap.add_argument("run", type=Path)
-    ap.add_argument("--episodes", type=int, default=10)
+    ap.add_argument("--episodes", type=positive_int_arg, default=10, help="episodes (>= 1)")
     ap.add_argument("--video", action="store_true", help="write evaluation.mp4 (first episode)")
     args = ap.parse_args(argv)
+    try:
+        load_config(args.run)
+        require("evaluate", "stable_baselines3", *(("imageio",) if args.video else ()))
+    except (ValueError, MissingExtra) as e:
+        ap.error(str(e))
     result = evaluate(args.run, args.episodes, args.video)
     print(json.dumps(result, indent=2))
     return result

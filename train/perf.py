@@ -49,6 +49,7 @@ import numpy as np
 
 import traction.envs
 from traction.envs.physics import STEP_FUNCTIONS, _call_step
+from traction.train.checks import writable_dir
 from traction.vehicle_model.jit import first_compile, jit
 from traction.vehicle_model.update import scratch, step_batch_with
 
@@ -354,6 +355,10 @@ def main(argv=None) -> dict:
     ap.add_argument("--out", type=Path, default=Path("runs/perf"))
     ap.add_argument("--quick", action="store_true", help="short timings, small vector envs (CI)")
     args = ap.parse_args(argv)
+    try:
+        writable_dir(args.out)              # before minutes of measurements, not after
+    except ValueError as e:
+        ap.error(str(e))
     seconds = 0.2 if args.quick else 3.0
     sizes = (2, 4) if args.quick else (16, 64)
     threads = max(len(os.sched_getaffinity(0)), 2)      # every core this process may use
@@ -370,9 +375,8 @@ def main(argv=None) -> dict:
         report["tasks"][env_id] = r
     for ref in ("HalfCheetah-v5", "CarRacing-v3"):
         report["reference"][ref] = reference_env(ref, seconds)
-    args.out.mkdir(parents=True, exist_ok=True)
+    print(table(report))                # the results are on screen even if writing fails
     (args.out / "perf.json").write_text(json.dumps(report, indent=2))
-    print(table(report))
     return report
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from traction.train.checks import MissingExtra, require
 from traction.vehicle_model import TIRE_MODELS, load_vehicle
 from traction.vehicle_model.tire_models import sweep
 
@@ -75,6 +76,10 @@ def main(argv=None) -> list[Path]:
     ap.add_argument("vehicle", help="preset name or path to a vehicle TOML file")
     ap.add_argument("--out", type=Path, default=Path("runs/tires"), help="output folder")
     args = ap.parse_args(argv)
+    try:
+        require("plot_tires", "matplotlib")
+    except MissingExtra as e:
+        ap.error(str(e))
     p = load_vehicle(args.vehicle)
     args.out.mkdir(parents=True, exist_ok=True)
     paths = []

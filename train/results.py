@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from traction.train.checks import MissingExtra, require
+
 
 def curves(run: Path) -> dict:
     """Evaluation timesteps, mean return and success rate of a run folder."""
@@ -66,6 +68,10 @@ def main(argv=None) -> str:
     ap.add_argument("runs", type=Path, nargs="+")
     ap.add_argument("--out", type=Path, default=Path("docs/results"))
     args = ap.parse_args(argv)
+    try:
+        require("results", "matplotlib")
+    except MissingExtra as e:
+        ap.error(str(e))
     lines = ["| task | algo | steps | best eval success | final eval success | final mean return |",
              "|---|---|---|---|---|---|"]
     for run in args.runs:

@@ -17,6 +17,7 @@ import gymnasium as gym
 import numpy as np
 
 import traction.envs
+from traction.train.checks import int_at_least, positive_int_arg, writable_file
 
 
 def _rss_mb() -> float:
@@ -27,7 +28,14 @@ def _rss_mb() -> float:
 
 
 def soak(steps: int, seed: int = 0, episode_steps: int | None = None) -> dict:
-    """Run the soak; ``episode_steps`` shortens the time limits (more resets per step)."""
+    """Run the soak; ``episode_steps`` shortens the time limits (more resets per step).
+
+    Raises:
+        ValueError: ``steps`` < 1 or ``episode_steps`` < 1 (None keeps the registered limits).
+    """
+    int_at_least("--steps", steps, 1)
+    if episode_steps is not None:
+        int_at_least("--episode-steps", episode_steps, 1)
     limit = {"max_episode_steps": episode_steps} if episode_steps else {}
     envs = [gym.make(env_id, **limit) for env_id in traction.envs.ENV_IDS]
     rng = np.random.default_rng(seed)
@@ -55,17 +63,21 @@ def soak(steps: int, seed: int = 0, episode_steps: int | None = None) -> dict:
 
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description="Soak test of every Traction environment.")
-    ap.add_argument("--steps", type=int, default=20_000)
+    ap.add_argument("--steps", type=positive_int_arg, default=20_000, help="steps in all (>= 1)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--episode-steps", type=int, default=None,
-                    help="shorter time limit than the registered one (more resets)")
+    ap.add_argument("--episode-steps", type=positive_int_arg, default=None,
+                    help="shorter time limit than the registered one (>= 1; more resets)")
     ap.add_argument("--out", type=Path, default=None, help="also write the report as JSON")
     args = ap.parse_args(argv)
+    if args.out:
+        try:
+            writable_file(args.out)             # before the run, not after
+        except ValueError as e:
+            ap.error(str(e))
     report = soak(args.steps, args.seed, args.episode_steps)
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text)
     return report
 

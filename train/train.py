@@ -4,10 +4,14 @@
         --seed 0 --out runs/tank_ppo [--hp learning_rate=1e-4] [--env-kwarg drive_mode=standard]
 
 Hyperparameters come from ``train/hyperparams/<algo>.yml`` (``default`` entry, then the env id's
-entry, then ``--hp`` overrides). The run folder is self-describing: ``model.zip``,
+entry if there is one, then ``--hp`` overrides; values are read as in the YAML files, so
+``--hp normalize=false`` is False). The run folder is self-describing: ``model.zip``,
 ``vecnormalize.pkl`` (observation/reward statistics), ``config.yml`` (everything resolved),
 ``command.txt``, ``evaluations.npz`` (EvalCallback: returns and success rates), ``checkpoints/``
 and ``tb/`` (TensorBoard, including every ``reward_<term>`` as ``reward_terms/<term>``).
+
+Everything is checked, and the environments and the model are built, before the run folder is
+written: a bad environment id, argument or hyperparameter ends with a usage error naming it.
 
 Training switches MuJoCo's stage timers off in its process (:func:`traction.envs.mujoco_timers`:
 nothing reads them, and their clock reads cost 4-17 % of an env step).
@@ -16,18 +20,27 @@ nothing reads them, and their clock reads cost 4-17 % of an env step).
 from __future__ import annotations
 
 import argparse
+import inspect
 import shlex
 import sys
 from importlib import resources
 from pathlib import Path
 
+import gymnasium as gym
 import yaml
 
 import traction.envs  # registers the ids
 from traction.scenes.export import parse_assignment
+from traction.train.checks import MissingExtra, int_at_least, positive_int_arg, require
 
 ALGOS = ("ppo", "sac")
-RUN_KEYS = {"n_envs", "sim_threads", "normalize", "eval_freq", "eval_episodes", "checkpoint_freq"}
+#: Run settings in the hyperparameter files (not algorithm arguments) -> smallest allowed value;
+#: ``normalize`` is a bool.
+RUN_MINIMUM = {"n_envs": 1, "sim_threads": 1, "eval_freq": 1, "eval_episodes": 1,
+               "checkpoint_freq": 1}
+RUN_KEYS = {*RUN_MINIMUM, "normalize"}
+#: Algorithm constructor arguments that training sets itself.
+SET_BY_TRAIN = {"self", "env", "seed", "verbose", "tensorboard_log", "_init_setup_model"}
 
 
 def hyperparameters(algo: str, env_id: str, overrides: dict) -> dict:
@@ -36,6 +49,62 @@ def hyperparameters(algo: str, env_id: str, overrides: dict) -> dict:
     table = yaml.safe_load(text)
     hp = {**table.get("default", {}), **table.get(env_id, {}), **overrides}
     return hp
+
+
+def check_env(env_id: str, env_kwargs: dict) -> None:
+    """``env_id`` is a registered Traction environment (the SB3 adapter runs Traction's native
+    vector environment) and every key of ``env_kwargs`` is one of its arguments.
+
+    Raises:
+        ValueError: naming the id or argument and what is allowed.
+    """
+    allowed_ids = ", ".join(traction.envs.ENV_IDS)
+    if env_id not in gym.registry:
+        raise ValueError(f"--env {env_id!r}: not a registered environment; allowed: {allowed_ids}")
+    spec = gym.spec(env_id)
+    if not str(spec.entry_point).startswith("traction.envs"):
+        raise ValueError(f"--env {env_id!r}: not a Traction environment (training runs Traction's "
+                         f"native vector environment); allowed: {allowed_ids}")
+    from gymnasium.envs.registration import load_env_creator
+
+    params = inspect.signature(load_env_creator(spec.entry_point)).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    allowed = sorted({*params, "max_episode_steps"} - {"self"})
+    for key in env_kwargs:
+        if key not in allowed:
+            raise ValueError(f"--env-kwarg {key}: not an argument of {env_id}; allowed: "
+                             f"{', '.join(allowed)}")
+
+
+def split_hyperparameters(algo: str, hp: dict) -> tuple[dict, dict]:
+    """Check resolved hyperparameters and split them into run settings and the algorithm's
+    constructor arguments (``policy_kwargs`` text evaluated).
+
+    Raises:
+        ValueError: an unknown key (with the allowed ones) or a run setting out of range.
+    """
+    import stable_baselines3 as sb3
+
+    params = inspect.signature(getattr(sb3, algo.upper()).__init__).parameters
+    allowed = sorted(({*params} - SET_BY_TRAIN) | RUN_KEYS)
+    for key in hp:
+        if key not in allowed:
+            raise ValueError(f"--hp {key}: not a {algo.upper()} hyperparameter; allowed: "
+                             f"{', '.join(allowed)}")
+    run = {k: hp[k] for k in hp if k in RUN_KEYS}
+    algo_hp = {k: v for k, v in hp.items() if k not in RUN_KEYS}
+    for key, lo in RUN_MINIMUM.items():
+        int_at_least(f"--hp {key}", run.setdefault(key, 1 if key == "sim_threads" else None), lo)
+    if not isinstance(run.get("normalize"), bool):
+        raise ValueError(f"--hp normalize = {run.get('normalize')!r}; allowed: true, false")
+    if isinstance(algo_hp.get("policy_kwargs"), str):
+        try:
+            algo_hp["policy_kwargs"] = eval(algo_hp["policy_kwargs"], {"dict": dict})  # noqa: S307
+        except Exception as e:  # noqa: BLE001 - any bad expression
+            raise ValueError(f"--hp policy_kwargs = {algo_hp['policy_kwargs']!r}: {e}; allowed: "
+                             "a dict, e.g. dict(net_arch=[64, 64])") from None
+    return run, algo_hp
 
 
 def make_vec(env_id: str, env_kwargs: dict, n_envs: int, seed: int, normalize: bool,
@@ -73,39 +142,68 @@ def _reward_terms_callback():
     return RewardTerms()
 
 
+def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overrides: dict,
+            env_kwargs: dict, threads: int = 1) -> dict:
+    """Check every argument, then build the environments and the model; writes no file.
+
+    Returns:
+        ``model``, ``venv``, ``eval_env``, ``run`` (run settings) and ``config`` (for
+        ``config.yml``).
+
+    Raises:
+        ValueError: a bad argument, named (also what SB3 or the environment raise for bad
+            values while they are built).
+        MissingExtra: Stable-Baselines3 is not installed.
+    """
+    if algo not in ALGOS:
+        raise ValueError(f"--algo {algo!r}; allowed: {', '.join(ALGOS)}")
+    int_at_least("--timesteps", timesteps, 1)
+    int_at_least("--threads", threads, 1)
+    require("training", "stable_baselines3")
+    check_env(env_id, env_kwargs)
+    run, hp = split_hyperparameters(algo, hyperparameters(algo, env_id, overrides))
+    import stable_baselines3 as sb3
+    import torch
+
+    torch.set_num_threads(threads)
+    config = {"env_id": env_id, "algo": algo, "timesteps": timesteps, "seed": seed,
+              "env_kwargs": env_kwargs, "run": run,
+              "hyperparameters": {k: (repr(v) if k == "policy_kwargs" else v)
+                                  for k, v in hp.items()}}
+    venv = make_vec(env_id, env_kwargs, run["n_envs"], seed, run["normalize"],
+                    sim_threads=run["sim_threads"])
+    eval_env = make_vec(env_id, env_kwargs, 1, seed + 10_000, run["normalize"], training=False)
+    policy = hp.pop("policy")
+    try:
+        model = getattr(sb3, algo.upper())(policy, venv, seed=seed, verbose=0,
+                                           tensorboard_log=str(out / "tb"), **hp)
+    except AssertionError as e:                         # SB3 checks its arguments with assert
+        raise ValueError(f"--hp: {e}") from None
+    return {"model": model, "venv": venv, "eval_env": eval_env, "run": run, "config": config}
+
+
 def train(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overrides: dict,
           env_kwargs: dict, progress_bar: bool = True, argv: list[str] | None = None,
           threads: int = 1) -> Path:
     """Train and write the run folder; returns its path. ``threads``: torch CPU threads (the
     policies are small MLPs; one thread per run avoids oversubscribing the cores when several
-    runs share a machine)."""
-    import stable_baselines3 as sb3
-    import torch
+    runs share a machine). Raises what :func:`prepare` raises, before writing anything."""
+    return run_prepared(prepare(env_id, algo, timesteps, seed, out, overrides, env_kwargs,
+                                threads), out, progress_bar, argv)
+
+
+def run_prepared(p: dict, out: Path, progress_bar: bool = True,
+                 argv: list[str] | None = None) -> Path:
+    """Write the run folder's description, learn, save (``p`` from :func:`prepare`)."""
     from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback, EvalCallback
 
-    if algo not in ALGOS:
-        raise ValueError(f"--algo {algo!r}; allowed: {', '.join(ALGOS)}")
-    torch.set_num_threads(threads)
     traction.envs.mujoco_timers(False)
-    hp = hyperparameters(algo, env_id, overrides)
-    run = {k: hp.pop(k) for k in list(hp) if k in RUN_KEYS}
-    if isinstance(hp.get("policy_kwargs"), str):
-        hp["policy_kwargs"] = eval(hp["policy_kwargs"], {"dict": dict})  # noqa: S307 (YAML of ours)
+    model, venv, eval_env, run = p["model"], p["venv"], p["eval_env"], p["run"]
     out.mkdir(parents=True, exist_ok=True)
     args = sys.argv[1:] if argv is None else argv
     (out / "command.txt").write_text(shlex.join([sys.executable, "-m", "traction.train.train",
                                                  *args]) + "\n")
-    config = {"env_id": env_id, "algo": algo, "timesteps": timesteps, "seed": seed,
-              "env_kwargs": env_kwargs, "run": run,
-              "hyperparameters": {k: (repr(v) if k == "policy_kwargs" else v)
-                                  for k, v in hp.items()}}
-    (out / "config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
-    venv = make_vec(env_id, env_kwargs, run["n_envs"], seed, run["normalize"],
-                    sim_threads=run.get("sim_threads", 1))
-    eval_env = make_vec(env_id, env_kwargs, 1, seed + 10_000, run["normalize"], training=False)
-    policy = hp.pop("policy")
-    model = getattr(sb3, algo.upper())(policy, venv, seed=seed, verbose=0,
-                                       tensorboard_log=str(out / "tb"), **hp)
+    (out / "config.yml").write_text(yaml.safe_dump(p["config"], sort_keys=False))
     every = max(run["eval_freq"] // run["n_envs"], 1)
     callbacks = CallbackList([
         EvalCallback(eval_env, n_eval_episodes=run["eval_episodes"], eval_freq=every,
@@ -113,7 +211,7 @@ def train(env_id: str, algo: str, timesteps: int, seed: int, out: Path, override
         CheckpointCallback(max(run["checkpoint_freq"] // run["n_envs"], 1), str(out / "checkpoints"),
                            save_vecnormalize=True),
         _reward_terms_callback()])
-    model.learn(timesteps, callback=callbacks, progress_bar=progress_bar)
+    model.learn(p["config"]["timesteps"], callback=callbacks, progress_bar=progress_bar)
     model.save(out / "model.zip")
     if run["normalize"]:
         venv.save(str(out / "vecnormalize.pkl"))
@@ -126,20 +224,25 @@ def main(argv=None) -> Path:
     ap = argparse.ArgumentParser(description="Train an SB3 agent on a Traction environment.")
     ap.add_argument("--env", required=True, help="environment id, e.g. Traction/TankTurn-v0")
     ap.add_argument("--algo", default="ppo", choices=ALGOS)
-    ap.add_argument("--timesteps", type=int, default=200_000)
+    ap.add_argument("--timesteps", type=positive_int_arg, default=200_000,
+                    help="environment steps in total (>= 1)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=None, help="run folder")
     ap.add_argument("--hp", type=parse_assignment, action="append", default=[],
-                    help="hyperparameter override NAME=VALUE (repeatable)")
+                    help="hyperparameter override NAME=VALUE (repeatable; YAML-style values)")
     ap.add_argument("--env-kwarg", type=parse_assignment, action="append", default=[],
                     help="environment argument NAME=VALUE (repeatable)")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
+    ap.add_argument("--threads", type=positive_int_arg, default=1,
+                    help="torch CPU threads (>= 1, default 1)")
     args = ap.parse_args(argv)
     out = args.out or Path("runs") / f"{args.env.split('/')[-1]}_{args.algo}_{args.seed}"
-    path = train(args.env, args.algo, args.timesteps, args.seed, out, dict(args.hp),
-                 dict(args.env_kwarg), progress_bar=not args.no_progress, argv=argv,
-                 threads=args.threads)
+    try:
+        prepared = prepare(args.env, args.algo, args.timesteps, args.seed, out, dict(args.hp),
+                           dict(args.env_kwarg), threads=args.threads)
+    except (ValueError, MissingExtra) as e:
+        ap.error(str(e))
+    path = run_prepared(prepared, out, progress_bar=not args.no_progress, argv=argv)
     print(path)
     return path
 

@@ -84,3 +84,14 @@ def test_keyboard_driver_maps_keys_to_commands():
     tank = KeyboardDriver(tank=True)
     tank.press(KEY_LEFT, 0.0)
     assert tank.commands(0.0, 0.0, 1, 0.01)["thrust"] == [[-1.0, 1.0]]
+
+
+@pytest.mark.parametrize("text, value", [
+    ("normalize=false", False), ("normalize=False", False), ("normalize=FALSE", False),
+    ("normalize=true", True), ("normalize=yes", True), ("normalize=off", False),
+    ("x=null", None), ("x=~", None), ("x=None", None), ("lr=1e-4", 1e-4), ("lr=3.0e-4", 3e-4),
+    ("n=4", 4), ("mode=standard", "standard"), ("mode=fAlse", "fAlse"), ("arch=[64, 64]", [64, 64]),
+])
+def test_command_line_values_read_as_in_the_yaml_files(text, value):
+    key, parsed = export.parse_assignment(text)
+    assert key == text.split("=")[0] and parsed == value and type(parsed) is type(value)

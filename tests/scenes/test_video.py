@@ -1,0 +1,57 @@
+"""VideoWriter: GIF fallback when there is no ffmpeg binary, with the right frame duration."""
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from traction.scenes import video
+from traction.scenes.video import VideoWriter
+
+
+def _write(path, fps, n=3):
+    with VideoWriter(path, fps=fps) as writer:
+        for i in range(n):
+            writer.append(np.full((32, 48, 3), 60 * i, np.uint8))
+    return writer
+
+
+def _durations(path):
+    im = Image.open(path)
+    out = []
+    for k in range(im.n_frames):
+        im.seek(k)
+        out.append(im.info["duration"])
+    return out
+
+
+def test_missing_ffmpeg_binary_falls_back_to_gif(tmp_path, monkeypatch):
+    import imageio_ffmpeg
+
+    def no_ffmpeg():
+        raise RuntimeError("No ffmpeg exe could be found.")
+
+    monkeypatch.delenv("IMAGEIO_FFMPEG_EXE", raising=False)
+    monkeypatch.setattr(imageio_ffmpeg, "get_ffmpeg_exe", no_ffmpeg)
+    writer = _write(tmp_path / "clip.mp4", fps=10)
+    assert writer.path == tmp_path / "clip.gif" and writer.frames == 3
+    assert Image.open(writer.path).n_frames == 3
+    assert not (tmp_path / "clip.mp4").exists()
+
+
+def test_ffmpeg_variable_naming_a_missing_file_falls_back_to_gif(tmp_path, monkeypatch):
+    monkeypatch.setenv("IMAGEIO_FFMPEG_EXE", str(tmp_path / "no-such-ffmpeg"))
+    assert video.ffmpeg_exe() is None
+    assert _write(tmp_path / "clip.mp4", fps=10).path.suffix == ".gif"
+
+
+@pytest.mark.parametrize("fps, ms", [(2, 500), (4, 250), (25, 40)])
+def test_gif_frames_last_one_over_fps(tmp_path, monkeypatch, fps, ms):
+    monkeypatch.setattr(video, "ffmpeg_exe", lambda: None)
+    writer = _write(tmp_path / "clip.mp4", fps=fps)
+    assert _durations(writer.path) == [ms] * 3
+
+
+def test_mp4_when_ffmpeg_is_there(tmp_path):
+    if video.ffmpeg_exe() is None:
+        pytest.skip("no ffmpeg binary on this machine")
+    assert _write(tmp_path / "clip.mp4", fps=10).path.suffix == ".mp4"

@@ -1,0 +1,168 @@
+"""Bad command-line input ends with an argparse error (exit 2) naming the argument and what is
+allowed, before any work or file writing; missing optional extras are named up front."""
+
+import sys
+
+import numpy as np
+import pytest
+
+from traction.scenes.export import parse_assignment
+from traction.train import benchmark, evaluate, perf, plot_tires, results, soak, train
+
+TANK = ["--env", "Traction/TankTurn-v0", "--no-progress"]
+TRAIN_BAD = [
+    (["--env", "Traction/Nope-v0"], "--env 'Traction/Nope-v0': not a registered environment; "
+     "allowed: Traction/Climb6x6-v0"),
+    (["--env", "CartPole-v1"], "--env 'CartPole-v1': not a Traction environment"),
+    (TANK + ["--hp", "bogus=1"], "--hp bogus: not a PPO hyperparameter; allowed: batch_size"),
+    (TANK + ["--algo", "sac", "--hp", "clip_range=0.1"], "--hp clip_range: not a SAC hyperparameter"),
+    (TANK + ["--hp", "n_envs=0"], "--hp n_envs = 0; allowed: an integer >= 1"),
+    (TANK + ["--hp", "n_envs=-2"], "--hp n_envs = -2; allowed: an integer >= 1"),
+    (TANK + ["--hp", "normalize=maybe"], "--hp normalize = 'maybe'; allowed: true, false"),
+    (TANK + ["--hp", "policy_kwargs=dict(net_arch="], "--hp policy_kwargs"),
+    (TANK + ["--env-kwarg", "bogus=1"], "--env-kwarg bogus: not an argument of Traction/TankTurn-v0"),
+    (TANK + ["--env-kwarg", "drive_mode=bogus"], "drive_mode = 'bogus'; allowed: special, standard"),
+    (TANK + ["--threads", "0"], "argument --threads: '0'; allowed: an integer >= 1"),
+    (TANK + ["--timesteps", "-5"], "argument --timesteps: '-5'; allowed: an integer >= 1"),
+    (TANK + ["--timesteps", "0"], "argument --timesteps: '0'; allowed: an integer >= 1"),
+]
+
+
+def _usage_error(capsys, main, argv) -> str:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", TRAIN_BAD, ids=[" ".join(a[-2:]) for a, _ in TRAIN_BAD])
+def test_train_refuses_bad_input_before_writing(tmp_path, capsys, argv, message):
+    out = tmp_path / "run"
+    assert message in _usage_error(capsys, train.main, argv + ["--out", str(out)])
+    assert not out.exists()
+
+
+def test_train_function_refuses_non_positive_timesteps(tmp_path):
+    with pytest.raises(ValueError, match="--timesteps = 0; allowed: an integer >= 1"):
+        train.train("Traction/TankTurn-v0", "ppo", 0, 0, tmp_path / "run", {}, {})
+    assert not (tmp_path / "run").exists()
+
+
+def test_hp_normalize_false_switches_normalisation_off():
+    overrides = dict([parse_assignment("normalize=false"), parse_assignment("gamma=0.9")])
+    hp = train.hyperparameters("ppo", "Traction/TankTurn-v0", overrides)
+    run, algo_hp = train.split_hyperparameters("ppo", hp)
+    assert run["normalize"] is False and algo_hp["gamma"] == 0.9
+    assert "normalize" not in algo_hp and isinstance(algo_hp["policy_kwargs"], dict)
+
+
+def test_evaluate_refuses_a_missing_run_folder(tmp_path, capsys):
+    err = _usage_error(capsys, evaluate.main, [str(tmp_path / "nope")])
+    assert f"run folder {tmp_path / 'nope'}: not found" in err
+    err = _usage_error(capsys, evaluate.main, [str(tmp_path)])
+    assert "no config.yml" in err
+
+
+@pytest.mark.parametrize("episodes", ["0", "-3"])
+def test_evaluate_refuses_non_positive_episodes(tmp_path, capsys, episodes):
+    err = _usage_error(capsys, evaluate.main, [str(tmp_path), "--episodes", episodes])
+    assert f"argument --episodes: '{episodes}'; allowed: an integer >= 1" in err
+    with pytest.raises(ValueError, match="--episodes = 0; allowed"):
+        evaluate.evaluate(tmp_path, 0)
+    assert not (tmp_path / "evaluation.json").exists()
+
+
+def test_evaluate_video_without_imageio_fails_before_the_episodes(tmp_path, capsys, monkeypatch):
+    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\nenv_kwargs: {}\n")
+    (tmp_path / "model.zip").write_bytes(b"")
+    monkeypatch.setitem(sys.modules, "imageio", None)
+    err = _usage_error(capsys, evaluate.main, [str(tmp_path), "--video"])
+    assert "evaluate needs imageio" in err and '".[render]"' in err
+
+
+class _AutoresetVenv:
+    """An SB3-style vector env of one world with same-step autoreset: episodes of 3 steps; a
+    rendered frame is filled with (episode, step)."""
+
+    def __init__(self):
+        self.episode, self.t = 0, 0
+        self.envs = [self]
+
+    def reset(self):
+        return np.zeros((1, 2))
+
+    def render(self):
+        return np.array([self.episode, self.t])
+
+    def step(self, action):
+        self.t += 1
+        done = self.t == 3
+        if done:                                        # reset within the step
+            self.episode, self.t = self.episode + 1, 0
+        return np.zeros((1, 2)), np.ones(1), np.array([done]), [{"is_success": done}]
+
+
+class _Model:
+    def predict(self, obs, deterministic):
+        return np.zeros((1, 2)), None
+
+
+def test_evaluation_video_holds_only_the_first_episode():
+    returns, successes, frames = evaluate._episodes(_AutoresetVenv(), _Model(), 2, video=True)
+    assert returns == [3.0, 3.0] and successes == [True, True]
+    assert [tuple(f) for f in frames] == [(0, 0), (0, 1), (0, 2)]
+
+
+def test_benchmark_without_matplotlib_fails_before_the_episodes(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    err = _usage_error(capsys, benchmark.main, ["--out", str(tmp_path / "bench")])
+    assert "benchmark needs matplotlib" in err and '".[plot]"' in err
+    with pytest.raises(ImportError, match="benchmark needs matplotlib"):
+        benchmark.run(tmp_path / "bench", quick=True, progress=False)
+    assert not (tmp_path / "bench").exists()
+
+
+@pytest.mark.parametrize("main, argv", [(plot_tires.main, ["sedan"]), (results.main, ["run"])])
+def test_plot_tools_without_matplotlib_name_the_plot_extra(tmp_path, capsys, monkeypatch,
+                                                           main, argv):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert '".[plot]"' in _usage_error(capsys, main, argv + ["--out", str(tmp_path / "o")])
+    assert not (tmp_path / "o").exists()
+
+
+def test_perf_checks_out_before_measuring(capsys):
+    err = _usage_error(capsys, perf.main, ["--quick", "--out", "/dev/null/perf"])
+    assert "--out /dev/null/perf: not a writable folder" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--steps", "0"], "argument --steps: '0'; allowed: an integer >= 1"),
+    (["--steps", "-5"], "argument --steps: '-5'; allowed: an integer >= 1"),
+    (["--episode-steps", "0"], "argument --episode-steps: '0'; allowed: an integer >= 1"),
+    (["--out", "/dev/null/soak.json"], "--out /dev/null/soak.json: folder /dev/null: not a "
+                                       "writable folder"),
+])
+def test_soak_refuses_bad_input_before_running(capsys, argv, message):
+    assert message in _usage_error(capsys, soak.main, argv)
+
+
+def test_soak_refuses_a_folder_as_out_and_bad_counts(tmp_path, capsys):
+    assert f"--out {tmp_path}: is a folder" in _usage_error(capsys, soak.main,
+                                                             ["--out", str(tmp_path)])
+    with pytest.raises(ValueError, match="--steps = 0; allowed: an integer >= 1"):
+        soak.soak(0)
+    with pytest.raises(ValueError, match="--episode-steps = 0; allowed: an integer >= 1"):
+        soak.soak(10, episode_steps=0)
+
+
+def test_prepare_builds_envs_and_model_but_writes_nothing(tmp_path):
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    overrides = dict([parse_assignment("normalize=false"), parse_assignment("n_envs=1")])
+    p = train.prepare("Traction/TankTurn-v0", "ppo", 64, 0, tmp_path / "run", overrides, {})
+    try:
+        assert p["run"]["normalize"] is False and not isinstance(p["venv"], VecNormalize)
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        p["venv"].close()
+        p["eval_env"].close()

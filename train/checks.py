@@ -1,0 +1,80 @@
+"""Argument checks shared by the command-line tools.
+
+Every check runs before any work or file writing. The ``*_arg`` functions are argparse ``type``
+callables (a bad value ends the program with argparse's usage error naming the argument); the
+others raise :class:`ValueError` (or :class:`MissingExtra`) naming the argument and what is
+allowed, which the tools' ``main`` turn into ``parser.error``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import tempfile
+from pathlib import Path
+
+#: Optional dependency (import name) -> the extra of ``pyproject.toml`` that installs it.
+EXTRAS = {"matplotlib": "plot", "imageio": "render", "stable_baselines3": "train",
+          "yaml": "train"}
+
+
+class MissingExtra(ImportError):
+    """An optional dependency a tool needs is not installed."""
+
+
+def int_at_least(name: str, value, lo: int) -> int:
+    """``value`` if it is an integer >= ``lo``, else ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < lo:
+        raise ValueError(f"{name} = {value!r}; allowed: an integer >= {lo}")
+    return value
+
+
+def positive_int_arg(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        return int_at_least("value", int(text), 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}; allowed: an integer >= 1") from None
+
+
+def require(tool: str, *modules: str) -> None:
+    """Import ``modules`` now (not after the work); MissingExtra says which extra installs them.
+
+    Raises:
+        MissingExtra: a module is not installed.
+    """
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as e:
+            extra = EXTRAS.get(module.split(".")[0], "dev")
+            raise MissingExtra(f"{tool} needs {module}, which is not installed: "
+                               f"pip install -e \".[{extra}]\" (or \".[dev]\")") from e
+
+
+def writable_dir(path: Path, arg: str = "--out") -> Path:
+    """Create folder ``path`` if needed and check that a file can be written in it.
+
+    Raises:
+        ValueError: it cannot be created or written, naming ``arg``.
+    """
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as e:
+        raise ValueError(f"{arg} {path}: not a writable folder ({e.strerror or e})") from None
+    return path
+
+
+def writable_file(path: Path, arg: str = "--out") -> Path:
+    """Check that file ``path`` can be written (its folder is created if needed; the file is
+    not created).
+
+    Raises:
+        ValueError: it is a folder, or its folder cannot be created or written, naming ``arg``.
+    """
+    if path.is_dir():
+        raise ValueError(f"{arg} {path}: is a folder; allowed: a file path")
+    writable_dir(path.parent, arg=f"{arg} {path}: folder")
+    return path
