@@ -331,12 +331,18 @@ class TractionVectorEnv(VectorEnv):
         return tuple(getattr(env, name)(*args, **kwargs) for env in self.envs)
 
 
-def vector_entry_point(env_class: str):
+def vector_entry_point(env_class: str, registered_steps: int | None = None):
     """A ``vector_entry_point`` for :func:`gymnasium.register` that builds a
-    :class:`TractionVectorEnv` of ``env_class``."""
+    :class:`TractionVectorEnv` of ``env_class``. ``max_episode_steps`` reads as in
+    ``gym.make``: None (or not given) is the registered limit ``registered_steps``, -1 none."""
 
     def make(num_envs: int = 1, **kwargs) -> TractionVectorEnv:
-        return TractionVectorEnv(env_class, num_envs, **kwargs)
+        steps = kwargs.pop("max_episode_steps", None)
+        if steps is None:
+            steps = registered_steps
+        elif steps == -1 and not isinstance(steps, bool):
+            steps = None
+        return TractionVectorEnv(env_class, num_envs, max_episode_steps=steps, **kwargs)
 
     return make
 

@@ -81,11 +81,20 @@ def test_human_rendering_without_a_display_is_refused(monkeypatch):
         gym.make("Traction/TankTurn-v0", render_mode="human")
 
 
-@pytest.mark.parametrize("steps", [0, -1, 2.5, "3", True])
+@pytest.mark.parametrize("steps", [0, -2, 2.5, "3", True])
 def test_vector_time_limit_is_checked(steps):
     with pytest.raises(ValueError, match="max_episode_steps = .*; allowed: None or an integer"):
         gym.make_vec("Traction/TankTurn-v0", num_envs=2, vectorization_mode="vector_entry_point",
                      max_episode_steps=steps)
+
+
+@pytest.mark.parametrize("steps, limit", [(None, 400), (-1, None), (7, 7)])
+def test_vector_time_limit_reads_as_in_gym_make(steps, limit):
+    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=1, vectorization_mode="vector_entry_point",
+                        max_episode_steps=steps)
+    single = gym.make("Traction/TankTurn-v0", max_episode_steps=steps)
+    assert venv.unwrapped.max_episode_steps == limit
+    assert getattr(single, "_max_episode_steps", None) == limit      # TimeLimit's, if wrapped
 
 
 def test_vector_step_before_reset_is_refused():
