@@ -70,6 +70,7 @@ def forces_out(pk: Packed, k, ws, dt, s, out, out_v) -> None:
         f_lat = s[w, L.S_ACC_LAT] * inv_dt
         out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE] = f_long, f_lat
         out[w, L.O_DRIVE_TORQUE] = s[w, L.S_ACC_DRIVE] * inv_dt
+        out[w, L.O_MOMENT] = s[w, L.S_ACC_MOMENT] * inv_dt
         out[w, L.O_PATCH_SLIDE] = s[w, L.S_V_LONG] - ws[w, L.OMEGA] * p[L.RADIUS]
         out[w, L.O_PATCH_SLIDE + 1] = s[w, L.S_V_LAT]
         spring = out[w, L.O_SPRING_FORCE]

@@ -57,7 +57,10 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
         out_g: receives the new group spins.
 
     Returns:
-        ``(w_e, clutch_torque, engine_torque)``.
+        ``(w_e, clutch_torque, engine_torque, clutch_slip)``: the new engine spin (rad/s), the
+        torque the clutch passed over ``h`` (N m, ``strength x clutch_slip`` when engaged, else
+        0), the engine's own torque (N m) and the clutch slip ``w_e - ratio sum(alpha_g w_g)``
+        at the new spins, before the brakes (rad/s; with ``ratio`` 0 it is the engine spin).
     """
     n = len(w_g)
     engaged = ratio != 0.0
@@ -102,12 +105,13 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
         slip += -ratio * alpha[g] * out_g[g]
     for g in range(n):
         out_g[g] = apply_brake(out_g[g], h * brake_g[g] / inertia_g[g])
-    return x_e, k * slip, t_eng
+    return x_e, k * slip, t_eng, slip
 
 
 @jit
 def spin(pk: Packed, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, out):
-    """6b. Wheel (and engine) spin over ``h``; returns ``(engine_torque, clutch_torque)``."""
+    """6b. Wheel (and engine) spin over ``h``; returns ``(engine_torque, clutch_slip)`` (N m,
+    rad/s; zeros for direct drive), see :func:`solve`."""
     vp, wp = pk.vehicle, pk.wheel
     n = wp.shape[0]
     if int(vp[L.DIFF_TYPE]) == L.DIRECT:
@@ -133,7 +137,7 @@ def spin(pk: Packed, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, o
                         out[:, L.O_SPRING_FORCE], thrust_l, thrust_r, g[:n_g, L.G_BETA],
                         g[:n_g, L.G_ALPHA])
     _split_override(pk, cw, g)
-    w_e, clutch, t_eng = solve(
+    w_e, clutch, t_eng, slip = solve(
         vp, pk.torque_curve, vs[L.ENGINE_OMEGA], g[:n_g, L.G_SPIN], g[:n_g, L.G_INERTIA],
         g[:n_g, L.G_DAMPING], g[:n_g, L.G_ROAD], g[:n_g, L.G_BRAKE], throttle, ratio,
         g[:n_g, L.G_BETA], g[:n_g, L.G_ALPHA], h, g[:n_g, L.G_NEW])
@@ -142,7 +146,7 @@ def spin(pk: Packed, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, o
         j = int(wp[w, L.GROUP])
         ws[w, L.OMEGA] = g[j, L.G_NEW]
         ws[w, L.DRIVE_TORQUE] = g[j, L.G_BETA] * ratio * clutch / g[j, L.G_COUNT]
-    return t_eng, clutch
+    return t_eng, slip
 
 
 @jit

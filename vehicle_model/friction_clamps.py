@@ -6,11 +6,16 @@ what would just stop the motion in one step, using the *useful mass* - the wheel
 static load times the vehicle mass (its sprung mass) - including the rotational inertia the
 force also has to turn (``TireInputs.mass_long`` / ``mass_lat``):
 
-* longitudinal: ``|F| <= m_long |v_long| / dt + |T_drive| / r`` - the force cannot reverse the
-  contact patch's forward velocity, except for what the drive torque itself pushes;
+* longitudinal, for a force that opposes the patch's forward velocity (``F v_long < 0``):
+  ``|F| <= m_long |v_long| / dt + |T_drive| / r`` - the force cannot reverse that velocity,
+  except for what the drive torque itself pushes. A force along ``v_long`` (or on a stopped
+  patch) cannot reverse it, so this bound does not apply to it: a wheel spinning on a stopped
+  car gets the road force that pushes the car and spins the wheel down (bounded by the angular
+  clamp), as a real tyre does;
 * angular: ``|F| <= |v_slide| / (dt (1/m_long + r^2/I))`` with ``v_slide = v_long - omega r``
-  after the drive torque has acted - the reaction torque cannot reverse the wheel's spin relative
-  to the road;
+  after the drive torque has acted - the force that brings the patch's slide over the road to
+  rest in one step, the chassis share and the wheel moving together: it cannot reverse the
+  wheel's spin relative to the road;
 * lateral: ``|F| <= m_lat |v_lat| / dt``.
 """
 
@@ -24,12 +29,13 @@ from .layout import MOI, RADIUS, X_DRIVE_TORQUE, X_DT, X_MASS_LAT, X_MASS_LONG, 
 
 @jit
 def apply(f_long: float, f_lat: float, w: np.ndarray, x: np.ndarray) -> tuple[float, float]:
-    """Clamp one wheel's forces (N) by the longitudinal, angular and lateral bounds above."""
+    """Clamp one wheel's forces (N) by the longitudinal (only a force opposing ``v_long``),
+    angular and lateral bounds above."""
     dt, r, moi = x[X_DT], w[RADIUS], w[MOI]
     drive, v_long = x[X_DRIVE_TORQUE], x[X_V_LONG]
-    linear = x[X_MASS_LONG] * abs(v_long) / dt + abs(drive) / r
     slide = v_long - x[X_OMEGA] * r - drive * r * dt / moi
-    angular = abs(slide) / (dt * (1.0 / x[X_MASS_LONG] + r * r / moi))
-    long_cap = min(linear, angular)
+    long_cap = abs(slide) / (dt * (1.0 / x[X_MASS_LONG] + r * r / moi))        # angular
+    if f_long * v_long < 0.0:                                                  # opposes v_long
+        long_cap = min(long_cap, x[X_MASS_LONG] * abs(v_long) / dt + abs(drive) / r)
     lat_cap = x[X_MASS_LAT] * abs(x[X_V_LAT]) / dt
     return min(max(f_long, -long_cap), long_cap), min(max(f_lat, -lat_cap), lat_cap)

@@ -11,6 +11,14 @@ An up-shift from gear ``g`` at the threshold leaves the engine at ``up[g] * r[g+
 ``max_omega`` (the wheels' speed does not change); unless that stays clearly above ``down[g+1]``
 the autobox shifts straight back down, and so on (gear hunting), so ``validate`` requires
 ``up[g] * r[g+1] / r[g] >= (1 + SHIFT_MARGIN) * down[g+1]``.
+
+With the autobox on, ``validate`` also requires ``latency > switch_time`` (PhysX Tuning Guide and
+Troubleshooting, "the vehicle never goes beyond first gear"): the throttle is cut during the
+change, so the engine slows in neutral; with a latency no longer than the switch time the autobox
+decides the instant the change completes, before the clutch has brought the engine back up to
+the new gear, sees it below the down threshold and shifts straight back (1 -> 2 -> 1 -> ..., half
+the time in neutral). PhysX advises a latency *significantly* above the switch time (the clutch
+needs a moment to re-couple the engine): the presets use 3-4x.
 """
 
 from __future__ import annotations
@@ -61,7 +69,8 @@ class GearboxParams:
     down_ratios: np.ndarray = param((0.35, 0.35, 0.35, 0.35, 0.35), unit="-", lo=0.0, hi=1.0,
                                     shape="list", doc="shift down below this omega/max_omega")
     latency: float = param(2.0, unit="s", lo=0.0, hi=60.0, shape="scalar",
-                           doc="minimum time between autobox decisions (> switch_time)")
+                           doc="minimum time between autobox decisions; must exceed switch_time "
+                           "when autobox = 1 (use several times it)")
 
     def __post_init__(self):
         freeze_arrays(self)
@@ -71,7 +80,8 @@ class GearboxParams:
         return len(self.forward_ratios)
 
     def validate(self, prefix: str = "gearbox.", where: str = "") -> None:
-        """Range checks plus one up/down ratio per forward gear with down < up."""
+        """Range checks plus one up/down ratio per forward gear with down < up; with the autobox
+        on, no gear hunting and ``latency > switch_time`` (see the module docstring)."""
         validate_fields(self, prefix, where)
         pre = f"{where}: " if where else ""
         n = self.n_forward
@@ -88,6 +98,13 @@ class GearboxParams:
                                      f"be below up_ratios[{i}] = {self.up_ratios[i]:g}")
         if self.autobox > 0.0:
             self._check_no_hunting(pre + prefix)
+            if self.latency <= self.switch_time:
+                raise VehicleConfigError(
+                    f"{pre}{prefix}latency = {self.latency:g} s must exceed {prefix}switch_time = "
+                    f"{self.switch_time:g} s while the autobox is on: otherwise it shifts back "
+                    "down the moment a change completes, the engine still slowed by the neutral "
+                    "phase (neutral <-> first cycling); use several times the switch time, or "
+                    "autobox = 0")
 
     def _check_no_hunting(self, prefix: str) -> None:
         """After an automatic up-shift the engine must stay above the next gear's down threshold."""

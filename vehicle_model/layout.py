@@ -76,6 +76,10 @@ N_KINEMATICS = _columns("K_POSITION:3", "K_ROTATION:9", "K_COM:3", "K_VELOCITY:3
 N_HIT = _columns("H_DIST", "H_NORMAL:3", "H_SURFACE")
 
 # --- outputs ----------------------------------------------------------------------------------
+# Over an update of ``dt`` with ``n`` wheel substeps: forces and torques (tyre forces, aligning
+# moment, drive torque, engine torque) and the clutch slip are means over the substeps (what
+# acts over ``dt``); slips and friction are the last substep's tyre inputs; spins, jounce, loads,
+# gear and the rest are the values at the end of the update (see ``vehicle.VehicleOutputs``).
 N_WHEEL_OUTPUTS = _columns(
     "O_SUSP_FORCE:3", "O_SUSP_POINT:3", "O_TIRE_FORCE:3", "O_TIRE_POINT:3", "O_CONTACT",
     "O_JOUNCE", "O_SPRING_FORCE", "O_LOAD", "O_NORMALISED_LOAD", "O_FRICTION", "O_LONG_SLIP",
@@ -142,8 +146,8 @@ class Packed(NamedTuple):
 N_SCRATCH = _columns(
     "S_BRAKE", "S_V_LONG", "S_V_LAT", "S_MU_SURFACE", "S_MASS_LONG", "S_MASS_LAT", "S_STICK_LONG",
     "S_STICK_LAT", "S_F_STICK_LONG", "S_F_STICK_LAT", "S_ROAD", "S_ACC_LONG", "S_ACC_LAT",
-    "S_ACC_DRIVE", "S_LOAD_FILTERED", "S_OVERTRAVEL", "S_RATE_SCALE", "S_V_PATCH:3", "S_DOWN:3",
-    "S_ARM:3", "S_FWD:3", "S_LEFT:3")
+    "S_ACC_DRIVE", "S_ACC_MOMENT", "S_LOAD_FILTERED", "S_OVERTRAVEL", "S_RATE_SCALE",
+    "S_V_PATCH:3", "S_DOWN:3", "S_ARM:3", "S_FWD:3", "S_LEFT:3")
 #: per-group scratch of the drivetrain: spin, inertia, damping, road and brake torque, ratios
 N_GROUP_SCRATCH = _columns("G_SPIN", "G_INERTIA", "G_DAMPING", "G_ROAD", "G_BRAKE", "G_BETA",
                            "G_ALPHA", "G_NEW", "G_COUNT")

@@ -30,7 +30,8 @@ class SteeringParams:
     max_angle: float = param(0.0, unit="rad", lo=0.0, hi=1.6, shape="scalar",
                              doc="nominal angle at full steer for multiplier 1")
     multiplier: np.ndarray = param(0.0, unit="-", lo=-1.0, hi=1.0,
-                                   doc="per-wheel share of the steer angle (sign = direction)")
+                                   doc="per-wheel share of the steer angle (sign = direction); "
+                                       "non-zero needs max_angle and the wheel's max_steer > 0")
     ackermann_accuracy: float = param(1.0, unit="-", lo=0.0, hi=1.0, shape="scalar",
                                       doc="0 = parallel steer, 1 = ideal Ackermann")
     reference_x: float = param(0.0, unit="m", lo=-50.0, hi=50.0, shape="scalar",

@@ -82,6 +82,19 @@ class FrictionTable:
         known = ", ".join(f"{i} = {n}" for i, n in enumerate(self.tires))
         raise VehicleConfigError(f"friction table: tire = {tire!r} is not a tyre type; known: {known}")
 
+    def check_tire_types(self, tire_type, where: str = "") -> None:
+        """Raise VehicleConfigError unless every wheel's tyre type (``TireParams.tire_type``,
+        one per wheel) is a column of this table; the compiled update would otherwise read the
+        last column for it, without a word."""
+        pre = f"{where}: " if where else ""
+        types = np.asarray(tire_type)
+        for i in np.flatnonzero((types < 0) | (types >= len(self.tires))):
+            known = ", ".join(f"{j} = {n}" for j, n in enumerate(self.tires))
+            raise VehicleConfigError(
+                f"{pre}tire.tire_type[{i}] = {types[i]:g} is not a tyre type of the friction "
+                f"table; allowed 0..{len(self.tires) - 1} ({known}): give a table with a column "
+                "for it or use one of these")
+
     def lookup(self, surface: np.ndarray, tire: np.ndarray) -> np.ndarray:
         """Friction for arrays of surface and tyre types (unknown surfaces use type 0)."""
         surface = np.asarray(surface)

@@ -27,6 +27,11 @@ from .errors import VehicleConfigError
 from .jit import jit
 from .params import freeze_arrays, param, validate_fields
 
+#: Largest angle (rad) between a suspension's travel direction and the chassis -z axis: the
+#: direction is the compression -> droop travel and the ground ray's; one pointing up or sideways
+#: never finds the ground under the wheel (real struts lean by well under 45 degrees).
+MAX_TRAVEL_TILT = np.pi / 3
+
 
 @dataclass(frozen=True)
 class SuspensionParams:
@@ -35,7 +40,8 @@ class SuspensionParams:
     position: np.ndarray = param(unit="m", lo=-50, hi=50, shape="wheel3",
                                  doc="wheel centre at rest, chassis frame")
     travel_direction: np.ndarray = param(unit="-", lo=-1, hi=1, shape="wheel3",
-                                         doc="unit vector of compression->droop travel, chassis frame")
+                                         doc="unit vector of compression->droop travel, chassis frame; "
+                                         "within 60 deg of straight down [0, 0, -1]")
     max_compression: np.ndarray = param(unit="m", lo=0.0, hi=2.0, doc="travel above rest")
     max_droop: np.ndarray = param(unit="m", lo=0.0, hi=2.0, doc="travel below rest")
     spring_strength: np.ndarray = param(unit="N/m", lo=0.0, hi=1e8, lo_open=True,
@@ -60,7 +66,8 @@ class SuspensionParams:
         freeze_arrays(self)
 
     def validate(self, prefix: str = "suspension.", where: str = "") -> None:
-        """Range checks plus: unit travel directions and non-zero total travel."""
+        """Range checks plus: unit travel directions pointing down (within
+        :data:`MAX_TRAVEL_TILT` of the chassis -z axis) and non-zero total travel."""
         validate_fields(self, prefix, where)
         pre = f"{where}: " if where else ""
         norms = np.linalg.norm(self.travel_direction, axis=-1)
@@ -68,6 +75,14 @@ class SuspensionParams:
             if abs(n - 1.0) > 1e-3:
                 raise VehicleConfigError(
                     f"{pre}{prefix}travel_direction[{i}] has length {n:.4g}; it must be a unit vector")
+        down = -self.travel_direction[:, 2] / norms
+        for i in np.flatnonzero(down < np.cos(MAX_TRAVEL_TILT)):
+            tilt = np.degrees(np.arccos(np.clip(down[i], -1.0, 1.0)))
+            raise VehicleConfigError(
+                f"{pre}{prefix}travel_direction[{i}] = {self.travel_direction[i].tolist()} points "
+                f"{tilt:.0f} deg away from straight down (chassis -z); allowed up to "
+                f"{np.degrees(MAX_TRAVEL_TILT):.0f} deg: it is the compression -> droop direction "
+                "and the ground ray is cast along it (e.g. [0, 0, -1])")
         travel = self.max_compression + self.max_droop
         for i, t in enumerate(travel):
             if t <= 0.0:

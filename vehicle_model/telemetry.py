@@ -5,6 +5,11 @@ longitudinal slip, normalised longitudinal force, lateral slip, normalised later
 normalised aligning moment. Per vehicle: engine revs, engine drive torque, clutch slip, throttle,
 brake, handbrake and steer commands, gear ratio. Recording is optional and costs one copy per
 sample; nothing is recorded unless :meth:`Telemetry.record` is called.
+
+A sample holds the outputs of one update as :class:`~traction.vehicle_model.vehicle.VehicleOutputs`
+defines them: forces, moments, engine drive torque and clutch slip are means over the update's
+wheel substeps, slips and friction the last substep's, the rest end-of-update values. Clutch slip
+is engine spin minus gear ratio x wheel spin (PhysX's graph plots the opposite sign).
 """
 
 from __future__ import annotations

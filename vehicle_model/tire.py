@@ -58,7 +58,8 @@ class TireParams:
     model: np.ndarray = param(unit="-", lo=0, hi=len(MODELS) - 1,
                               doc="physx | arcade | curve | magic_formula | custom")
     tire_type: np.ndarray = param(unit="-", lo=0, hi=255,
-                                  doc="friction table column: road | offroad | track (or index)")
+                                  doc="friction table column: road | offroad | track (or index, "
+                                      "below the table's tyre type count)")
     friction_vs_slip: np.ndarray = param(
         unit="-", lo=0.0, hi=10.0, shape="table",
         doc="physx: 3 (long slip, friction multiplier) points: zero, peak, plateau")
@@ -153,16 +154,25 @@ class TireLoadFilter:
     max_normalised_load: float = param(3.0, lo=0.0, hi=1000.0, lo_open=True, shape="scalar",
                                        doc="above this the filtered load is the maximum")
     max_filtered_normalised_load: float = param(3.0, lo=0.0, hi=1000.0, lo_open=True,
-                                                shape="scalar", doc="largest filtered load")
+                                                shape="scalar",
+                                                doc="largest filtered load (>= the minimum's)")
 
     def validate(self, prefix: str = "tire_load_filter.", where: str = "") -> None:
-        """Range checks plus min < max."""
+        """Range checks plus min < max and a non-decreasing map (min filtered <= max filtered:
+        a filter that gives a more loaded tyre less load would take grip away from the wheels
+        that carry the car, reversing the load transfer in a turn or under braking)."""
         validate_fields(self, prefix, where)
+        pre = f"{where}: " if where else ""
         if self.max_normalised_load <= self.min_normalised_load:
-            pre = f"{where}: " if where else ""
             raise VehicleConfigError(
                 f"{pre}{prefix}max_normalised_load = {self.max_normalised_load:g} must exceed "
                 f"min_normalised_load = {self.min_normalised_load:g}")
+        if self.min_filtered_normalised_load > self.max_filtered_normalised_load:
+            raise VehicleConfigError(
+                f"{pre}{prefix}min_filtered_normalised_load = "
+                f"{self.min_filtered_normalised_load:g} must not exceed "
+                f"max_filtered_normalised_load = {self.max_filtered_normalised_load:g}: the filter "
+                "must not give a more loaded tyre less load")
 
 
 @dataclass

@@ -51,8 +51,11 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
     """Advance one vehicle by ``dt``: state rows updated in place, outputs written.
 
     The chassis velocity is held during the wheel substeps and the tyre forces are averaged over
-    them; forces are for the simulator to apply for the next ``dt``. ``s``, ``x`` and ``g`` are
-    scratch (``N_SCRATCH``, ``N_TIRE_INPUTS`` and ``N_GROUP_SCRATCH`` columns per wheel).
+    them; forces are for the simulator to apply for the next ``dt``. Outputs: forces, torques
+    and the clutch slip are means over the substeps, slips and friction the last substep's, the
+    rest end-of-update values (:class:`~traction.vehicle_model.vehicle.VehicleOutputs`).
+    ``s``, ``x`` and ``g`` are scratch (``N_SCRATCH``, ``N_TIRE_INPUTS`` and ``N_GROUP_SCRATCH``
+    columns per wheel).
     ``report=False`` skips what only reports and feeds no force (see
     :func:`~traction.vehicle_model.tire_models.substep_forces`): for a caller that runs several
     updates in a row and reads the outputs after the last one only. ``new_commands=False``
@@ -73,19 +76,21 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
     h = dt / n_sub
     thrust_l = min(max(cv[L.THRUST], -1.0), 1.0)        # tank tracks
     thrust_r = min(max(cv[L.THRUST + 1], -1.0), 1.0)
-    s[:, L.S_ACC_LONG:L.S_ACC_DRIVE + 1] = 0.0
-    engine_torque, clutch = 0.0, 0.0
+    s[:, L.S_ACC_LONG:L.S_ACC_MOMENT + 1] = 0.0
+    engine_torque, clutch_slip = 0.0, 0.0
     for _ in range(n_sub):                         # 6. wheel substeps, chassis velocity held
         tire_models.substep_forces(pk, ws, gravity, h, s, x, out, report)
-        t_eng, clutch = drivetrain.spin(pk, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, out)
+        t_eng, slip = drivetrain.spin(pk, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, out)
         engine_torque += t_eng * h
+        clutch_slip += slip * h
         for w in range(out.shape[0]):
             s[w, L.S_ACC_LONG] += out[w, L.O_LONG_FORCE] * h
             s[w, L.S_ACC_LAT] += out[w, L.O_LAT_FORCE] * h
             s[w, L.S_ACC_DRIVE] += ws[w, L.DRIVE_TORQUE] * h
+            s[w, L.S_ACC_MOMENT] += out[w, L.O_MOMENT] * h
     chassis.forces_out(pk, k, ws, dt, s, out, out_v)                        # 7. forces out
     out_v[L.O_ENGINE_OMEGA], out_v[L.O_ENGINE_TORQUE] = vs[L.ENGINE_OMEGA], engine_torque / dt
-    out_v[L.O_CLUTCH_SLIP] = clutch / max(vp[L.CLUTCH_STRENGTH], 1e-9)
+    out_v[L.O_CLUTCH_SLIP] = clutch_slip / dt          # means over the substeps, as the torques
     out_v[L.O_GEAR], out_v[L.O_GEAR_RATIO], out_v[L.O_THROTTLE] = gears[L.GEAR], ratio, throttle
 
 
@@ -160,8 +165,10 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
     Raises:
         ValueError: ``dt`` or ``gravity`` not a positive finite number, or an array of the
             wrong shape.
+        VehicleConfigError: a wheel's ``tire_type`` that is not a column of ``friction_table``.
     """
     check_step_inputs(dt, gravity)
+    friction_table.check_tire_types(p.tires.tire_type, p.name)
     kin, hit = ck.rows(), hits.rows()
     _check_rows(p, s, cmd, kin, hit)
     out = VehicleOutputs.zeros(p, len(s.wheel))

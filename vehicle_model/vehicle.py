@@ -111,8 +111,8 @@ class VehicleParams:
 
     def validate(self, where: str = "") -> None:
         """Validate every part (raises VehicleConfigError naming file and field): one value per
-        wheel in every per-wheel array, distinct wheel names, ranges, and the wheel references
-        of the differential and the anti-roll bars."""
+        wheel in every per-wheel array, distinct wheel names, ranges, the wheel references
+        of the differential and the anti-roll bars, and steered wheels that can steer."""
         pre = f"{where}: " if where else ""
         names = list(self.wheel_names)
         twice = [w for w in names if names.count(w) > 1]
@@ -135,6 +135,25 @@ class VehicleParams:
                                      "custom tyre function is set")
         if np.any(self.tires.curve_set >= len(self.curve_sets)):
             raise VehicleConfigError(f"{pre}tire.curve_set refers to a missing curve set")
+        self._check_steering(pre)
+
+    def _check_steering(self, pre: str) -> None:
+        """A wheel with a steer multiplier must be able to steer: its angle is limited to
+        ``wheel.max_steer`` and scaled by ``steering.max_angle``, so either at 0 silently keeps
+        it straight."""
+        mult = self.steering.multiplier
+        for i in np.flatnonzero((mult != 0.0) & (self.wheels.max_steer == 0.0)):
+            raise VehicleConfigError(
+                f"{pre}wheels[{i}] ({self.wheel_names[i]!r}): steering.multiplier = {mult[i]:g} "
+                f"(wheels[{i}].steer_multiplier) but wheel.max_steer = 0 rad limits its steer "
+                "angle to 0: it never steers; set wheel.max_steer > 0 (e.g. 0.6) or the "
+                "multiplier to 0")
+        if np.any(mult != 0.0) and self.steering.max_angle == 0.0:
+            steered = ", ".join(self.wheel_names[i] for i in np.flatnonzero(mult != 0.0))
+            raise VehicleConfigError(
+                f"{pre}steering.max_angle = 0 rad but wheels {steered} have a "
+                "steering.multiplier (steer_multiplier): the steer command turns no wheel; set "
+                "steering.max_angle > 0 (e.g. 0.6) or the multipliers to 0")
 
 
 class VehicleState:
@@ -266,7 +285,21 @@ class GroundHits:
 
 class VehicleOutputs:
     """Forces for the simulator and telemetry: ``wheel (n, n_wheels, N_WHEEL_OUTPUTS)`` and
-    ``vehicle (n, N_VEHICLE_OUTPUTS)`` buffers (``layout`` columns) with named views."""
+    ``vehicle (n, N_VEHICLE_OUTPUTS)`` buffers (``layout`` columns) with named views.
+
+    In an update of ``dt`` (``n`` wheel substeps, see ``simulation.substeps_low``):
+
+    * **means over the substeps** (what acts over ``dt``): ``long_force``, ``lat_force``,
+      ``tire_force``, ``aligning_moment``, ``drive_torque``, ``engine_torque``, ``clutch_slip``,
+      ``wrench``, ``extra_torque`` - so they reconcile: with the clutch engaged the whole update
+      ``clutch.strength x clutch_slip`` is the mean clutch torque, ``drive_torque`` sums to
+      ``gear_ratio`` times it (a differential's shares sum to 1) and ``engine_moi x (change of
+      engine_omega) / dt = engine_torque - engine damping - clutch torque``;
+    * **the last substep's** tyre inputs: ``long_slip``, ``lat_slip``, ``friction``;
+    * **end of the update** (or constant within it): the rest - ``engine_omega``,
+      ``patch_slide`` (with the spins after the last substep), suspension, loads, contact, steer,
+      gear, ``gear_ratio``, ``throttle``.
+    """
 
     def __init__(self, wheel: np.ndarray, vehicle: np.ndarray):
         self.wheel, self.vehicle = wheel, vehicle
@@ -281,19 +314,19 @@ class VehicleOutputs:
 
     susp_force = column_view("wheel", L.O_SUSP_FORCE, 3, doc="N, world, (..., 3)")
     susp_point = column_view("wheel", L.O_SUSP_POINT, 3, doc="m, world, (..., 3)")
-    tire_force = column_view("wheel", L.O_TIRE_FORCE, 3, doc="N, world, (..., 3)")
+    tire_force = column_view("wheel", L.O_TIRE_FORCE, 3, doc="N, world, (..., 3) (mean)")
     tire_point = column_view("wheel", L.O_TIRE_POINT, 3, doc="m, world, (..., 3)")
     in_contact = column_view("wheel", L.O_CONTACT, dtype=bool, doc="wheel on the ground")
     jounce = column_view("wheel", L.O_JOUNCE, doc="m, positive compressed")
     spring_force = column_view("wheel", L.O_SPRING_FORCE, doc="N (strut force incl. anti-roll bars)")
     load = column_view("wheel", L.O_LOAD, doc="N, tyre load used by the tyre model")
     normalised_load = column_view("wheel", L.O_NORMALISED_LOAD, doc="-, load / rest load (unfiltered)")
-    friction = column_view("wheel", L.O_FRICTION, doc="-, surface x graph")
-    long_slip = column_view("wheel", L.O_LONG_SLIP, doc="-")
-    lat_slip = column_view("wheel", L.O_LAT_SLIP, doc="rad")
-    long_force = column_view("wheel", L.O_LONG_FORCE, doc="N")
-    lat_force = column_view("wheel", L.O_LAT_FORCE, doc="N")
-    aligning_moment = column_view("wheel", L.O_MOMENT, doc="N m")
+    friction = column_view("wheel", L.O_FRICTION, doc="-, surface x graph (last substep)")
+    long_slip = column_view("wheel", L.O_LONG_SLIP, doc="- (last substep)")
+    lat_slip = column_view("wheel", L.O_LAT_SLIP, doc="rad (last substep)")
+    long_force = column_view("wheel", L.O_LONG_FORCE, doc="N (mean)")
+    lat_force = column_view("wheel", L.O_LAT_FORCE, doc="N (mean)")
+    aligning_moment = column_view("wheel", L.O_MOMENT, doc="N m (mean)")
     patch_slide = column_view("wheel", L.O_PATCH_SLIDE, 2,
                         doc="m/s, contact patch over the road: (v_long - omega r, v_lat)")
     steer = column_view("wheel", L.O_STEER, doc="rad")
@@ -301,10 +334,14 @@ class VehicleOutputs:
                           doc="-, the steered wheel's forward axis in the chassis x-y plane: "
                               "(cos, sin) of the steer, (..., 2)")
     camber = column_view("wheel", L.O_CAMBER, doc="rad")
-    drive_torque = column_view("wheel", L.O_DRIVE_TORQUE, doc="N m delivered to each wheel")
+    drive_torque = column_view("wheel", L.O_DRIVE_TORQUE, doc="N m delivered to each wheel (mean)")
     engine_omega = column_view("vehicle", L.O_ENGINE_OMEGA, doc="rad/s, (n,)")
-    engine_torque = column_view("vehicle", L.O_ENGINE_TORQUE, doc="N m, (n,)")
-    clutch_slip = column_view("vehicle", L.O_CLUTCH_SLIP, doc="rad/s, (n,)")
+    engine_torque = column_view("vehicle", L.O_ENGINE_TORQUE,
+                                doc="N m, (n,), the engine's own torque (mean)")
+    clutch_slip = column_view("vehicle", L.O_CLUTCH_SLIP,
+                              doc="rad/s, (n,), engine spin - gear_ratio x the differential's "
+                                  "wheel spin (mean); in neutral or while shifting the ratio is 0 "
+                                  "and it is the engine spin (no torque passes)")
     gear = column_view("vehicle", L.O_GEAR, dtype=np.int64, doc="(n,) int")
     gear_ratio = column_view("vehicle", L.O_GEAR_RATIO, doc="gear x final, 0 in neutral or shifting")
     throttle = column_view("vehicle", L.O_THROTTLE, doc="applied (0 during automatic shifts)")

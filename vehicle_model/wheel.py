@@ -31,7 +31,8 @@ class WheelParams:
     max_handbrake_torque: np.ndarray = param(unit="N m", lo=0.0, hi=1e6,
                                              doc="handbrake torque at full lever (0: no handbrake)")
     max_steer: np.ndarray = param(unit="rad", lo=0.0, hi=1.6,
-                                  doc="largest steer angle magnitude at this wheel")
+                                  doc="largest steer angle magnitude at this wheel (> 0 "
+                                      "with a steer_multiplier)")
     toe: np.ndarray = param(unit="rad", lo=-0.2, hi=0.2, doc="steer angle with no steer input")
 
     def __post_init__(self):

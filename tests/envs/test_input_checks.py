@@ -121,3 +121,16 @@ def test_vector_partial_reset_resets_only_the_masked_worlds():
     for bad in (np.array([1, 0, 0]), np.array([False, False, False]), np.array([True, False])):
         with pytest.raises(ValueError, match="reset_mask"):
             venv.reset(options={"reset_mask": bad})
+
+
+def test_a_tyre_type_outside_the_friction_table_is_refused_by_the_simulator():
+    import dataclasses
+
+    from traction.envs import VehicleSim
+    from traction.scenes import build_scene
+    from traction.vehicle_model import VehicleConfigError, load_vehicle
+
+    p = load_vehicle("sedan_rwd")
+    p = dataclasses.replace(p, tires=dataclasses.replace(p.tires, tire_type=np.full(4, 7)))
+    with pytest.raises(VehicleConfigError, match=r"tire.tire_type\[0\] = 7 is not a tyre type"):
+        VehicleSim(build_scene(p, "flat"))

@@ -162,3 +162,66 @@ def test_sticky_tyre_instability_is_reported(sedan, frequency, zeta, dt, unstabl
         assert "sticky.frequency" in msgs[0] and ">= 4" in msgs[0]
     amplitude = _sticky_amplitude(frequency, zeta, dt)
     assert (amplitude > 1e-3) if unstable else (amplitude < 1e-3)
+
+
+@pytest.mark.parametrize("edit,message", [
+    ('[differential]\ntype = "four_wheel"\n'
+     'wheels = ["front_left", "front_right", "rear_left", "rear_left"]',
+     "differential.wheels names 'rear_left' twice"),
+    ('[differential]\ntype = "multi_wheel"\ndriven = ["rear_left", "rear_left"]',
+     "differential.driven names 'rear_left' twice"),
+])
+def test_duplicate_wheel_references_in_a_file_are_errors(tmp_path, edit, message):
+    text = _named(BASE) + "\n" + edit + "\n"
+    with pytest.raises(VehicleConfigError, match=re.escape("car.toml: " + message)):
+        _load(tmp_path, text)
+
+
+def _named(text, names=("front_left", "front_right", "rear_left", "rear_right")):
+    parts = text.split("[[wheels]]\n")
+    return parts[0] + "".join(f'[[wheels]]\nname = "{n}"\n{w}'
+                              for n, w in zip(names, parts[1:], strict=True))
+
+
+def test_duplicate_wheel_names_are_errors(tmp_path, sedan):
+    with pytest.raises(VehicleConfigError, match=re.escape(
+            "car.toml: wheels[3].name = 'rear_left' is already the name of wheels[2]")):
+        _load(tmp_path, _named(BASE, ("front_left", "front_right", "rear_left", "rear_left")))
+    names = ("fl", "fr", "rl", "rl")
+    with pytest.raises(VehicleConfigError, match=r"wheel name 'rl' is used by wheels \[2, 3\]"):
+        dataclasses.replace(sedan, wheel_names=names).validate("car.toml")
+
+
+@pytest.mark.parametrize("edit,message", [
+    ("[defaults.suspension]\ntravel_direction = [0.0, 0.0, 1.0]",
+     "suspension.travel_direction[0] = [0.0, 0.0, 1.0] points 180 deg away from straight down "
+     "(chassis -z); allowed up to 60 deg"),
+    ("[defaults.suspension]\ntravel_direction = [1.0, 0.0, 0.0]",
+     "suspension.travel_direction[0] = [1.0, 0.0, 0.0] points 90 deg away from straight down"),
+    ("[steering]\nmax_angle = 0.6\n[[wheels]]\nposition = [2.0, 0.0, 0.0]\nsteer_multiplier = 1.0",
+     "wheels[4] ('wheel4'): steering.multiplier = 1 (wheels[4].steer_multiplier) but "
+     "wheel.max_steer = 0 rad limits its steer angle to 0: it never steers"),
+    ("[[wheels]]\nposition = [2.0, 0.0, 0.0]\nsteer_multiplier = 1.0\nwheel = { max_steer = 0.5 }",
+     "steering.max_angle = 0 rad but wheels wheel4 have a steering.multiplier (steer_multiplier): "
+     "the steer command turns no wheel"),
+    ("[tire_load_filter]\nmin_filtered_normalised_load = 2.0\nmax_filtered_normalised_load = 0.5",
+     "tire_load_filter.min_filtered_normalised_load = 2 must not exceed "
+     "max_filtered_normalised_load = 0.5: the filter must not give a more loaded tyre less load"),
+])
+def test_config_pitfalls_are_errors_naming_the_fields(tmp_path, edit, message):
+    """Definitions that load but cannot work: a suspension ray cast up or sideways never finds
+    the ground; a steer multiplier with a 0 limit or a 0 steering angle never steers; a load
+    filter that falls with load takes grip from the loaded wheels."""
+    with pytest.raises(VehicleConfigError, match=re.escape("car.toml: " + message)):
+        _load(tmp_path, BASE + edit + "\n")
+
+
+def test_sound_variants_of_the_pitfalls_load(tmp_path):
+    """The neighbours of the refused definitions: a leaning strut, a steered wheel with its
+    limits, a flat load filter."""
+    p = _load(tmp_path, BASE + "[steering]\nmax_angle = 0.6\n[defaults.suspension]\n"
+              "travel_direction = [0.0, 0.5, -0.8660254]\n[tire_load_filter]\n"
+              "min_filtered_normalised_load = 1.0\nmax_filtered_normalised_load = 1.0\n"
+              "[[wheels]]\nposition = [2.0, 0.0, 0.0]\nsteer_multiplier = 1.0\n"
+              "wheel = { max_steer = 0.5 }\n")
+    assert p.steering.multiplier.tolist() == [0, 0, 0, 0, 1]

@@ -26,9 +26,9 @@ def test_free_revving_engine_settles_where_torque_equals_damping():
     pk = dataclasses.replace(p, engine=ep).packed
     w_e, out_g = 0.0, np.zeros(1)
     for _ in range(20000):                                     # 20 s at 1 ms, neutral
-        w_e, _, _ = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, np.zeros(1), np.ones(1),
-                                     np.ones(1), np.zeros(1), np.zeros(1), 1.0, 0.0, np.ones(1),
-                                     np.ones(1), 1e-3, out_g)
+        w_e, _, _, _ = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, np.zeros(1),
+                                        np.ones(1), np.ones(1), np.zeros(1), np.zeros(1), 1.0,
+                                        0.0, np.ones(1), np.ones(1), 1e-3, out_g)
     grid = np.linspace(1.0, ep.max_omega * 0.999, 200001)
     torque = np.array([engine.torque(ep.peak_torque, ep.max_omega, pk.torque_curve, 1.0, w)
                        for w in grid])
@@ -55,11 +55,13 @@ def test_clutch_couples_engine_and_wheels_stably(strength, accuracy):
     slips = []
     for _ in range(50):                                        # 0.5 s at 10 ms, zero throttle
         new_g = np.full(4, np.nan)
-        w_e, clutch, _ = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, w_g, p.wheels.moi,
-                                          p.wheels.damping_rate, np.zeros(4), np.zeros(4), 0.0,
-                                          ratio, beta, alpha, 0.01, new_g)
+        w_e, clutch, _, slip = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, w_g,
+                                                p.wheels.moi, p.wheels.damping_rate, np.zeros(4),
+                                                np.zeros(4), 0.0, ratio, beta, alpha, 0.01, new_g)
         w_g = new_g
         slips.append(w_e - ratio * (alpha @ w_g))
+        assert slip == pytest.approx(slips[-1], abs=1e-9)     # no brakes: the returned slip
+        assert clutch == pytest.approx(strength * slip)        # and its torque
     slips = np.array(slips)
     assert np.all(np.isfinite(slips))
     assert abs(slips[-1]) < 0.01 * 300                         # locked up: < 1% of the start
@@ -124,6 +126,50 @@ def test_gearbox_that_would_hunt_is_refused():
     _box(autobox=0.0).validate()                    # manual only: the thresholds are unused
 
 
+@pytest.mark.parametrize("latency", [0.1, 0.3])
+def test_autobox_latency_not_above_switch_time_is_refused(latency):
+    """PhysX Tuning Guide: a latency below the switch time lets the autobox shift back down the
+    moment a change completes (neutral <-> first cycling); the same latency without the autobox
+    is unused."""
+    gp = dataclasses.replace(load_vehicle("sedan_rwd").gearbox, switch_time=0.3, latency=latency)
+    with pytest.raises(vm_errors.VehicleConfigError, match=re.escape(
+            f"car.toml: gearbox.latency = {latency:g} s must exceed gearbox.switch_time = 0.3 s "
+            "while the autobox is on")):
+        gp.validate(where="car.toml")
+    dataclasses.replace(gp, autobox=0.0).validate()
+    dataclasses.replace(gp, latency=0.31).validate()
+
+
+def _autobox_targets(gp, gear, engine_ratio, neutral, extra):
+    """The autobox's target gear per 10 ms step, starting in ``gear`` (its latency passed) with
+    the wheels turning where the engine is at ``engine_ratio`` of max_omega in that gear; the
+    engine at ``neutral`` of max_omega while a change is in progress."""
+    r = gp.forward_ratios
+    pk, s = _gearbox(gp)
+    s.gearbox.gear = s.gearbox.target = gear
+    wheel = engine_ratio / r[gear - 1]                       # engine ratio / gear ratio
+    s.vehicle[0, L.AUTOBOX_TIMER] = gp.latency
+    targets = []
+    for _ in range(int((gp.switch_time + 3 * gp.latency) / 0.01) + extra):
+        ratio = wheel * r[s.gearbox.gear[0] - 1] if s.gearbox.switch_timer[0] <= 0 else neutral
+        _shift(pk, s, ratio, 0.01)
+        targets.append(int(s.gearbox.target[0]))
+    return targets
+
+
+@pytest.mark.parametrize("latency,cycles", [(0.1, True), (0.4, False)])
+def test_autobox_with_latency_below_switch_time_shifts_back_at_once(latency, cycles):
+    """The sedan's gears (no hunting: in second after an up-shift the engine turns at 0.75 x 2.3
+    / 3.5 = 0.49 of max_omega, above the 0.35 down ratio), but the engine slows to 0.3 in the
+    0.3 s in neutral (throttle cut). With a latency of 0.1 s the autobox decides the step the
+    change completes, on the slowed engine, and goes back to first; with 0.4 s the engine is in
+    gear again (synchronised here at once) when it next decides."""
+    gp = dataclasses.replace(load_vehicle("sedan_rwd").gearbox, latency=latency)
+    targets = _autobox_targets(gp, 1, gp.up_ratios[0] + 0.01, neutral=0.3, extra=5)
+    assert targets[0] == 2
+    assert (1 in targets[1:]) == cycles, sorted(set(targets))
+
+
 @pytest.mark.parametrize("kw,message", [
     ({"reverse_ratio": 0.0}, "gearbox.reverse_ratio = 0 is out of range; allowed [-100, 0)"),
     ({"forward_ratios": np.array([]), "up_ratios": np.array([]), "down_ratios": np.array([])},
@@ -142,15 +188,6 @@ def test_autobox_up_shift_never_triggers_a_down_shift(preset):
     gp = GearboxParams() if preset is None else load_vehicle(preset).gearbox
     gp = dataclasses.replace(gp, autobox=1.0)
     gp.validate()
-    r = gp.forward_ratios
     for g in range(1, gp.n_forward):
-        pk, s = _gearbox(gp)
-        s.gearbox.gear = s.gearbox.target = g
-        wheel = (gp.up_ratios[g - 1] + 1e-3) / r[g - 1]      # engine ratio / gear ratio
-        s.vehicle[0, L.AUTOBOX_TIMER] = gp.latency
-        targets = []
-        for _ in range(int((gp.switch_time + 3 * gp.latency) / 0.01) + 2):
-            ratio = wheel * r[s.gearbox.gear[0] - 1] if s.gearbox.switch_timer[0] <= 0 else 0.0
-            _shift(pk, s, ratio, 0.01)
-            targets.append(int(s.gearbox.target[0]))
+        targets = _autobox_targets(gp, g, gp.up_ratios[g - 1] + 1e-3, neutral=0.0, extra=2)
         assert targets[0] == g + 1 and set(targets) == {g + 1}, (g, sorted(set(targets)))

@@ -123,6 +123,32 @@ def test_friction_clamps_never_reverse_the_patch_velocity_in_one_step():
     assert flips > 20                                            # without clamps it chatters
 
 
+@pytest.mark.parametrize("dt", [0.002, 1 / 30])
+def test_friction_clamps_let_a_wheel_spinning_on_a_stopped_car_push_it(dt):
+    """A wheel spun to 30 rad/s under a car at rest, no drive torque: the road force pushes the
+    car and spins the wheel down until it rolls. Momentum ``m v + I omega / r`` is conserved
+    (the force acts on both), so they meet at ``v = I omega_0 / r / (m + I / r^2)``, the slide
+    never reversing. (The linear clamp ``m |v| / dt`` once held such a wheel at 0 N for ever.)"""
+    p = _params("curve", clamps=1.0)
+    m, r, inertia = p.suspension.sprung_mass[0], p.wheels.radius[0], p.wheels.moi[0]
+    v, w = 0.0, 30.0
+    momentum = inertia * w / r
+    slides = []
+    for _ in range(int(1.0 / dt)):
+        f_long, _, _, torque = (a[0, 0] for a in _forces(p, _inputs(p, v, 0.0, w, m * 9.81, dt=dt)))
+        assert torque == pytest.approx(-f_long * r)
+        v += f_long * dt / m
+        w += torque * dt / inertia
+        slides.append(v - w * r)
+        if len(slides) == 1:
+            assert f_long > 0.1 * m * 9.81                    # pushes at once
+    slides = np.array(slides)
+    assert np.all(slides <= 1e-12)                            # never overshoots into braking
+    assert m * v + inertia * w / r == pytest.approx(momentum, rel=1e-9)
+    assert v == pytest.approx(momentum / (m + inertia / r**2), rel=1e-3)
+    assert abs(slides[-1]) < 1e-3
+
+
 def test_custom_tyre_gets_arrays_and_its_outputs_are_used():
     seen = []
 

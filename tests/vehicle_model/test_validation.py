@@ -10,31 +10,6 @@ import pytest
 from traction import vehicle_model as vm
 from traction.vehicle_model import VehicleConfigError
 
-BASE = """
-name = "t"
-[chassis]
-mass = 1000.0
-com = [0.0, 0.0, 0.3]
-body_size = [4.0, 1.8, 0.8]
-body_centre = [0.0, 0.0, 0.3]
-[defaults.wheel]
-radius = 0.3
-[[wheels]]
-position = [1.2, 0.8, 0.0]
-[[wheels]]
-position = [1.2, -0.8, 0.0]
-[[wheels]]
-position = [-1.2, 0.8, 0.0]
-[[wheels]]
-position = [-1.2, -0.8, 0.0]
-"""
-
-
-def _load(tmp_path, text):
-    f = tmp_path / "car.toml"
-    f.write_text(text)
-    return vm.load_vehicle(f)
-
 
 def _with(p, part, **kw):
     return dataclasses.replace(p, **{part: dataclasses.replace(getattr(p, part), **kw)})
@@ -88,34 +63,6 @@ def test_driven_wheels_are_checked():
         _with(truck, "differential", driven=(0, 6)).validate("t.toml")
 
 
-@pytest.mark.parametrize("edit,message", [
-    ('[differential]\ntype = "four_wheel"\n'
-     'wheels = ["front_left", "front_right", "rear_left", "rear_left"]',
-     "differential.wheels names 'rear_left' twice"),
-    ('[differential]\ntype = "multi_wheel"\ndriven = ["rear_left", "rear_left"]',
-     "differential.driven names 'rear_left' twice"),
-])
-def test_duplicate_wheel_references_in_a_file_are_errors(tmp_path, edit, message):
-    text = _named(BASE) + "\n" + edit + "\n"
-    with pytest.raises(VehicleConfigError, match=re.escape("car.toml: " + message)):
-        _load(tmp_path, text)
-
-
-def _named(text, names=("front_left", "front_right", "rear_left", "rear_right")):
-    parts = text.split("[[wheels]]\n")
-    return parts[0] + "".join(f'[[wheels]]\nname = "{n}"\n{w}'
-                              for n, w in zip(names, parts[1:], strict=True))
-
-
-def test_duplicate_wheel_names_are_errors(tmp_path, sedan):
-    with pytest.raises(VehicleConfigError, match=re.escape(
-            "car.toml: wheels[3].name = 'rear_left' is already the name of wheels[2]")):
-        _load(tmp_path, _named(BASE, ("front_left", "front_right", "rear_left", "rear_left")))
-    names = ("fl", "fr", "rl", "rl")
-    with pytest.raises(VehicleConfigError, match=r"wheel name 'rl' is used by wheels \[2, 3\]"):
-        dataclasses.replace(sedan, wheel_names=names).validate("car.toml")
-
-
 def test_gears_outside_the_box_are_refused():
     p = vm.load_vehicle("sedan_rwd")                       # 5 forward gears
     for gear in (7, 6, -2):
@@ -160,3 +107,21 @@ def test_non_positive_dt_or_gravity_is_refused(sedan, dt, gravity, name):
     with pytest.raises(ValueError, match=rf"vehicle update: {name} = "):
         vm.step(sedan, state, kin, hits, cmd, vm.FrictionTable.default(), dt, gravity)
     np.testing.assert_array_equal(state.wheel, before.wheel)
+
+
+def test_tyre_type_outside_the_friction_table_is_refused_when_stepping(sedan):
+    """``tire_type`` may index a custom table's extra columns, so the file cannot check it;
+    the update checks it against the table it is given (it once read the last column)."""
+    p = _with(sedan, "tires", tire_type=np.array([0.0, 1.0, 2.0, 5.0]))
+    state, cmd = vm.VehicleState.zeros(p), vm.Commands.zeros(p)
+    kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], p.chassis.com[None],
+                               np.zeros((1, 3)), np.zeros((1, 3)))
+    hits = vm.GroundHits(np.ones((1, 4)), np.array([0.0, 0.0, 1.0]), np.zeros((1, 4), int))
+    with pytest.raises(VehicleConfigError, match=re.escape(
+            "sedan: tire.tire_type[3] = 5 is not a tyre type of the friction table; allowed "
+            "0..2 (0 = road, 1 = offroad, 2 = track)")):
+        vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), 0.01)
+    wide = vm.FrictionTable(["tarmac"], ["road", "offroad", "track", "a", "b", "slick"],
+                            [[1.0, 0.9, 0.9, 1.0, 1.0, 1.2]])
+    out = vm.step(p, state, kin, hits, cmd, wide, 0.01)
+    assert out.friction[0, 3] == 1.2                         # the sixth column

@@ -213,3 +213,67 @@ def test_useful_masses_only_for_the_tyres_that_read_them(sedan, rng):
             assert x[w, L.X_MASS_LONG] == got[0] and x[w, L.X_MASS_LAT] == got[1]
         else:
             assert got == [-1.0, -1.0]
+
+
+def _level(p, velocity=(2.0, 0.5, 0.0), spin=1.3, throttle=1.0, engine_omega=200.0):
+    """One vehicle on level ground, every wheel at rest length, wheels turning ``spin`` x
+    rolling speed: ``(state, kin, hits, cmd)``."""
+    kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], p.chassis.com[None],
+                               np.array([velocity], float), np.zeros((1, 3)))
+    rest = p.suspension.max_compression + 2 * p.wheels.radius
+    hits = vm.GroundHits(rest[None], np.array([0.0, 0.0, 1.0]), np.zeros((1, p.n_wheels), int))
+    cmd = vm.Commands.zeros(p, 1)
+    cmd.throttle = throttle
+    state = vm.VehicleState.zeros(p, 1)
+    state.omega[:] = spin * velocity[0] / p.wheels.radius
+    state.engine_omega[:] = engine_omega
+    return state, kin, hits, cmd
+
+
+def test_drivetrain_outputs_are_substep_means_that_reconcile():
+    """Below 5 m/s an update runs 3 wheel substeps. Engine torque, drive torques and clutch slip
+    are all means over them, so they balance exactly: the clutch passes ``K x clutch_slip``,
+    the wheels get ``gear_ratio`` times that, and the engine's spin changes by what its own
+    torque leaves over (damping made negligible). The clutch slip once was the last substep's
+    (off by a third here) while the torques were means."""
+    rwd = vm.load_vehicle("sedan_rwd")
+    p = dataclasses.replace(rwd, engine=dataclasses.replace(rwd.engine,
+                                                            damping_full_throttle=1e-9))
+    assert p.simulation.substeps_low == 3 and p.simulation.substep_speed_threshold > 2.0
+    state, kin, hits, cmd = _level(p)
+    w0, dt = state.engine_omega[0], 0.01
+    out = vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), dt)
+    k, ratio = p.clutch.strength, out.gear_ratio[0]
+    assert ratio > 0 and abs(out.clutch_slip[0]) > 1.0
+    clutch_torque = k * out.clutch_slip[0]
+    assert out.drive_torque[0].sum() == pytest.approx(ratio * clutch_torque, rel=1e-9)
+    spin_up = p.engine.moi * (state.engine_omega[0] - w0) / dt
+    assert spin_up == pytest.approx(out.engine_torque[0] - clutch_torque, abs=1e-6)
+    last = state.engine_omega[0] - ratio * (p.base_split @ state.omega[0])    # RWD LSD: alpha
+    assert abs(out.clutch_slip[0] - last) > 0.1                 # not the last substep's value
+
+
+def test_clutch_slip_while_shifting_is_the_engine_spin_and_no_torque_passes():
+    """During a change the gear ratio is 0: nothing reaches the wheels and the slip is the
+    engine's own (mean) spin, as PhysX's telemetry has it, not 0."""
+    p = vm.load_vehicle("sedan_rwd")
+    state, kin, hits, cmd = _level(p)
+    state.gearbox.target = 2
+    state.vehicle[:, L.SWITCH_TIMER] = 0.2
+    w0 = state.engine_omega[0]
+    out = vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), 0.01)
+    assert out.gear_ratio[0] == 0.0 and np.all(out.drive_torque[0] == 0.0)
+    lo, hi = sorted((w0, state.engine_omega[0]))
+    assert lo <= out.clutch_slip[0] <= hi and out.clutch_slip[0] > 100.0
+
+
+def test_aligning_moment_is_the_substep_mean_like_the_lateral_force(sedan):
+    """Curve tyres: moment = -trail x lateral force in every substep; both outputs are means
+    over the 3 low-speed substeps, so the identity holds for the outputs too."""
+    tires = dataclasses.replace(sedan.tires, model=np.full(4, float(vm.TIRE_MODELS.index("curve"))))
+    p = dataclasses.replace(sedan, tires=tires)
+    state, kin, hits, cmd = _level(p, velocity=(2.0, 0.8, 0.0), spin=1.0)
+    cmd.wheel_torque = 400.0
+    out = vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), 0.01)
+    assert np.all(out.in_contact) and np.all(np.abs(out.lat_force) > 100.0)
+    np.testing.assert_allclose(out.aligning_moment, -p.tires.trail * out.lat_force, rtol=1e-12)
