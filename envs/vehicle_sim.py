@@ -129,6 +129,8 @@ class VehicleSim:
         self.commands.vehicle[...], self.commands.wheel[...] = zero_cmd.vehicle, zero_cmd.wheel
         self.outputs.wheel[...], self.outputs.vehicle[...] = 0.0, 0.0
         self.wheel_angle[...] = 0.0
+        if self.telemetry is not None:
+            self.telemetry.clear()                       # samples stay in time order
         o = self._own
         self.surfaces.write(o.grid[0], o.grid_info[0], o.patches[0])   # terrain may be new
         mujoco.mj_forward(self.model, self.data)

@@ -9,7 +9,16 @@ sample; nothing is recorded unless :meth:`Telemetry.record` is called.
 A sample holds the outputs of one update as :class:`~traction.vehicle_model.vehicle.VehicleOutputs`
 defines them: forces, moments, engine drive torque and clutch slip are means over the update's
 wheel substeps, slips and friction the last substep's, the rest end-of-update values. Clutch slip
-is engine spin minus gear ratio x wheel spin (PhysX's graph plots the opposite sign).
+is engine spin minus gear ratio x wheel spin (PhysX's graph plots the opposite sign). A sample's
+time is the start of the step the update advanced (its spins are those at the step's end).
+
+Units (:data:`UNITS`): jounce m (positive compressed); suspension force N (strut incl. anti-roll
+bars); tyre load N (after the load filter, which caps it at a multiple of the rest load: what the
+tyre model used); normalised tyre load - (strut force / rest load, unfiltered, so it can exceed
+``tire_load`` / rest load); wheel omega rad/s; friction - ; long slip - ; lat slip rad; the
+normalised forces - (force / tyre load); normalised aligning moment m (moment / tyre load);
+engine revs rad/s (not rev/min); engine drive torque N m; clutch slip rad/s; the controls -
+(throttle, brake, handbrake in [0, 1], steer in [-1, 1]); gear ratio - (0 in neutral).
 """
 
 from __future__ import annotations
@@ -26,6 +35,13 @@ WHEEL_CHANNELS = ("jounce", "suspension_force", "tire_load", "normalised_tire_lo
                   "norm_aligning_moment")
 VEHICLE_CHANNELS = ("engine_revs", "engine_drive_torque", "clutch_slip", "accel_control",
                     "brake_control", "handbrake_control", "steer_control", "gear_ratio")
+#: unit of every channel (and of ``time``); ``-`` = dimensionless
+UNITS = {"time": "s", "jounce": "m", "suspension_force": "N", "tire_load": "N",
+         "normalised_tire_load": "-", "wheel_omega": "rad/s", "tire_friction": "-",
+         "long_slip": "-", "norm_long_force": "-", "lat_slip": "rad", "norm_lat_force": "-",
+         "norm_aligning_moment": "m", "engine_revs": "rad/s", "engine_drive_torque": "N m",
+         "clutch_slip": "rad/s", "accel_control": "-", "brake_control": "-",
+         "handbrake_control": "-", "steer_control": "-", "gear_ratio": "-"}
 
 
 class Telemetry:
@@ -38,10 +54,17 @@ class Telemetry:
     """
 
     def __init__(self, n_vehicles: int, n_wheels: int, capacity: int = 256):
-        self.capacity = capacity
+        if isinstance(capacity, bool) or not isinstance(capacity, int | np.integer) or capacity < 1:
+            raise ValueError(f"telemetry capacity = {capacity!r}; allowed: an integer >= 1 "
+                             "(samples kept)")
+        self.capacity = int(capacity)
         self.time = np.zeros(capacity)
         self.wheel = np.zeros((capacity, n_vehicles, n_wheels, len(WHEEL_CHANNELS)))
         self.vehicle = np.zeros((capacity, n_vehicles, len(VEHICLE_CHANNELS)))
+        self.count = 0
+
+    def clear(self) -> None:
+        """Forget every sample (a simulator's reset calls this, so samples stay in time order)."""
         self.count = 0
 
     def record(self, t: float, out: VehicleOutputs, state: VehicleState, cmd: Commands) -> None:
@@ -74,10 +97,21 @@ class Telemetry:
 
     def write_csv(self, path: str | Path, vehicle: int = 0,
                   wheel_names: tuple[str, ...] | None = None) -> Path:
-        """Write one vehicle's samples as CSV (a column per channel and wheel)."""
+        """Write one vehicle's samples as CSV (a column per channel and wheel; units in
+        :data:`UNITS`); time with 12 significant digits, the channels with 6.
+
+        Raises:
+            ValueError: ``vehicle`` is not one of the batch, or ``wheel_names`` does not name
+            every wheel once.
+        """
         data = self.arrays()
-        n_wheels = self.wheel.shape[2]
-        names = wheel_names or tuple(f"w{j}" for j in range(n_wheels))
+        n_vehicles, n_wheels = self.wheel.shape[1:3]
+        if not 0 <= vehicle < n_vehicles:
+            raise ValueError(f"vehicle = {vehicle}; allowed 0..{n_vehicles - 1}")
+        names = tuple(wheel_names) if wheel_names else tuple(f"w{j}" for j in range(n_wheels))
+        if len(names) != n_wheels or len(set(names)) != n_wheels:
+            raise ValueError(f"wheel_names = {names}; need {n_wheels} distinct names, one per "
+                             "wheel")
         header = ["time", *VEHICLE_CHANNELS]
         header += [f"{c}_{w}" for c in WHEEL_CHANNELS for w in names]
         path = Path(path)
@@ -87,5 +121,5 @@ class Telemetry:
             for s in range(len(data["time"])):
                 row = [data["time"][s], *(data[c][s, vehicle] for c in VEHICLE_CHANNELS)]
                 row += [data[c][s, vehicle, j] for c in WHEEL_CHANNELS for j in range(n_wheels)]
-                writer.writerow([f"{x:.6g}" for x in row])
+                writer.writerow([f"{row[0]:.12g}", *(f"{x:.6g}" for x in row[1:])])
         return path

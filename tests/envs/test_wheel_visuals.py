@@ -53,3 +53,12 @@ def test_headless_rendering_works_without_mujoco_gl_set():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          cwd="/", check=True)
     assert out.stdout.strip() == "(48, 64, 3)"
+
+
+def test_a_simulator_reset_clears_its_telemetry():
+    sim = VehicleSim(build_scene("sedan", "flat"), telemetry=100)
+    sim.step(5)
+    sim.reset()
+    sim.step(3)
+    times = sim.telemetry.arrays()["time"]
+    np.testing.assert_allclose(times, np.arange(3) * sim.dt, atol=1e-12)

@@ -9,7 +9,6 @@ import pytest
 from traction import vehicle_model as vm
 from traction.vehicle_model import antiroll, controls, differential, steering
 from traction.vehicle_model.layout import BASE_SPLIT
-from traction.vehicle_model.telemetry import WHEEL_CHANNELS, Telemetry
 
 
 def _diff(preset, **kw):
@@ -141,25 +140,6 @@ def test_input_smoothing_rates_and_steer_limit():
     fast = controls.smooth(sp, np.array([[0, 0, 0, 0.75]]), np.array([[0, 0, 0, 1.0]]),
                            np.array([30.0]), 0.01)
     assert fast[0, 3] == pytest.approx(0.125)                   # steer limited at 30 m/s
-
-
-def test_telemetry_ring_buffer_and_csv(tmp_path, sedan):
-    tel = Telemetry(n_vehicles=2, n_wheels=4, capacity=5)
-    p = vm.load_vehicle("sedan_rwd")
-    state, cmd = vm.VehicleState.zeros(p, 2), vm.Commands.zeros(p, 2)
-    out = vm.VehicleOutputs.zeros(p, 2)
-    for k in range(8):
-        out.jounce, out.load, out.long_force = float(k), 1000.0, 500.0
-        out.engine_omega = np.full(2, 10.0 * k)
-        tel.record(0.1 * k, out, state, cmd)
-    data = tel.arrays()
-    np.testing.assert_allclose(data["time"], [0.3, 0.4, 0.5, 0.6, 0.7])
-    np.testing.assert_allclose(data["jounce"][:, 0, 0], [3, 4, 5, 6, 7])
-    np.testing.assert_allclose(data["norm_long_force"], 0.5)
-    np.testing.assert_allclose(data["engine_revs"][:, 1], [30, 40, 50, 60, 70])
-    path = tel.write_csv(tmp_path / "t.csv", wheel_names=p.wheel_names)
-    lines = path.read_text().splitlines()
-    assert len(lines) == 6 and f"{WHEEL_CHANNELS[0]}_front_left" in lines[0]
 
 
 def _shifted(preset, dy):
