@@ -309,7 +309,7 @@ class TractionEnv(gym.Env):
 
     def body_rotation(self) -> np.ndarray:
         """World-from-chassis rotation (3, 3)."""
-        return self.data.xmat[self.sim.body].reshape(3, 3)
+        return np.reshape(self.read_chassis().rot, (3, 3))
 
     def body_velocity(self) -> tuple[np.ndarray, np.ndarray]:
         """CoM linear (m/s) and angular (rad/s) velocity in the chassis frame."""

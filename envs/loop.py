@@ -38,8 +38,8 @@ class Arrays:
                  n_actions: int):
         self.models = np.zeros(n, np.int64)
         self.datas = np.zeros(n, np.int64)
-        self.addr = np.zeros((n, 8), np.int64)
-        self.index = np.zeros((n, 4), np.int64)
+        self.addr = np.zeros((n, physics.N_ADDR), np.int64)
+        self.index = np.zeros((n, physics.N_INDEX), np.int64)
         self.sensor_adr = np.zeros((n, n_wheels), np.int64)
         self.grid = np.zeros((n, *grid_shape), SURFACE_DTYPE)    # small: read every substep
         self.grid_info = np.zeros((n, 4))

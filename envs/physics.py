@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ctypes
 import glob
+import math
 import os
 
 import mujoco
@@ -43,10 +44,13 @@ from traction.vehicle_model.update import step_batch_with
 
 from . import actions
 
-#: columns of the per-world MjData buffer addresses
-XPOS, XMAT, XIPOS, QVEL, SENSORDATA, XFRC, QPOS, WARNING = range(8)
-#: columns of the per-world indices: chassis body, its first dof, body count, qpos size
-BODY, QVEL_ADR, NBODY, NQ = range(4)
+#: columns of the per-world MjData buffer addresses (and of the model's body_ipos)
+XPOS, XMAT, XIPOS, QVEL, SENSORDATA, XFRC, QPOS, WARNING, IPOS = range(9)
+N_ADDR = 9
+#: columns of the per-world indices: chassis body, its first dof, body count, qpos size, the
+#: chassis free joint's first qpos
+BODY, QVEL_ADR, NBODY, NQ, QPOS_ADR = range(5)
+N_INDEX = 5
 #: MjData.warning is an array of {int lastinfo; int number} structs; the WARNING address is that
 #: of the first ``number`` (``MjData.warning.number``), so counters are every second int from it
 #: of the warnings after which MuJoCo resets the world itself (a position or velocity beyond
@@ -168,20 +172,59 @@ def surface_at(grid, grid_info, ground_type, patches, x, y, z) -> int:
 
 @jit
 def chassis(addr, index, nv, k) -> None:
-    """Chassis kinematics row ``k`` of one world (addresses ``addr``, indices ``index``)."""
-    b, dof, nbody = index[BODY], index[QVEL_ADR], index[NBODY]
+    """Chassis kinematics row ``k`` of one world (addresses ``addr``, indices ``index``) from
+    MjData's poses, which are those of ``qpos`` after ``mj_step1`` or ``mj_forward`` (the
+    vehicle update's input), and ``qvel``."""
+    b, nbody = index[BODY], index[NBODY]
     xpos = _buffer(addr[XPOS], 3 * nbody)
     xmat = _buffer(addr[XMAT], 9 * nbody)
     xipos = _buffer(addr[XIPOS], 3 * nbody)
-    qvel = _buffer(addr[QVEL], nv)
     for j in range(3):
         k[L.K_POSITION + j] = xpos[3 * b + j]
         k[L.K_COM + j] = xipos[3 * b + j]
     for j in range(9):
         k[L.K_ROTATION + j] = xmat[9 * b + j]
+    _velocities(addr, index, nv, k)
+
+
+@jit
+def chassis_now(addr, index, nv, k) -> None:
+    """Chassis kinematics row ``k`` of one world at one instant, the current ``qpos`` and
+    ``qvel``: after ``mj_step2`` MjData's poses are still those the step started from (one
+    substep old), so the pose is computed from the chassis free joint's ``qpos`` as MuJoCo's
+    ``mj_kinematics`` does (normalised quaternion, ``mju_quat2Mat``; CoM = origin + R ipos)."""
+    q = _buffer(addr[QPOS], index[NQ])
+    a = index[QPOS_ADR]
+    w, x, y, z = q[a + 3], q[a + 4], q[a + 5], q[a + 6]
+    norm = math.sqrt(w * w + x * x + y * y + z * z)
+    if norm < 1e-15:
+        w, x, y, z = 1.0, 0.0, 0.0, 0.0
+    elif abs(norm - 1.0) > 1e-15:
+        inv = 1.0 / norm
+        w, x, y, z = w * inv, x * inv, y * inv, z * inv
+    r = k[L.K_ROTATION:L.K_ROTATION + 9]
+    r[0], r[4], r[8] = w * w + x * x - y * y - z * z, w * w - x * x + y * y - z * z, \
+        w * w - x * x - y * y + z * z
+    r[1], r[2], r[3] = 2 * (x * y - w * z), 2 * (x * z + w * y), 2 * (x * y + w * z)
+    r[5], r[6], r[7] = 2 * (y * z - w * x), 2 * (x * z - w * y), 2 * (y * z + w * x)
+    ipos = _buffer(addr[IPOS], 3 * index[NBODY])
+    b = index[BODY]
+    for j in range(3):
+        k[L.K_POSITION + j] = q[a + j]
+        k[L.K_COM + j] = (r[3 * j] * ipos[3 * b] + r[3 * j + 1] * ipos[3 * b + 1]
+                          + r[3 * j + 2] * ipos[3 * b + 2]) + q[a + j]
+    _velocities(addr, index, nv, k)
+
+
+@jit
+def _velocities(addr, index, nv, k) -> None:
+    """The velocity columns of row ``k`` from ``qvel`` and the row's pose columns."""
+    dof = index[QVEL_ADR]
+    qvel = _buffer(addr[QVEL], nv)
+    r = k[L.K_ROTATION:L.K_ROTATION + 9]
     for j in range(3):                          # free-joint angular velocity is in the body frame
-        k[L.K_ANGULAR + j] = (xmat[9 * b + 3 * j] * qvel[dof + 3] + xmat[9 * b + 3 * j + 1]
-                              * qvel[dof + 4] + xmat[9 * b + 3 * j + 2] * qvel[dof + 5])
+        k[L.K_ANGULAR + j] = (r[3 * j] * qvel[dof + 3] + r[3 * j + 1] * qvel[dof + 4]
+                              + r[3 * j + 2] * qvel[dof + 5])
     a0, a1, a2 = k[L.K_ANGULAR], k[L.K_ANGULAR + 1], k[L.K_ANGULAR + 2]
     r0, r1, r2 = (k[L.K_COM] - k[L.K_POSITION], k[L.K_COM + 1] - k[L.K_POSITION + 1],
                   k[L.K_COM + 2] - k[L.K_POSITION + 2])
@@ -306,7 +349,7 @@ def load_actions(action, rows, active) -> bool:
 def advance(n_substeps, w, action_map, action) -> int:
     """Run ``n_substeps`` physics substeps of every world of the :class:`Worlds` ``w`` whose
     ``w.active`` flag is set (see the module docstring); then write each such world's chassis
-    row (after the last substep, as :func:`chassis` reads it) to ``w.now`` and its
+    row (after the last substep, at that instant: :func:`chassis_now`) to ``w.now`` and its
     :func:`diverged` flag to ``w.bad``. Every array is borrowed
     (:func:`~traction.vehicle_model.jit.borrow`): views cost no reference counting.
 
@@ -358,7 +401,7 @@ def advance(n_substeps, w, action_map, action) -> int:
             _call_step(functions[1], models[i], datas[i])
     for i in range(n):
         if active[i]:
-            chassis(addr[i], index[i], nv, now[i])
+            chassis_now(addr[i], index[i], nv, now[i])
             bad[i] = diverged(addr[i], index[i], nv, wheel_state[i])
     return -1
 

@@ -103,8 +103,9 @@ class VehicleSim:
         d = self.data
         o.addr[0] = [d.xpos.ctypes.data, d.xmat.ctypes.data, d.xipos.ctypes.data,
                      d.qvel.ctypes.data, d.sensordata.ctypes.data, d.xfrc_applied.ctypes.data,
-                     d.qpos.ctypes.data, d.warning.number.ctypes.data]
-        o.index[0] = [self.body, self.qvel_adr, self.model.nbody, self.model.nq]
+                     d.qpos.ctypes.data, d.warning.number.ctypes.data,
+                     self.model.body_ipos.ctypes.data]
+        o.index[0] = [self.body, self.qvel_adr, self.model.nbody, self.model.nq, self.qpos_adr]
         o.sensor_adr[0] = self.sensor_adr
         self.surfaces.write(o.grid[0], o.grid_info[0], o.patches[0])
         o.ground_type[0] = self.surfaces.ground_type
@@ -140,7 +141,7 @@ class VehicleSim:
         """Re-read :attr:`now` and the divergence flag from MjData (the compiled loop writes
         them after every step; call this after editing MjData by hand)."""
         o = self._own
-        physics.chassis(o.addr[0], o.index[0], self.model.nv, self.now)
+        physics.chassis_now(o.addr[0], o.index[0], self.model.nv, self.now)
         self._bad[0] = physics.diverged(o.addr[0], o.index[0], self.model.nv, o.state.wheel[0])
 
     def restore(self, now: np.ndarray, diverged: bool, warnings: np.ndarray) -> None:
@@ -246,9 +247,10 @@ class VehicleSim:
 
     def chassis_row(self) -> np.ndarray:
         """The current chassis kinematics as one ``layout`` row (``K_POSITION``, ``K_ROTATION``,
-        ``K_COM``, ``K_VELOCITY``, ``K_ANGULAR``), read from MjData by compiled code; the array
-        is reused by the next call."""
-        physics.chassis(self._own.addr[0], self._own.index[0], self.model.nv, self._kin_row)
+        ``K_COM``, ``K_VELOCITY``, ``K_ANGULAR``), all at one instant (the pose from ``qpos``,
+        not MjData's poses, which after a step are still those it started from), by compiled
+        code; the array is reused by the next call."""
+        physics.chassis_now(self._own.addr[0], self._own.index[0], self.model.nv, self._kin_row)
         return self._kin_row
 
     def kinematics(self) -> vm.ChassisKinematics:
@@ -261,12 +263,12 @@ class VehicleSim:
                                     k[None, L.K_ANGULAR:L.K_ANGULAR + 3].copy())
 
     def chassis_position(self) -> np.ndarray:
-        """Chassis frame origin, world (m)."""
-        return self.data.xpos[self.body].copy()
+        """Chassis frame origin, world (m), now (:meth:`chassis_row`)."""
+        return self.chassis_row()[L.K_POSITION:L.K_POSITION + 3].copy()
 
     def com_position(self) -> np.ndarray:
-        """Centre of mass, world (m)."""
-        return self.data.xipos[self.body].copy()
+        """Centre of mass, world (m), now (:meth:`chassis_row`)."""
+        return self.chassis_row()[L.K_COM:L.K_COM + 3].copy()
 
     def com_velocity(self) -> np.ndarray:
         """Velocity of the centre of mass, world (m/s)."""
@@ -274,7 +276,8 @@ class VehicleSim:
 
     def forward_speed(self) -> float:
         """CoM velocity along the chassis x axis (m/s)."""
-        return float(self.com_velocity() @ self.data.xmat[self.body].reshape(3, 3)[:, 0])
+        k = self.chassis_row()
+        return float(k[L.K_VELOCITY:L.K_VELOCITY + 3] @ k[L.K_ROTATION:L.K_ROTATION + 9:3])
 
     def update_wheel_visuals(self) -> None:
         """Pose the visual tyres from jounce, steer and spin (call before rendering)."""

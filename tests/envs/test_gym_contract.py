@@ -3,6 +3,7 @@
 import warnings
 
 import gymnasium as gym
+import mujoco
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -239,11 +240,35 @@ def test_the_vector_env_runs_a_python_mapped_task_like_the_compiled_map():
     assert np.array_equal(np.array(out[0]), np.array(out[1]))
 
 
+#: reset options fixing a start: the terrain and the task's pose options
+FIXED_START = {"Traction/Climb6x6-v0": {"terrain_seed": 4, "spawn": (-30.0, 1.0, 0.1)},
+               "Traction/Drift-v0": {"terrain_seed": 4, "speed": 9.0},
+               "Traction/TankTurn-v0": {"terrain_seed": 4, "yaw": 0.3, "target_offset": 1.0}}
+#: Drift still draws its start yaw (+-0.05 rad) from the RNG: these channels do not depend on
+#: it on the flat pad (speed, forward velocity, long slips, engine, gear, hold timer)
+DRIFT_YAW_FREE = [0, 3, 8, 9, 10, 11, 16, 17, 18]
+
+
 def test_reset_randomises_and_options_fix(env_id):
     env = gym.make(env_id)
     a, _ = env.reset(seed=1)
     b, _ = env.reset(seed=2)
     assert a.tobytes() != b.tobytes()
+    options = FIXED_START[env_id]
+    a, _ = env.reset(seed=1, options=options)
+    yaw_a = env.unwrapped.read_chassis().yaw
+    b, _ = env.reset(seed=2, options=options)
+    yaw_b = env.unwrapped.read_chassis().yaw
+    if env_id != "Traction/Drift-v0":
+        assert a.tobytes() == b.tobytes()                      # the options fix everything
+    else:
+        assert a[DRIFT_YAW_FREE].tobytes() == b[DRIFT_YAW_FREE].tobytes()
+        assert a[0] == pytest.approx(options["speed"], abs=1e-3)  # one 4 ms substep later
+        assert yaw_a != yaw_b and abs(yaw_a) <= 0.05 and abs(yaw_b) <= 0.05
+        # the heading error to the circle's tangent differs by the drawn yaws' difference (the
+        # tangent itself moves with the CoM, 0.25 m ahead of the origin: by < 1e-3 rad here)
+        err = [np.arctan2(o[6], o[7]) for o in (a, b)]
+        assert err[0] - err[1] == pytest.approx(yaw_a - yaw_b, abs=1e-4)
     env.close()
 
 
@@ -258,11 +283,43 @@ def test_rgb_array_rendering_returns_a_frame(env_id):
 
 def test_info_diagnostics(env_id):
     env = gym.make(env_id)
+    u = env.unwrapped
     _, info = env.reset(seed=0)
     for key in ("is_success", "speed", "gear", "engine_rpm", "long_slip", "lat_slip", "tire_load",
                 "wheel_contact", "diverged"):
         assert key in info
-    n = env.unwrapped.vehicle.n_wheels
+    n = u.vehicle.n_wheels
     assert info["long_slip"].shape == (n,)
-    assert traction.envs.VehicleSim is type(env.unwrapped.sim)
+    assert traction.envs.VehicleSim is type(u.sim)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        _, _, term, trunc, info = env.step(rng.uniform(-1, 1, env.action_space.shape))
+        assert not (term or trunc)
+        out, sim = u.sim.outputs, u.sim
+        assert info["engine_rpm"] == out.engine_omega[0] * 60 / (2 * np.pi)
+        assert info["gear"] == sim.state.gearbox.gear[0] == out.gear[0]
+        assert np.array_equal(info["tire_load"], out.load[0])
+        assert np.array_equal(info["long_slip"], out.long_slip[0])
+        assert np.array_equal(info["wheel_contact"], out.in_contact[0])
+        # CoM speed from MuJoCo at the state after the step (pose and velocity of one instant)
+        d = mujoco.MjData(u.model)
+        d.qpos[:], d.qvel[:] = u.data.qpos, u.data.qvel
+        mujoco.mj_forward(u.model, d)
+        vel = np.zeros(6)                                       # (angular, linear) at the CoM
+        mujoco.mj_objectVelocity(u.model, d, mujoco.mjtObj.mjOBJ_BODY, sim.body, vel, 0)
+        assert info["speed"] == pytest.approx(np.linalg.norm(vel[3:]), rel=1e-9, abs=1e-12)
+    env.close()
+
+
+def test_info_tire_loads_carry_the_weight_at_rest_on_level_ground():
+    """Drift's skidpad is flat: braked from a standing start, the tyre loads sum to M g."""
+    env = gym.make("Traction/Drift-v0")
+    env.reset(seed=0, options={"speed": 0.0})
+    for _ in range(50):                                         # 2 s, full brake, no throttle
+        _, _, _, _, info = env.step(np.array([0.0, -1.0, 1.0, 1.0], np.float32))
+    p = env.unwrapped.vehicle
+    assert info["speed"] < 1e-6 and info["wheel_contact"].all()
+    g = -env.unwrapped.model.opt.gravity[2]
+    assert info["tire_load"].sum() == pytest.approx(p.chassis.mass * g, rel=1e-3)
+    np.testing.assert_allclose(info["tire_load"], p.suspension.sprung_mass * g, rtol=1e-3)
     env.close()

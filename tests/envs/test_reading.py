@@ -22,15 +22,18 @@ def _driven(env_id, steps=40):
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_reading_matches_mujoco(env_id):
-    """Pose, CoM velocity and angular velocity (world and chassis frame), speed, yaw and tilt
-    agree with MuJoCo's own kinematics (``mj_objectVelocity`` at the CoM)."""
+    """The row the step wrote is the state at the step's end, at one instant: pose, CoM
+    velocity and angular velocity (world and chassis frame), speed, yaw and tilt agree with
+    MuJoCo's own kinematics of the current qpos and qvel (``mj_forward``, then
+    ``mj_objectVelocity`` at the CoM). (MjData's poses after a step are the step's start.)"""
     u = _driven(env_id)
     after_step = u.sim.now.copy()
     u.sim.refresh()                              # the loop's row is what a fresh read gives
     assert np.array_equal(after_step, u.sim.now)
-    mujoco.mj_forward(u.model, u.data)           # make MuJoCo's velocities current, then compare
-    u.sim.refresh()
-    c = ChassisReading(u.sim.now)
+    stale = u.data.xpos[u.sim.body].copy()
+    mujoco.mj_forward(u.model, u.data)           # MuJoCo's kinematics of qpos and qvel now
+    assert not np.allclose(stale, u.data.xpos[u.sim.body], rtol=0, atol=1e-6)   # it moved
+    c = ChassisReading(after_step)
     d, b = u.data, u.sim.body
     rot = d.xmat[b].reshape(3, 3)
     vel = np.zeros(6)
