@@ -1,14 +1,59 @@
-"""The README's Python examples run as written."""
+"""The README's Python examples run as written, and do what their comments say."""
 
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
 
 
+def _quick_start(ns):
+    assert ns["frame"].shape == (480, 640, 3) and ns["frame"].dtype == np.uint8
+    assert ns["frame"].std() > 5                                  # a picture, not a blank
+    assert set(ns["info"]) >= {"reward_heading", "is_success"}
+
+
+def _coupling(ns):
+    sim = ns["sim"]
+    assert sim.dt == 0.002                                        # "substeps of 2 ms"
+    assert sim.data.time == pytest.approx((1000 + 2000) * 0.002)  # 1000 substeps = 2 s, then 4 s
+    assert sim.outputs.load.shape == sim.outputs.long_slip.shape == (1, 4)
+    yaw = np.arctan2(sim.data.xmat[sim.body][3], sim.data.xmat[sim.body][0])
+    assert yaw > 0.1                                              # steer 0.2 turned it left
+    # "brakes on: it stops and holds on the slope"
+    assert np.linalg.norm(sim.com_velocity()) < 1e-3 and np.all(sim.state.omega == 0)
+    p0 = sim.com_position()
+    sim.step(500)                                                 # 1 s more: no creep
+    assert np.linalg.norm(sim.com_position() - p0) < 1e-3
+
+
+def _vector(ns):
+    assert ns["obs"].shape == (8, 9) and ns["reward"].shape == (8,)
+
+
+def _standalone(ns):
+    assert ns["state"].omega.shape == (64, 4)
+
+
+def _video(ns):
+    assert Path("runs/climb.mp4").stat().st_size > 0 or Path("runs/climb.gif").stat().st_size > 0
+    assert ns["sim"].data.time == pytest.approx(50 * 20 * ns["sim"].dt)   # "2 s"
+
+
+#: each block's claims, by a line that identifies the block
+CLAIMS = {'gym.make("Traction/TankTurn-v0", render_mode': _quick_start,
+          'build_scene("sedan_rwd", "slope"': _coupling, "gym.make_vec(": _vector,
+          "VehicleState.zeros": _standalone, "VideoWriter(": _video}
+
+
 @pytest.mark.parametrize("code", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
-def test_readme_example_runs(code):
-    exec(compile(code, str(README), "exec"), {})
+def test_readme_example_runs(code, tmp_path, monkeypatch):
+    claims = [check for key, check in CLAIMS.items() if key in code]
+    assert len(claims) == 1, "a README example without its claims checked here"
+    monkeypatch.chdir(tmp_path)                                   # files it writes: runs/...
+    ns = {}
+    exec(compile(code, str(README), "exec"), ns)
+    claims[0](ns)

@@ -15,6 +15,21 @@ def _sim(params, terrain="flat", **kw):
     return VehicleSim(build_scene(params, terrain, **kw))
 
 
+def peak_friction_multiplier(params) -> float:
+    """The tyres' peak of the friction-vs-slip multiplier (physx tyres; the same on all)."""
+    peak = params.tires.friction_vs_slip[:, :, 1].max(axis=1)
+    assert np.all(peak == peak[0])
+    return float(peak[0])
+
+
+def assert_braking_distance(dist, v0, mu_eff):
+    """No tyre decelerates faster than mu_eff g: d >= v0^2 / (2 mu_eff g) (1 % for the stop
+    criterion and the substeps); the friction ramp-up, brake dive and the crawl to the stop at
+    low slip speed lose at most another 10 %."""
+    ideal = v0**2 / (2 * mu_eff * G)
+    assert 0.99 * ideal <= dist <= 1.10 * ideal
+
+
 def test_static_loads_equal_sprung_mass_times_g(sedan):
     sim = _sim(sedan)
     sim.step(1000)
@@ -40,8 +55,9 @@ def test_undamped_drop_oscillates_at_natural_frequency(sedan):
     z = np.array(z) - sim.scene.spawn_pos[2] - sedan.chassis.com[2]
     up = np.flatnonzero((z[:-1] < 0) & (z[1:] >= 0))      # upward zero crossings
     freq = (len(up) - 1) / ((up[-1] - up[0]) * sim.dt)
-    assert freq == pytest.approx(f0, rel=0.10)
-    assert np.ptp(z[-500:]) > 0.05                        # undamped: amplitude kept
+    assert freq == pytest.approx(f0, rel=0.01)
+    # undamped, released 5 cm above rest with the wheels on the ground: +-5 cm about rest, kept
+    assert np.ptp(z[-500:]) == pytest.approx(2 * 0.05, rel=0.05)
 
 
 def test_wheel_beyond_droop_gives_no_force_and_free_spin_up(sedan):
@@ -64,8 +80,11 @@ def test_wheel_beyond_droop_gives_no_force_and_free_spin_up(sedan):
 def test_braking_distance(sedan, surface, mu, braking_distance):
     v0 = 20.0
     sim = _sim(sedan, surface=surface)
+    table = sim.friction_table
+    mu_table = table.values[table.surface_index(surface), sedan.tires.tire_type.astype(int)]
+    assert np.all(mu_table == mu)
     dist = braking_distance(sim, v0, seconds=8.0)
-    assert dist == pytest.approx(v0**2 / (2 * mu * G), rel=0.15)
+    assert_braking_distance(dist, v0, mu * peak_friction_multiplier(sedan))
     sim.step(500)
     assert abs(sim.forward_speed()) < 0.01                # comes to rest and stays
 
@@ -87,15 +106,28 @@ def test_parked_on_10_degree_slope_does_not_creep_or_jitter(sedan):
 def test_drives_straight(sedan):
     sim = _sim(sedan)
     sim.set_commands(wheel_torque=[0, 0, 500, 500])
-    sim.step(2000)                                         # 4 s
+    p0 = sim.com_position()
+    t = 4.0
+    sim.step(round(t / sim.dt))
     pos = sim.com_position()
     v = sim.forward_speed()
-    assert v > 6.0
-    # 1000 N m at the rear axle: a <= T / (r m); nothing lost upward of that
-    assert v < 4.0 * 1000 / (sedan.wheels.radius[0] * sedan.chassis.mass)
-    assert abs(pos[1]) < 0.01
+    # 1000 N m at the rear axle accelerate the car and spin up all four wheels:
+    # (M + sum(I) / r^2) dv/dt = sum(T) / r, less the bearings' drag sum(c) omega / r, omega = v / r
+    wh = sedan.wheels
+    r, torque = wh.radius[0], 1000.0
+    mass = sedan.chassis.mass + wh.moi.sum() / r**2
+    assert v < t * torque / (r * mass)                     # nothing beyond the torque
+    drag = wh.damping_rate.sum() / r**2                    # N per m/s
+    tau = mass / drag
+    v_damped = torque / r / drag * (1 - np.exp(-t / tau))
+    # the remaining ~2 %: the rear tyres' ~18 % slip (more wheel spin: inertia and drag) and the
+    # strut forces along the squatting body's axis
+    assert v == pytest.approx(v_damped, rel=0.03)
+    assert pos[0] - p0[0] == pytest.approx(v * t / 2, rel=0.03)   # constant acceleration
+    assert abs(pos[1] - p0[1]) < 1e-4 * (pos[0] - p0[0])    # straight: < 0.1 mm per m
+    assert abs(sim.data.qvel[5]) < 1e-5                    # rad/s, no yaw rate
     yaw = np.arctan2(sim.data.xmat[sim.body][3], sim.data.xmat[sim.body][0])
-    assert abs(yaw) < 1e-3
+    assert abs(yaw) < 1e-4
 
 
 def test_low_speed_turn_matches_kinematic_yaw_rate(sedan):
@@ -103,14 +135,16 @@ def test_low_speed_turn_matches_kinematic_yaw_rate(sedan):
     sim.reset(velocity=[5.0, 0, 0])
     sim.state.omega[:] = 5.0 / sedan.wheels.radius
     steer = 0.1
-    wheelbase = 2.7
+    x = sedan.suspension.position[:, 0]                    # steered front axle, fixed rear
+    front, rear = sedan.wheels.max_steer > 0, sedan.wheels.max_steer == 0
+    wheelbase = x[front].mean() - x[rear].mean()
     for _ in range(1500):                                  # 3 s, hold ~5 m/s
         err = 5.0 - sim.forward_speed()
         sim.set_commands(wheel_torque=[0, 0, 400 * err, 400 * err], wheel_steer=[steer, steer, 0, 0])
         sim.substep()
     yaw_rate = sim.data.qvel[5]                            # body frame z; chassis is level
-    expected = 5.0 * np.tan(steer) / wheelbase
-    assert yaw_rate == pytest.approx(expected, rel=0.2)
+    expected = sim.forward_speed() * np.tan(steer) / wheelbase    # rear axle: no slip angle
+    assert yaw_rate == pytest.approx(expected, rel=0.03)
 
 
 def test_same_inputs_same_trajectory_bit_for_bit(sedan):

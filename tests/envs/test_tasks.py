@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import traction.envs  # noqa: F401  (registers the ids)
+from traction.envs import actions
 
 
 def _run(env, policy, steps, seed=0, options=None):
@@ -24,11 +25,27 @@ def _toward_goal(env, obs):
     return np.array([0.8, np.clip(2.0 * np.arctan2(goal[1], goal[0]), -1, 1)])
 
 
+def _brake_while_moving(env, obs):
+    """Full brake while rolling forward; at a crawl the lever rests at 0 (held back there,
+    DRIVE_LEVER would engage reverse: below REVERSE_SPEED a negative drive is reverse throttle)."""
+    return np.array([-1.0 if obs[0] > actions.REVERSE_SPEED else 0.0, 0.0])
+
+
 def test_climb_driving_to_the_goal_beats_braking():
     env = gym.make("Traction/Climb6x6-v0", difficulty=0.2)
-    good, _, _ = _run(env, _toward_goal, 150)
-    bad, _, _ = _run(env, lambda e, o: np.array([-1.0, 0.0]), 150)
-    assert good > bad + 5.0                                     # > 5 m more progress
+    good, infos, _ = _run(env, _toward_goal, 150)
+    progress = sum(i["reward_progress"] for i in infos[1:])        # m closer to the goal
+    assert progress >= 20.0                                         # 6 s at ~0.8 drive
+    v0, obs = infos[-1]["speed"], env.unwrapped.body_velocity()[0]   # obs[0]: forward m/s
+    for _ in range(50):                                             # then 2 s of the brake
+        obs, _, _, _, info = env.step(_brake_while_moving(env, obs))
+        assert info["gear"] >= 0
+    assert v0 > 5.0 and info["speed"] < actions.REVERSE_SPEED      # > 2.25 m/s^2 on average
+    bad, infos, _ = _run(env, _brake_while_moving, 150)
+    assert abs(sum(i["reward_progress"] for i in infos[1:])) < 1e-3   # held where it stood
+    assert max(i["speed"] for i in infos) < 1e-3
+    assert min(i["gear"] for i in infos) >= 0                         # never reversed
+    assert good > bad + 5.0
 
 
 def test_climb_rollover_terminates_with_penalty():
@@ -56,7 +73,8 @@ def test_climb_wheel_torque_mode_routes_torque():
     for _ in range(10):
         env.step(a)
     drive = env.unwrapped.sim.outputs.drive_torque[0]
-    assert abs(drive[2]) < 1e-9 and abs(drive[3]) < 1e-9 and drive[0] > 0
+    assert drive[0] > 0 and np.all(drive[[2, 3]] == 0.0)          # middle axle: no share
+    np.testing.assert_allclose(drive[[1, 4, 5]], drive[0], rtol=1e-9)   # equal shares
 
 
 def _hold_circle(env, obs):

@@ -9,6 +9,8 @@ from traction.envs import VehicleSim
 from traction.scenes import TERRAINS, build_scene, heightfield, names
 
 VEHICLES = ("sedan", "sedan_rwd", "truck_6x6", "tank")
+#: terrains whose spawn point is level ground
+LEVEL_SPAWN = ("flat", "rough_hill", "skidpad")
 
 
 @pytest.mark.parametrize("make", [
@@ -74,6 +76,20 @@ def test_every_vehicle_spawns_at_rest_on_every_terrain(vehicle, terrain):
     assert np.all(out.jounce[0] < sus.max_compression)
     touching = out.in_contact[0]
     assert np.all(out.jounce[0][touching] > -sus.max_droop[touching])
+    # braked, it settles and stays: on level spawns where it was put; elsewhere within the sag
+    # of the tyres' static compliance on the incline (slope) or into the ditch (crest)
+    p0 = sim.com_position()
+    sim.set_commands(brake=1.0)
+    sim.step(round(2.0 / sim.dt))                               # settled (crest: ~2 s)
+    p1 = sim.com_position()
+    assert np.linalg.norm(sim.com_velocity()) < 1e-3           # m/s
+    sim.step(round(0.5 / sim.dt))
+    assert np.linalg.norm(sim.com_position() - p1) < 1e-3      # m: no creep after
+    level = terrain in LEVEL_SPAWN
+    assert np.linalg.norm(sim.com_position() - p0) < (0.01 if level else 0.1)
+    if level:                                                   # the struts carry the weight
+        g = -sim.model.opt.gravity[2]
+        assert out.spring_force[0].sum() == pytest.approx(sim.params.chassis.mass * g, rel=0.01)
 
 
 def test_surface_map_is_used_under_the_wheels():
