@@ -25,6 +25,7 @@ import numpy as np
 
 from traction.scenes import Scene, build_scene
 from traction.vehicle_model import VehicleParams
+from traction.vehicle_model.params import check_number
 
 from . import actions, diagnostics
 from .reading import ChassisReading
@@ -39,33 +40,21 @@ _FLOAT32 = np.dtype(np.float32)
 OBS_LIMIT = 1000.0
 
 
-def option_number(options: dict, name: str, default: float, lo: float = -math.inf,
-                  hi: float = math.inf) -> float:
-    """Reset option ``name`` as a float (``default`` if absent); ValueError unless it is a real
-    finite number in [lo, hi]."""
-    value = options.get(name, default)
-    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
-    if not ok or not lo <= float(value) <= hi:
-        raise ValueError(f"reset option {name} = {value!r}; allowed: a finite number in "
-                         f"[{lo}, {hi}]")
-    return float(value)
+def option_number(options: dict, name: str, default: float, lo: float, hi: float,
+                  unit: str = "") -> float:
+    """Reset option ``name`` (``default`` if absent), checked to be a finite number in
+    [lo, hi] (ValueError naming it)."""
+    return check_number(f"reset option {name}", options.get(name, default), lo, hi, unit=unit)
 
 
-def positive(name: str, value) -> float:
-    """A constructor argument that must be a finite number > 0; ValueError naming it if not."""
-    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
-    if not ok or not 0 < float(value) < math.inf:
-        raise ValueError(f"{name} = {value!r}; allowed: a finite number > 0")
-    return float(value)
+def positive(name: str, value, unit: str = "") -> float:
+    """A constructor argument that must be a finite number > 0 (ValueError naming it)."""
+    return check_number(name, value, 0.0, lo_open=True, unit=unit)
 
 
 def finite_weights(weights: dict) -> dict:
-    """Reward weights, checked finite; ValueError naming the argument if one is not."""
-    for name, value in weights.items():
-        ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
-        if not ok or not math.isfinite(value):
-            raise ValueError(f"weight of reward term {name!r} = {value!r}; allowed: a finite number")
-    return {k: float(v) for k, v in weights.items()}
+    """Reward weights keyed by term, checked finite (ValueError naming the term)."""
+    return {k: check_number(f"weight of reward term {k!r}", v) for k, v in weights.items()}
 
 
 class TractionEnv(gym.Env):
@@ -94,9 +83,7 @@ class TractionEnv(gym.Env):
                 os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             raise RuntimeError("render_mode = 'human' needs a display (DISPLAY and "
                                "WAYLAND_DISPLAY are unset); headless: render_mode = 'rgb_array'")
-        for name, dt in (("control_dt", control_dt), ("physics_dt", physics_dt)):
-            if not isinstance(dt, int | float | np.integer | np.floating) or not 0 < dt < math.inf:
-                raise ValueError(f"{name} = {dt!r}; allowed: a positive finite number of seconds")
+        positive("control_dt", control_dt, "s"), positive("physics_dt", physics_dt, "s")
         n_sub = control_dt / physics_dt
         if abs(n_sub - round(n_sub)) > 1e-6 or round(n_sub) < 1:
             raise ValueError(f"control_dt = {control_dt} must be a positive multiple of "
@@ -190,9 +177,7 @@ class TractionEnv(gym.Env):
         for key in options:
             if key not in allowed:
                 raise ValueError(f"reset option {key!r} is unknown; allowed: {', '.join(allowed)}")
-        seed = options.get("terrain_seed", 0)
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ValueError(f"reset option terrain_seed = {seed!r}; allowed: an integer >= 0")
+        check_number("reset option terrain_seed", options.get("terrain_seed", 0), 0, integer=True)
         return dict(options)
 
     def step(self, action):

@@ -11,9 +11,10 @@ import numpy as np
 from traction.scenes.terrain import spawn_on_grid
 from traction.vehicle_model import VehicleParams, load_vehicle
 from traction.vehicle_model import layout as L
+from traction.vehicle_model.params import check_number
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv, finite_weights, option_number, positive
+from .base import OBS_LIMIT, TractionEnv, finite_weights, positive
 from .reading import ChassisReading
 
 HEIGHTMAP_AHEAD = np.arange(8) * 1.5            # m ahead of the chassis origin
@@ -79,7 +80,7 @@ class Climb6x6Env(TractionEnv):
     At rest near the foot of the course, heading +x with yaw uniform in +-15 deg and lateral
     offset uniform in +-3 m (rough_hill, slope); on `crest`, straddling the first ditch. Options:
     `reset(options={"terrain_seed": int, "spawn": (x, y, yaw)})` fix the terrain and pose
-    (x, y in m on the terrain, yaw in rad).
+    (x, y in m on the terrain, yaw in rad in [-2 pi, 2 pi]).
 
     ## Episode End
     - Termination: success (horizontal distance to the goal < `goal_radius`) or rollover (up
@@ -103,6 +104,8 @@ class Climb6x6Env(TractionEnv):
 
     ## Version History
     - v0: initial release.
+    - v0 (2026-11-25): the observation is the state at the step's end at one instant (the pose
+      had been one 4 ms physics substep older than the velocities).
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover")
@@ -182,11 +185,9 @@ class Climb6x6Env(TractionEnv):
                              "rad)") from None
         grid = self.scene.terrain.grid
         x_hi, y_hi = grid.x0 + grid.extent[0], grid.y0 + grid.extent[1]
-        opts = {"spawn x": x, "spawn y": y, "spawn yaw": yaw}
-        option_number(opts, "spawn x", x, grid.x0, x_hi)
-        option_number(opts, "spawn y", y, grid.y0, y_hi)
-        option_number(opts, "spawn yaw", yaw, -math.tau, math.tau)
-        return x, y, yaw
+        return (check_number("reset option spawn x", x, grid.x0, x_hi, unit="m"),
+                check_number("reset option spawn y", y, grid.y0, y_hi, unit="m"),
+                check_number("reset option spawn yaw", yaw, -math.tau, math.tau, unit="rad"))
 
     def _goal_distance(self, c: ChassisReading) -> float:
         """Horizontal distance from the CoM to the goal (m)."""

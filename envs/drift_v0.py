@@ -103,6 +103,8 @@ class DriftEnv(TractionEnv):
     - v0: initial release (the `hold` term and the sticky success were added before the first
       published results). Observation 18 showed the previous step's drift time until
       2026-11-25; it now shows the step's own, the one the `hold` term pays.
+    - v0 (2026-11-25): the observation is the state at the step's end at one instant (the pose
+      had been one 4 ms physics substep older than the velocities).
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")
@@ -138,15 +140,15 @@ class DriftEnv(TractionEnv):
         self._slide_of: tuple = (None, 0.0, 0.0)
 
     def _reset_task(self, options: dict) -> None:
-        speed = option_number(options, "speed", self.np_random.uniform(8.0, 10.0), 0.0, 40.0)
+        speed = option_number(options, "speed", self.np_random.uniform(8.0, 10.0), 0.0, 40.0,
+                              "m/s")
         yaw = float(self.np_random.uniform(-0.05, 0.05))
         t = self.scene.terrain
         quat = np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
         self.sim.reset(pos=t.spawn_pos, quat=quat,
                        velocity=[speed * np.cos(yaw), speed * np.sin(yaw), 0.0])
         self.sim.state.omega[:] = speed / self.vehicle.wheels.radius
-        gs = self.sim.state.gearbox
-        gs.gear[:] = gs.target[:] = 2
+        self.sim.state.set_gear(self.vehicle, 2)
         self.sim.state.engine_omega[:] = speed / self.vehicle.wheels.radius[2] * (
             self.vehicle.gearbox.forward_ratios[1] * self.vehicle.gearbox.final_ratio)
         self._held, self._succeeded = 0.0, False

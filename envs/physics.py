@@ -52,9 +52,9 @@ N_ADDR = 9
 BODY, QVEL_ADR, NBODY, NQ, QPOS_ADR = range(5)
 N_INDEX = 5
 #: MjData.warning is an array of {int lastinfo; int number} structs; the WARNING address is that
-#: of the first ``number`` (``MjData.warning.number``), so counters are every second int from it
-#: of the warnings after which MuJoCo resets the world itself (a position or velocity beyond
-#: 1e10 or not finite, a bad acceleration)
+#: of the first ``number`` (``MjData.warning.number``), so counters are every second int from it.
+#: BAD*: the counters of the warnings after which MuJoCo resets the world itself (a position or
+#: velocity beyond 1e10 or not finite, a bad acceleration).
 BADQPOS = 2 * int(mujoco.mjtWarning.mjWARN_BADQPOS)
 BADQVEL = 2 * int(mujoco.mjtWarning.mjWARN_BADQVEL)
 BADQACC = 2 * int(mujoco.mjtWarning.mjWARN_BADQACC)

@@ -75,7 +75,8 @@ class TankTurnEnv(TractionEnv):
 
     ## Starting State
     At rest at the arena centre with a uniformly random heading; target heading = start heading
-    + uniform(-180, 180) deg. Options: `reset(options={"target_offset": rad, "yaw": rad})`.
+    + uniform(-180, 180) deg. Options: `reset(options={"target_offset": rad, "yaw": rad})`,
+    each in [-2 pi, 2 pi].
 
     ## Episode End
     - Termination: success (held within 2 deg for 1 s).
@@ -92,6 +93,8 @@ class TankTurnEnv(TractionEnv):
 
     ## Version History
     - v0: initial release.
+    - v0 (2026-11-25): the observation is the state at the step's end at one instant (the pose
+      had been one 4 ms physics substep older than the velocities).
     """
 
     action_names = ("left", "right")
@@ -124,9 +127,9 @@ class TankTurnEnv(TractionEnv):
 
     def _reset_task(self, options: dict) -> None:
         yaw = option_number(options, "yaw", self.np_random.uniform(-np.pi, np.pi),
-                            -math.tau, math.tau)
+                            -math.tau, math.tau, "rad")
         offset = option_number(options, "target_offset", self.np_random.uniform(-np.pi, np.pi),
-                               -math.tau, math.tau)
+                               -math.tau, math.tau, "rad")
         pos, quat = spawn_on_grid(self.scene.terrain.grid, self.vehicle, 0.0, 0.0, yaw)
         self.sim.reset(pos=pos, quat=quat)
         c = self.read_chassis()

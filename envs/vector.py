@@ -39,6 +39,8 @@ from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from traction.vehicle_model.params import check_number
+
 from . import actions as action_maps
 from . import diagnostics
 from .base import OBS_LIMIT
@@ -81,10 +83,8 @@ class TractionVectorEnv(VectorEnv):
             raise ValueError(f"num_envs = {num_envs!r}; allowed: an integer >= 1")
         if not isinstance(num_threads, int) or num_threads < 1:
             raise ValueError(f"num_threads = {num_threads!r}; allowed: an integer >= 1")
-        if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or not isinstance(
-                max_episode_steps, int | np.integer) or max_episode_steps < 1):
-            raise ValueError(f"max_episode_steps = {max_episode_steps!r}; allowed: None or an "
-                             "integer >= 1")
+        if max_episode_steps is not None:
+            check_number("max_episode_steps", max_episode_steps, 1, integer=True)
         self.envs = [env_class(**kwargs) for _ in range(num_envs)]
         self.batch = SimBatch([e.sim for e in self.envs], num_threads)
         first = self.envs[0]
@@ -127,15 +127,20 @@ class TractionVectorEnv(VectorEnv):
         for i in worlds:
             self._obs[i], info = self.envs[i].reset(seed=seeds[i], options=options or None)
             infos.append(info)
-        self._elapsed[mask] = 0
-        self._autoreset[mask] = False
-        self._was_reset = True
+        self.mark_reset(mask)
         if len(worlds) == self.num_envs:
             return self._obs.copy(), self._batch_infos(infos)
         out: dict = {}
         for i, info in zip(worlds, infos, strict=True):
             out = self._add_info(out, info, i)
         return self._obs.copy(), out
+
+    def mark_reset(self, mask: np.ndarray) -> None:
+        """Book the worlds flagged in ``mask`` as just reset (episode step counts, pending
+        autoresets); for callers that reset sub-environments themselves (the SB3 adapter)."""
+        self._elapsed[mask] = 0
+        self._autoreset[mask] = False
+        self._was_reset = True
 
     def _reset_mask(self, mask) -> np.ndarray:
         """The worlds to reset: all, or the ``reset_mask`` option checked (ValueError)."""
@@ -340,7 +345,7 @@ def vector_entry_point(env_class: str, registered_steps: int | None = None):
         steps = kwargs.pop("max_episode_steps", None)
         if steps is None:
             steps = registered_steps
-        elif steps == -1 and not isinstance(steps, bool):
+        elif steps == -1:
             steps = None
         return TractionVectorEnv(env_class, num_envs, max_episode_steps=steps, **kwargs)
 

@@ -62,6 +62,7 @@ class VehicleSim:
         self.params = scene.vehicle
         self.scene = scene
         self.friction_table = friction_table or vm.FrictionTable.default()
+        self.params.validate(self.params.name)       # also parameters built in code
         self.friction_table.check_tire_types(self.params.tires.tire_type, self.params.name)
         self.dt = float(self.model.opt.timestep)
         self.gravity = float(np.linalg.norm(self.model.opt.gravity))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from traction.vehicle_model.jit import jit
+from traction.vehicle_model.params import check_number
 
 #: Most cells a terrain grid may have (the defaults have 16,000-80,000).
 MAX_CELLS = 4_000_000
@@ -100,12 +101,7 @@ def check_knob(terrain: str, name: str, value, lo: float, hi: float, unit: str =
                integer: bool = False) -> None:
     """Raise ValueError naming the terrain, the knob, its value and the allowed range unless
     ``lo <= value <= hi`` (NaN is refused), and, with ``integer``, ``value`` is an int."""
-    is_int = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-    is_number = is_int or (isinstance(value, (float, np.floating)) and not integer)
-    if not (is_number and lo <= value <= hi):
-        kind = "an integer in " if integer else ""
-        raise ValueError(f"{terrain} {name} = {value!r}; allowed: {kind}[{lo:g}, {hi:g}]"
-                         + (f" {unit}" if unit else ""))
+    check_number(f"{terrain} {name}", value, lo, hi, integer=integer, unit=unit)
 
 
 def check_cells(terrain: str, length: float, width: float, resolution: float) -> None:

@@ -21,6 +21,7 @@ import mujoco
 import numpy as np
 
 from traction.vehicle_model import VehicleParams
+from traction.vehicle_model.params import check_number
 
 from . import heightfield, names
 from .heightfield import check_knob
@@ -142,8 +143,7 @@ def flat(spec, vehicle, seed=0, patches: tuple = ()):
 
 def slope(spec, vehicle, seed=0, angle_deg: float = 10.0, roughness: float = 0.0):
     """Incline rising toward +x at ``angle_deg``; with ``roughness`` > 0 (m) a bumpy heightfield."""
-    if not 0.0 <= angle_deg < 60.0:
-        raise ValueError(f"slope angle_deg = {angle_deg}; allowed [0, 60)")
+    check_number("slope angle_deg", angle_deg, 0.0, 60.0, hi_open=True, unit="deg")
     check_knob("slope", "roughness", roughness, 0.0, 1.0, "m")
     knobs = {"angle_deg": angle_deg, "roughness": roughness}
     if roughness == 0.0:

@@ -13,6 +13,8 @@ import importlib
 import tempfile
 from pathlib import Path
 
+from traction.vehicle_model.params import check_number
+
 #: Optional dependency (import name) -> the extra of ``pyproject.toml`` that installs it.
 EXTRAS = {"matplotlib": "plot", "imageio": "render", "stable_baselines3": "train",
           "yaml": "train"}
@@ -24,9 +26,7 @@ class MissingExtra(ImportError):
 
 def int_at_least(name: str, value, lo: int) -> int:
     """``value`` if it is an integer >= ``lo``, else ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-        raise ValueError(f"{name} = {value!r}; allowed: an integer >= {lo}")
-    return value
+    return check_number(name, value, lo, integer=True)
 
 
 def positive_int_arg(text: str) -> int:

@@ -51,9 +51,7 @@ class TractionSB3VecEnv(VecEnv):
             opts = self._options[i] or None
             obs, self.reset_infos[i] = env.reset(seed=seeds[i], options=opts)
             self.venv._obs[i] = obs
-        self.venv._elapsed[:] = 0
-        self.venv._autoreset[:] = False
-        self.venv._was_reset = True
+        self.venv.mark_reset(self.venv._every)
         self._reset_seeds()
         self._reset_options()
         return self.venv._obs.copy()

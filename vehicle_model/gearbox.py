@@ -197,26 +197,15 @@ def check_gear(gear, n_forward: int | None, name: str = "gear") -> None:
         raise ValueError(f"{name} = {shown:g} is out of range; allowed {allowed}")
 
 
-def _gear_view(col: int, name: str, doc: str):
-    """A gear column of :class:`GearboxState`; assigning checks the range (:func:`check_gear`)."""
-    view = column_view("_gears", col, doc=doc)
-
-    def put(self, value):
-        check_gear(value, self.n_forward, f"gearbox.{name}")
-        view.fset(self, value)
-
-    return property(view.fget, put, doc=doc)
-
-
 class GearboxState:
-    """Per-vehicle gearbox state: named views of a vehicle state's gear and timer arrays
-    (``n_forward``: the number of forward gears, to check assigned gears; None: unknown)."""
+    """Per-vehicle gearbox state: named views of a vehicle state's gear and timer arrays (the
+    views are not checked: put a vehicle in a gear with ``VehicleState.set_gear``, which is)."""
 
-    def __init__(self, gears: np.ndarray, timers: np.ndarray, n_forward: int | None = None):
-        self._gears, self._timers, self.n_forward = gears, timers, n_forward
+    def __init__(self, gears: np.ndarray, timers: np.ndarray):
+        self._gears, self._timers = gears, timers
 
-    gear = _gear_view(GEAR, "gear", doc="current gear, -1 reverse, 0 neutral, 1.. forward")
-    target = _gear_view(TARGET, "target", doc="gear being changed to (== gear when idle)")
+    gear = column_view("_gears", GEAR, doc="current gear, -1 reverse, 0 neutral, 1.. forward")
+    target = column_view("_gears", TARGET, doc="gear being changed to (== gear when idle)")
     auto_shift = column_view("_gears", AUTO_SHIFT, dtype=bool,
                              doc="the change in progress was started by the autobox")
     switch_timer = column_view("_timers", SWITCH_TIMER, doc="s left in the current change")

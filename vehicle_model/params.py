@@ -63,6 +63,32 @@ def range_text(meta: dict) -> str:
     return f"{left}{meta['lo']:g}, {meta['hi']:g}{right}"
 
 
+def check_number(name: str, value: Any, lo: float = -math.inf, hi: float = math.inf, *,
+                 lo_open: bool = False, hi_open: bool = False, integer: bool = False,
+                 unit: str = "") -> float | int:
+    """One argument that must be a real number (not a bool, string or complex), finite, an
+    ``int`` with ``integer``, in ``lo``..``hi`` (ends excluded with ``lo_open``/``hi_open``):
+    the value as a float (int with ``integer``), else ValueError naming ``name``, the value and
+    what is allowed (``speed = nan; allowed: [0, 40] m/s``, ``capacity = 0; allowed: an
+    integer >= 1``). The check every module's arguments use (envs, scenes, train too)."""
+    kinds = (int, np.integer) if integer else (int, float, np.integer, np.floating)
+    ok = isinstance(value, kinds) and not isinstance(value, bool) and math.isfinite(value)
+    if ok:
+        ok = (value > lo if lo_open else value >= lo) and (value < hi if hi_open else value <= hi)
+    if ok:
+        return int(value) if integer else float(value)
+    if lo > -math.inf and hi < math.inf:
+        span = f"{'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
+        span = f"an integer in {span}" if integer else span
+    elif lo > -math.inf:
+        span = f"{'an integer ' if integer else ''}{'>' if lo_open else '>='} {lo:g}"
+    elif hi < math.inf:
+        span = f"{'an integer ' if integer else ''}{'<' if hi_open else '<='} {hi:g}"
+    else:
+        span = "an integer" if integer else "a finite number"
+    raise ValueError(f"{name} = {value!r}; allowed: {span}" + (f" {unit}" if unit else ""))
+
+
 def check_value(name: str, value: Any, meta: dict, where: str = "") -> None:
     """Raise :class:`VehicleConfigError` unless every element of ``value`` is finite and in range.
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .params import check_number
 from .vehicle import Commands, VehicleOutputs, VehicleState
 
 WHEEL_CHANNELS = ("jounce", "suspension_force", "tire_load", "normalised_tire_load", "wheel_omega",
@@ -54,10 +55,7 @@ class Telemetry:
     """
 
     def __init__(self, n_vehicles: int, n_wheels: int, capacity: int = 256):
-        if isinstance(capacity, bool) or not isinstance(capacity, int | np.integer) or capacity < 1:
-            raise ValueError(f"telemetry capacity = {capacity!r}; allowed: an integer >= 1 "
-                             "(samples kept)")
-        self.capacity = int(capacity)
+        self.capacity = check_number("telemetry capacity", capacity, 1, integer=True)
         self.time = np.zeros(capacity)
         self.wheel = np.zeros((capacity, n_vehicles, n_wheels, len(WHEEL_CHANNELS)))
         self.vehicle = np.zeros((capacity, n_vehicles, len(VEHICLE_CHANNELS)))

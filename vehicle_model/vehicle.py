@@ -23,7 +23,7 @@ from .engine import EngineParams
 from .errors import VehicleConfigError
 from .gearbox import GearboxParams, GearboxState, check_gear
 from .layout import Packed, column_view
-from .params import check_shapes, param, validate_fields
+from .params import check_number, check_shapes, param, validate_fields
 from .steering import SteeringParams
 from .tire_curve import DEFAULT as DEFAULT_CURVES
 from .tire_curve import CurveSet
@@ -172,8 +172,8 @@ class VehicleState:
 
     @property
     def gearbox(self) -> GearboxState:
-        """Named gear views; an assigned gear is checked to be >= -1 (reverse) and whole (the
-        top gear is the vehicle's: :meth:`set_gear` checks it too)."""
+        """Named gear views (unchecked; :meth:`set_gear` puts the vehicles in a gear, checked
+        against the vehicle's gears: the compiled update indexes the ratio table with it)."""
         return GearboxState(self.gears, self.vehicle)
 
     def set_gear(self, params: VehicleParams, gear) -> None:
@@ -402,9 +402,4 @@ def check_step_inputs(dt: float, gravity: float) -> None:
     """Raise ValueError unless the step ``dt`` (s) and ``gravity`` (m/s^2) are positive finite
     numbers (the update divides by both: 1/dt for mean forces, m g for rest loads)."""
     for name, value, unit in (("dt", dt, "s"), ("gravity", gravity, "m/s^2")):
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            number = float("nan")
-        if not (np.isfinite(number) and number > 0.0):
-            raise ValueError(f"vehicle update: {name} = {value!r}; allowed (0, inf) {unit}")
+        check_number(f"vehicle update: {name}", value, 0.0, lo_open=True, unit=unit)

@@ -87,7 +87,7 @@ def test_mujoco_timers_switch_off_and_on_without_changing_the_rollout():
 def test_absurd_spring_diverges_with_a_flag_and_resets_cleanly(caplog):
     p = load_vehicle("sedan_rwd")
     p = dataclasses.replace(p, suspension=dataclasses.replace(p.suspension,
-                                                              spring_strength=np.full(4, 1e9)))
+                                                              spring_strength=np.full(4, 1e8)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)       # the spring-alpha warning
         env = gym.make("Traction/Drift-v0", vehicle=p)

@@ -73,10 +73,8 @@ def test_gears_outside_the_box_are_refused():
     assert np.all(s.gearbox.gear == 5) and np.all(s.gearbox.target == 5)
     with pytest.raises(ValueError, match=r"gear = 6 is out of range; allowed .* or 1..5"):
         s.set_gear(p, [1, 6])
-    with pytest.raises(ValueError, match=r"gearbox.gear = -3 is out of range"):
-        s.gearbox.gear = -3
-    with pytest.raises(ValueError, match=r"gearbox.target = 1.5 is out of range"):
-        s.gearbox.target = [1, 1.5]
+    with pytest.raises(ValueError, match=r"gear = 1.5 is out of range"):
+        s.set_gear(p, [1, 1.5])
     assert np.all(s.gearbox.gear == 5) and np.all(s.gearbox.target == 5)
     s.set_gear(p, [-1, 2])
     assert s.gearbox.gear.tolist() == s.gearbox.target.tolist() == [-1, 2]
@@ -97,7 +95,7 @@ def test_friction_table_errors_name_the_expected_shape_and_tyre():
     (0.01, -9.81, "gravity"), (0.01, np.inf, "gravity"),
 ])
 def test_non_positive_dt_or_gravity_is_refused(sedan, dt, gravity, name):
-    with pytest.raises(ValueError, match=rf"{name} = .*; allowed \(0, inf\)"):
+    with pytest.raises(ValueError, match=rf"{name} = .*; allowed: > 0 (s|m/s\^2)"):
         vm.check_timestep(sedan, dt, gravity)
     state, cmd = vm.VehicleState.zeros(sedan), vm.Commands.zeros(sedan)
     kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], sedan.chassis.com[None],
