@@ -259,19 +259,21 @@ class TractionEnv(gym.Env):
         mj = np.empty(mujoco.mj_stateSize(self.model, spec))
         mujoco.mj_getState(self.model, self.data, mj, spec)
         sim = self.sim
-        return copy.deepcopy({
+        snapshot = copy.deepcopy({
             "mujoco": mj, "state": sim.state, "commands": sim.commands,
             "wheel_angle": sim.wheel_angle, "outputs": sim.outputs, "now": sim.now,
             "diverged": sim.diverged(), "warnings": self.data.warning.number,
-            "steps": self._steps,
-            "rng": self.np_random.bit_generator.state, "terrain": self.scene.save_terrain(),
+            "steps": self._steps, "rng": self.np_random.bit_generator.state,
             "task": {k: getattr(self, k) for k in self.task_state}})
+        snapshot["terrain"] = self.scene.save_terrain()            # (a copy already)
+        return snapshot
 
     def set_state(self, state: dict) -> None:
         """Restore a :meth:`get_state` snapshot (of this environment): the next steps replay
         bit for bit, and MjData's derived quantities (poses for rendering and
         :meth:`read_chassis`) are recomputed for the restored state."""
-        state = copy.deepcopy(state)
+        terrain = state["terrain"]                          # restore_terrain copies it
+        state = copy.deepcopy({k: v for k, v in state.items() if k != "terrain"})
         spec = mujoco.mjtState.mjSTATE_INTEGRATION
         mujoco.mj_setState(self.model, self.data, state["mujoco"], spec)
         sim = self.sim                                   # write into the bound arrays
@@ -280,8 +282,7 @@ class TractionEnv(gym.Env):
                 getattr(getattr(sim, name), buf)[...] = value
         sim.wheel_angle[...] = state["wheel_angle"]
         self.np_random.bit_generator.state = state["rng"]
-        self.scene.restore_terrain(state["terrain"],
-                                   self._renderer.context if self._renderer else None)
+        self.scene.restore_terrain(terrain, self._renderer.context if self._renderer else None)
         for key, value in state["task"].items():
             setattr(self, key, value)
         self._steps = state["steps"]
