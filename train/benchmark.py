@@ -41,7 +41,8 @@ def _episode(env, controller, seed, record):
     controller.reset()
     obs, info = env.reset(seed=seed)
     u = env.unwrapped
-    total, steps, track = 0.0, 0, {"xy": [], "speed": [], "reward": [], "sideslip": []}
+    total, steps = 0.0, 0
+    track = {"dt": u.control_dt, "xy": [], "speed": [], "reward": [], "sideslip": []}
     frames = []
     start = u.sim.com_position()
     while True:
@@ -161,8 +162,8 @@ def _plots(tracks: dict, out: Path) -> None:
     plt.close(fig)
     fig, axes = plt.subplots(2, 1, figsize=(10, 6), sharex=True)
     for name, t in tracks.items():
-        axes[0].plot(np.arange(len(t["speed"])) * 0.04, t["speed"], label=name)
-        axes[1].plot(np.arange(len(t["reward"])) * 0.04, np.cumsum(t["reward"]), label=name)
+        axes[0].plot(np.arange(len(t["speed"])) * t["dt"], t["speed"], label=name)
+        axes[1].plot(np.arange(len(t["reward"])) * t["dt"], np.cumsum(t["reward"]), label=name)
     axes[0].set(ylabel="speed (m/s)")
     axes[1].set(ylabel="cumulative reward", xlabel="time (s)")
     axes[0].legend(fontsize=7)

@@ -16,6 +16,7 @@ import numpy as np
 
 from traction.envs import VehicleSim
 from traction.scenes import build_scene
+from traction.vehicle_model import layout as L
 
 #: (phase, seconds, rear drive torque per wheel N m, brake 0..1, steer -1..1)
 MANOEUVRE = (
@@ -36,7 +37,8 @@ def _columns(names: tuple[str, ...]) -> list[str]:
 def _row(sim: VehicleSim, t: float, phase: str) -> list:
     o = sim.outputs
     x, y, z = sim.com_position()
-    return ([round(t, 4), phase, x, y, z, sim.forward_speed(), float(sim.data.qvel[5])]
+    yaw_rate = float(sim.chassis_row()[L.K_ANGULAR + 2])             # world z (rad/s)
+    return ([round(t, 4), phase, x, y, z, sim.forward_speed(), yaw_rate]
             + list(o.jounce[0]) + list(o.load[0]) + list(o.long_slip[0])
             + list(o.lat_slip[0]) + list(sim.state.omega[0]) + list(o.in_contact[0].astype(int)))
 
