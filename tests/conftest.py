@@ -37,3 +37,22 @@ def _braking_distance(sim, v0: float = 20.0, seconds: float = 10.0) -> float:
 def braking_distance():
     """``braking_distance(sim, v0=20.0)``: full-brake stopping distance (m)."""
     return _braking_distance
+
+
+def _holds_still(sim) -> None:
+    """Assert that a braked, settled vehicle stays put for 100 x 50 substeps (10 s at 2 ms):
+    under 1 cm, no jitter (speed under 1 mm/s), wheels locked."""
+    p0 = sim.com_position()
+    speeds = []
+    for _ in range(100):
+        sim.step(50)
+        speeds.append(np.linalg.norm(sim.com_velocity()))
+    assert np.linalg.norm(sim.com_position() - p0) < 0.01
+    assert max(speeds) < 1e-3
+    assert np.all(sim.state.omega == 0)
+
+
+@pytest.fixture
+def holds_still():
+    """``holds_still(sim)``: asserts a braked vehicle neither creeps nor jitters for 10 s."""
+    return _holds_still
