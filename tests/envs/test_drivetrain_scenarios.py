@@ -1,19 +1,13 @@
 """Drivetrain scenarios in MuJoCo: gears, autobox, differentials, 6x6 on crests, tank turns."""
 
-import dataclasses
 
 import numpy as np
 import pytest
+from vehicle_variants import variant
 
 from traction.envs import VehicleSim
 from traction.scenes import build_scene
 from traction.vehicle_model import VehicleConfigError, load_vehicle
-
-
-def _variant(preset, **parts):
-    p = load_vehicle(preset)
-    return dataclasses.replace(p, **{k: dataclasses.replace(getattr(p, k), **v)
-                                     for k, v in parts.items()})
 
 
 def _yaw(sim):
@@ -22,7 +16,7 @@ def _yaw(sim):
 
 
 def test_engine_and_wheel_speeds_follow_gear_ratio_at_top_speed():
-    p = _variant("sedan_rwd", gearbox={"autobox": 0.0})
+    p = variant("sedan_rwd", gearbox={"autobox": 0.0})
     sim = VehicleSim(build_scene(p, "flat"))
     sim.state.set_gear(sim.params, 2)
     sim.set_commands(throttle=1.0)
@@ -69,17 +63,17 @@ def test_autobox_setups_physx_warns_about_are_refused_and_the_shipped_one_only_s
     weak = {"peak_torque": 150.0}
     with pytest.raises(VehicleConfigError, match=r"up_ratios\[0\] = 0.65: an up-shift from gear 1 "
                                                  r"leaves the engine at .* 0.325 of max_omega"):
-        VehicleSim(build_scene(_variant("sedan_rwd", gearbox=physx_table, engine=weak), "flat"))
+        VehicleSim(build_scene(variant("sedan_rwd", gearbox=physx_table, engine=weak), "flat"))
     short_latency = {"switch_time": 0.5, "latency": 0.1}
     with pytest.raises(VehicleConfigError,
                        match=r"gearbox.latency = 0.1 s must exceed gearbox.switch_time = 0.5 s"):
-        VehicleSim(build_scene(_variant("sedan_rwd", gearbox=short_latency, engine=weak), "flat"))
-    _, g_good, _, _ = _run_gears(_variant("sedan_rwd", engine=weak), 20.0)
+        VehicleSim(build_scene(variant("sedan_rwd", gearbox=short_latency, engine=weak), "flat"))
+    _, g_good, _, _ = _run_gears(variant("sedan_rwd", engine=weak), 20.0)
     assert np.count_nonzero(np.diff(g_good) < 0) == 0 and g_good.max() >= 3
 
 
 def _split_friction_run(kind):
-    p = _variant("sedan_rwd", differential={"kind": kind}, gearbox={"autobox": 0.0})
+    p = variant("sedan_rwd", differential={"kind": kind}, gearbox={"autobox": 0.0})
     sim = VehicleSim(build_scene(p, "flat", patches=[("ice", (0.0, 0.8), (400.0, 0.6))]))
     sim.set_commands(throttle=1.0)
     x0 = sim.com_position()[0]
@@ -95,7 +89,7 @@ def test_open_differential_spins_the_ice_wheel_and_limited_slip_moves_the_car():
 
 
 def _crest_run(diff_type):
-    p = _variant("truck_6x6", differential={"type": diff_type})
+    p = variant("truck_6x6", differential={"type": diff_type})
     sim = VehicleSim(build_scene(p, "crest", incline_deg=5.0))
     sim.step(250)
     assert not sim.outputs.in_contact[0, 2:4].any()                 # middle axle hangs
@@ -115,7 +109,7 @@ def test_six_by_six_equal_split_sticks_on_crests_torque_vectoring_crosses():
 
 @pytest.mark.parametrize("mode", ["special", "standard"])
 def test_tank_turns_on_the_spot_or_about_a_track(mode):
-    p = _variant("tank", differential={"tank_mode": mode})
+    p = variant("tank", differential={"tank_mode": mode})
     sim = VehicleSim(build_scene(p, "flat"))
     sim.set_commands(throttle=1.0, thrust=[[-1.0, 1.0]])
     sim.step(int(2.0 / sim.dt))                                     # spin up

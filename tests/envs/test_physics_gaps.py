@@ -6,6 +6,7 @@ import dataclasses
 import mujoco
 import numpy as np
 import pytest
+from vehicle_variants import variant, with_model
 
 from traction import vehicle_model as vm
 from traction.envs import VehicleSim
@@ -16,16 +17,6 @@ from traction.vehicle_model.tire_magic import pure
 G = 9.81
 
 
-def _variant(preset, **parts):
-    p = vm.load_vehicle(preset)
-    return dataclasses.replace(p, **{k: dataclasses.replace(getattr(p, k), **v)
-                                     for k, v in parts.items()})
-
-
-def _with_model(preset, model):
-    p = vm.load_vehicle(preset)
-    tires = dataclasses.replace(p.tires, model=np.full(p.n_wheels, float(vm.TIRE_MODELS.index(model))))
-    return dataclasses.replace(p, tires=tires)
 
 
 def _table_mu(sim, surface):
@@ -122,7 +113,7 @@ def test_handbrake_locks_the_rear_wheels_only_and_brakes_on_the_rear_axle_load()
 
 
 def test_reverse_gear_drives_backwards_with_engine_at_reverse_times_final_ratio():
-    p = _variant("sedan_rwd", gearbox={"autobox": 0.0})
+    p = variant("sedan_rwd", gearbox={"autobox": 0.0})
     sim = VehicleSim(build_scene(p, "flat"))
     sim.state.set_gear(sim.params, -1)
     sim.set_commands(throttle=1.0)
@@ -263,7 +254,7 @@ def _sliding_and_peak(params, model):
 
 @pytest.mark.parametrize("model", ["arcade", "curve", "magic_formula"])
 def test_braking_distance_with_other_tyre_models(model, braking_distance):
-    p = _with_model("sedan", model)
+    p = with_model("sedan", model)
     sim = VehicleSim(build_scene(p, "flat"))
     mu = _table_mu(sim, "tarmac")
     locked, peak = _sliding_and_peak(p, model)

@@ -5,18 +5,11 @@ import dataclasses
 
 import numpy as np
 import pytest
+from vehicle_variants import with_model
 
 from traction import vehicle_model as vm
 from traction.envs import VehicleSim
 from traction.scenes import build_scene
-
-
-def _with_model(preset, model, **tire_kw):
-    p = vm.load_vehicle(preset)
-    n = p.n_wheels
-    tires = dataclasses.replace(p.tires, model=np.full(n, float(vm.TIRE_MODELS.index(model))),
-                                **{k: np.full(n, v) for k, v in tire_kw.items()})
-    return dataclasses.replace(p, tires=tires)
 
 
 def _flips_per_second(samples, seconds, deadband=0.02):
@@ -26,7 +19,7 @@ def _flips_per_second(samples, seconds, deadband=0.02):
 
 def _launch_and_turn(clamps):
     """Curve tyres with grip x3, vehicle update at 30 Hz: full throttle from rest, then a turn."""
-    p = _with_model("sedan_rwd", "curve", grip=3.0, clamps=float(clamps))
+    p = with_model("sedan_rwd", "curve", grip=3.0, clamps=float(clamps))
     soft = {"spring_strength": np.full(4, 9000.0), "damper_rate": np.full(4, 3700.0)}
     p = dataclasses.replace(p, suspension=dataclasses.replace(p.suspension, **soft),
                             gearbox=dataclasses.replace(p.gearbox, autobox=0.0))
@@ -54,7 +47,7 @@ def test_friction_clamps_remove_jitter_at_30_hz_with_triple_grip():
 
 @pytest.mark.parametrize("model", ["physx", "arcade", "curve", "magic_formula"])
 def test_parked_on_15_degrees_does_not_creep(model):
-    sim = VehicleSim(build_scene(_with_model("sedan", model), "slope", angle_deg=15.0,
+    sim = VehicleSim(build_scene(with_model("sedan", model), "slope", angle_deg=15.0,
                                  physics_dt=0.005))
     sim.set_commands(brake=1.0)
     sim.step(400)                                                 # settle 2 s
@@ -70,7 +63,7 @@ def test_custom_constant_force_tyre_accelerates_the_car_as_expected():
         return zero, np.where(load > 0, 500.0, 0.0), zero, zero
 
     vm.register_tire_model("push_500", push)
-    p = dataclasses.replace(_with_model("sedan", "custom"), custom_tire=push)
+    p = dataclasses.replace(with_model("sedan", "custom"), custom_tire=push)
     sim = VehicleSim(build_scene(p, "flat"))
     sim.step(1000)                                                # 2 s
     expected = 4 * 500.0 / p.chassis.mass * 2.0
