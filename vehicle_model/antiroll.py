@@ -48,14 +48,14 @@ class AntiRollParams:
 @jit
 def add_forces(bars: np.ndarray, jounce: np.ndarray, in_contact: np.ndarray,
                spring_force: np.ndarray) -> None:
-    """Add every bar's force to the strut forces of its wheels (N), in place, never below 0.
+    """Add every bar's force to the strut forces of its wheels (N), in place (the force on the
+    chassis is then that strut force's part along the ground normal, never pulling: see
+    :func:`~traction.vehicle_model.suspension.normal_force`).
 
     Args:
         bars: ``(n_bars, 3)`` rows of (wheel a, wheel b, stiffness N/m).
         jounce, in_contact, spring_force: per-wheel arrays of one vehicle.
     """
-    if len(bars) == 0:
-        return
     for i in range(len(bars)):
         a, b, k = int(bars[i, 0]), int(bars[i, 1]), bars[i, 2]
         f = k * (jounce[a] - jounce[b])
@@ -63,5 +63,3 @@ def add_forces(bars: np.ndarray, jounce: np.ndarray, in_contact: np.ndarray,
             spring_force[a] += f
         if in_contact[b] > 0.5:
             spring_force[b] -= f
-    for w in range(len(spring_force)):
-        spring_force[w] = max(spring_force[w], 0.0)

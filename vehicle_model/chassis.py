@@ -58,8 +58,9 @@ def box_inertia(mass: float, size) -> np.ndarray:
 
 
 @jit
-def forces_out(pk: Packed, k, ws, dt, s, out, out_v) -> None:
-    """7. Forces out, world frame, with their application points, and the chassis wrench."""
+def forces_out(pk: Packed, k, ws, hits, dt, s, out, out_v) -> None:
+    """7. Forces out, world frame, with their application points, and the chassis wrench: the
+    suspension force along the ground normal, the tyre forces in the ground plane (as PhysX)."""
     wp = pk.wheel
     wrench = out_v[L.O_WRENCH:L.O_WRENCH + 6]
     wrench[:] = 0.0
@@ -73,10 +74,10 @@ def forces_out(pk: Packed, k, ws, dt, s, out, out_v) -> None:
         out[w, L.O_MOMENT] = s[w, L.S_ACC_MOMENT] * inv_dt
         out[w, L.O_PATCH_SLIDE] = s[w, L.S_V_LONG] - ws[w, L.OMEGA] * p[L.RADIUS]
         out[w, L.O_PATCH_SLIDE + 1] = s[w, L.S_V_LAT]
-        spring = out[w, L.O_SPRING_FORCE]
+        spring = out[w, L.O_SPRING_FORCE]            # 0 in the air (whatever the ray's normal)
         for i in range(3):
             out[w, L.O_TIRE_FORCE + i] = s[w, L.S_FWD + i] * f_long + s[w, L.S_LEFT + i] * f_lat
-            out[w, L.O_SUSP_FORCE + i] = -s[w, L.S_DOWN + i] * spring
+            out[w, L.O_SUSP_FORCE + i] = hits[w, L.H_NORMAL + i] * spring if spring > 0.0 else 0.0
         for col, point in ((L.O_SUSP_POINT, L.FORCE_POINT), (L.O_TIRE_POINT, L.TIRE_FORCE_POINT)):
             q0, q1, q2 = to_world(k, p[point], p[point + 1], p[point + 2])
             out[w, col] = k[L.K_POSITION] + q0

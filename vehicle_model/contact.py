@@ -20,7 +20,8 @@ from .vec import cross, to_body, to_world
 
 @jit
 def suspension_forces(pk: Packed, k, hits, gravity, s, out) -> None:
-    """2. Suspension line in the world, where it meets the ground, strut force; 3. tyre loads.
+    """2. Suspension line in the world, where it meets the ground, strut force and its part
+    along the ground normal (see ``suspension``); 3. tyre loads.
 
     Two short loops over the wheels (as in the contact frame and the tyre substep): each
     wheel's operations form one long dependent chain, and short loop bodies let the processor
@@ -49,16 +50,25 @@ def suspension_forces(pk: Packed, k, hits, gravity, s, out) -> None:
         a2 = k[L.K_POSITION + 2] + s2 + d2 * along - n2 * r - k[L.K_COM + 2]
         c0, c1, c2 = cross(k[L.K_ANGULAR], k[L.K_ANGULAR + 1], k[L.K_ANGULAR + 2], a0, a1, a2)
         v0, v1, v2 = k[L.K_VELOCITY] + c0, k[L.K_VELOCITY + 1] + c1, k[L.K_VELOCITY + 2] + c2
-        rate = -(v0 * n0 + v1 * n1 + v2 * n2) * s[w, L.S_RATE_SCALE] if contact else 0.0
-        out[w, L.O_SPRING_FORCE] = suspension.spring_force(
-            p[L.SPRUNG_MASS], p[L.SPRING], p[L.DAMPER], p[L.BUMP_STOP], jounce, rate,
-            s[w, L.S_OVERTRAVEL], contact, gravity)
+        strut = 0.0
+        if contact:
+            rate = -(v0 * n0 + v1 * n1 + v2 * n2) * s[w, L.S_RATE_SCALE]
+            strut = suspension.strut_force(p[L.SPRING], p[L.DAMPER], p[L.BUMP_STOP], jounce,
+                                           rate, s[w, L.S_OVERTRAVEL])
+        out[w, L.O_SPRING_FORCE] = strut            # the normal force after the bars' share
         s[w, L.S_ARM], s[w, L.S_ARM + 1], s[w, L.S_ARM + 2] = a0, a1, a2
         s[w, L.S_V_PATCH], s[w, L.S_V_PATCH + 1], s[w, L.S_V_PATCH + 2] = v0, v1, v2
     antiroll.add_forces(pk.bars, out[:, L.O_JOUNCE], out[:, L.O_CONTACT], out[:, L.O_SPRING_FORCE])
-    for w in range(wp.shape[0]):
+    for w in range(wp.shape[0]):                  # force along the ground normal, tyre load
         rest = wp[w, L.SPRUNG_MASS] * gravity
-        normalised = out[w, L.O_SPRING_FORCE] / rest
+        force = 0.0
+        if out[w, L.O_CONTACT] > 0.5:
+            cos_inc = -(s[w, L.S_DOWN] * hits[w, L.H_NORMAL] + s[w, L.S_DOWN + 1]
+                        * hits[w, L.H_NORMAL + 1] + s[w, L.S_DOWN + 2] * hits[w, L.H_NORMAL + 2])
+            force = suspension.normal_force(rest, hits[w, L.H_NORMAL + 2], cos_inc,
+                                            out[w, L.O_SPRING_FORCE])
+        out[w, L.O_SPRING_FORCE] = force
+        normalised = force / rest
         filtered = 0.0
         if out[w, L.O_CONTACT] > 0.5:
             filtered = tire.filtered_load(vp[L.LOAD_MIN], vp[L.LOAD_MIN_FILTERED], vp[L.LOAD_MAX],

@@ -6,11 +6,18 @@ a ray that starts at the top of the tyre at maximum compression and runs along t
 direction. *Jounce* is compression measured from rest (m, positive = compressed), limited to
 ``[-max_droop, max_compression]``.
 
-Spring force along the strut (N), never pulling::
+The strut pushes along its line with the sprung weight's share on that line plus the spring,
+damper and bump stop; as in PhysX, the chassis receives only the part of that push along the
+ground normal (the tyre model supplies the forces in the ground plane). With gravity along world
+-z that part is (N, never pulling)::
 
-    F = sprung_mass * g + spring_strength * jounce + damper_rate * jounce_rate
+    N = sprung_mass * g * n_z + cos_incidence * (spring_strength * jounce
+                                                 + damper_rate * jounce_rate + bump)
 
-so the vehicle rests at zero jounce when the sprung masses match the chassis mass distribution.
+``n_z``: the ground normal's vertical component; ``cos_incidence = -travel_direction . normal``.
+So the vehicle rests at zero jounce when the sprung masses match the chassis mass distribution,
+on a slope as on the flat, and a pitching or rolling body gets no horizontal push from its
+struts. ``N`` is the suspension force the outputs report and the tyre load (before the filter).
 Compression beyond ``max_compression`` adds no spring force unless the wheel has a bump stop
 (``bump_stop_stiffness`` > 0, N/m, acting on the compression past the limit); without one the
 chassis collision geoms take over (as in PhysX), so the scene must give the chassis a collision
@@ -225,14 +232,23 @@ def jounce_from_hit(max_compression: float, max_droop: float, radius: float, dis
 
 
 @jit
-def spring_force(sprung_mass: float, spring: float, damper: float, bump_stop: float,
-                 jounce: float, jounce_rate: float, overtravel: float, in_contact: bool,
-                 gravity: float) -> float:
-    """Strut force magnitude (N) pushing the chassis away from the wheel; 0 when airborne."""
-    if not in_contact:
-        return 0.0
-    f = sprung_mass * gravity + spring * jounce + damper * jounce_rate + bump_stop * overtravel
-    return max(f, 0.0)
+def strut_force(spring: float, damper: float, bump_stop: float, jounce: float,
+                jounce_rate: float, overtravel: float) -> float:
+    """Strut force (N, along the strut, pushing positive) beyond the sprung weight's share:
+    spring, damper and bump stop (anti-roll bars add to it, see ``antiroll``)."""
+    return spring * jounce + damper * jounce_rate + bump_stop * overtravel
+
+
+@jit
+def normal_force(rest_load: float, normal_z: float, cos_incidence: float,
+                 strut: float) -> float:
+    """Suspension force (N) on the chassis along the ground normal, never pulling, of a wheel in
+    contact: the sprung weight's normal part (``rest_load`` = sprung mass x g, times the
+    normal's vertical component) plus the strut force ``strut`` projected on the normal.
+    (PhysX's ``hitNorm . (-w F_w - T beta m_s)``, with ``F_w`` the strut push including the
+    weight's share ``m_s g . w`` on the strut line ``w`` and ``T beta`` the weight's part
+    across it, reduces to this.)"""
+    return max(rest_load * normal_z + cos_incidence * strut, 0.0)
 
 
 @jit

@@ -88,7 +88,7 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
             s[w, L.S_ACC_LAT] += out[w, L.O_LAT_FORCE] * h
             s[w, L.S_ACC_DRIVE] += ws[w, L.DRIVE_TORQUE] * h
             s[w, L.S_ACC_MOMENT] += out[w, L.O_MOMENT] * h
-    chassis.forces_out(pk, k, ws, dt, s, out, out_v)                        # 7. forces out
+    chassis.forces_out(pk, k, ws, hits, dt, s, out, out_v)                  # 7. forces out
     out_v[L.O_ENGINE_OMEGA], out_v[L.O_ENGINE_TORQUE] = vs[L.ENGINE_OMEGA], engine_torque / dt
     out_v[L.O_CLUTCH_SLIP] = clutch_slip / dt          # means over the substeps, as the torques
     out_v[L.O_GEAR], out_v[L.O_GEAR_RATIO], out_v[L.O_THROTTLE] = gears[L.GEAR], ratio, throttle

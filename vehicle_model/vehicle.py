@@ -318,7 +318,9 @@ class VehicleOutputs:
     tire_point = column_view("wheel", L.O_TIRE_POINT, 3, doc="m, world, (..., 3)")
     in_contact = column_view("wheel", L.O_CONTACT, dtype=bool, doc="wheel on the ground")
     jounce = column_view("wheel", L.O_JOUNCE, doc="m, positive compressed")
-    spring_force = column_view("wheel", L.O_SPRING_FORCE, doc="N (strut force incl. anti-roll bars)")
+    spring_force = column_view("wheel", L.O_SPRING_FORCE,
+                               doc="N, suspension force along the ground normal (the tyre "
+                               "load before the filter; see suspension.py)")
     load = column_view("wheel", L.O_LOAD, doc="N, tyre load used by the tyre model")
     normalised_load = column_view("wheel", L.O_NORMALISED_LOAD, doc="-, load / rest load (unfiltered)")
     friction = column_view("wheel", L.O_FRICTION, doc="-, surface x graph (last substep)")

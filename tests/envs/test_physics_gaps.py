@@ -169,12 +169,18 @@ def test_parked_across_15_degree_slope_does_not_creep(holds_still):
     axes = sim.data.xmat[sim.body].reshape(3, 3)
     assert abs(axes[2, 0]) < 1e-3                                # x axis level: across the slope
     # the body rolls with the slope plus the springs' give under the lateral load transfer:
-    # m g sin(a) h over the roll stiffness less gravity's m g cos(a) h (h: CoM over the wheel
-    # centres, where the tyre forces act); 10 % for the bump in the lateral load transfer and
-    # the in-plane tyre deflection
+    # m g sin(a) h over the roll stiffness (h: CoM over the wheel centres, where the tyre and
+    # suspension forces act) less m g cos(a) h (rolled by phi, the force points swing h phi
+    # across the slope under the CoM, so the normal forces' moment arms shift); 10 % for the
+    # bump in the lateral load transfer and the in-plane tyre deflection
     m, h = p.chassis.mass, _roll_lever(p)
     give = m * G * np.sin(angle) * h / (_spring_roll_stiffness(p) - m * G * np.cos(angle) * h)
     assert -_roll(sim) - angle == pytest.approx(give, rel=0.10)   # downhill is the body's -y
+    # the sprung masses carry the weight's normal part m g cos(a), so the springs' mean jounce
+    # stays at zero on the slope; roll compresses the downhill side as much as it extends the
+    # uphill side
+    jounce = sim.outputs.jounce[0]
+    assert abs(jounce.mean()) < 1e-4 * abs(jounce).max()
     holds_still(sim)
 
 

@@ -113,9 +113,10 @@ def test_drives_straight(sedan):
     drag = wh.damping_rate.sum() / r**2                    # N per m/s
     tau = mass / drag
     v_damped = torque / r / drag * (1 - np.exp(-t / tau))
-    # the remaining ~2 %: the rear tyres' ~18 % slip (more wheel spin: inertia and drag) and the
-    # strut forces along the squatting body's axis
-    assert v == pytest.approx(v_damped, rel=0.03)
+    # the remaining ~0.4 %: the rear tyres' ~18 % slip (more wheel spin: inertia and drag); the
+    # suspension forces act along the ground normal, so the squatting body gets no push from
+    # them (along its tilted axis they cost 1.8 %)
+    assert v == pytest.approx(v_damped, rel=0.01)
     assert pos[0] - p0[0] == pytest.approx(v * t / 2, rel=0.03)   # constant acceleration
     assert abs(pos[1] - p0[1]) < 1e-4 * (pos[0] - p0[0])    # straight: < 0.1 mm per m
     assert abs(sim.data.qvel[5]) < 1e-5                    # rad/s, no yaw rate

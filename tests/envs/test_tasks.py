@@ -37,10 +37,14 @@ def test_climb_driving_to_the_goal_beats_braking():
     progress = sum(i["reward_progress"] for i in infos[1:])        # m closer to the goal
     assert progress >= 20.0                                         # 6 s at ~0.8 drive
     v0, obs = infos[-1]["speed"], env.unwrapped.body_velocity()[0]   # obs[0]: forward m/s
+    slowest = v0
     for _ in range(50):                                             # then 2 s of the brake
         obs, _, _, _, info = env.step(_brake_while_moving(env, obs))
         assert info["gear"] >= 0
-    assert v0 > 5.0 and info["speed"] < actions.REVERSE_SPEED      # > 2.25 m/s^2 on average
+        slowest = min(slowest, info["speed"])
+    # stopped within the 2 s: > 2.25 m/s^2 on average (afterwards, on a hill, the released lever
+    # lets the truck roll back)
+    assert v0 > 5.0 and slowest < actions.REVERSE_SPEED
     bad, infos, _ = _run(env, _brake_while_moving, 150)
     assert abs(sum(i["reward_progress"] for i in infos[1:])) < 1e-3   # held where it stood
     assert max(i["speed"] for i in infos) < 1e-3

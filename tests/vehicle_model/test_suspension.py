@@ -48,10 +48,35 @@ def _hit(p, r, dist):
 
 
 def _spring(p, jounce, rate, overtravel, contact, g):
-    """``spring_force`` of every wheel (per-wheel arrays)."""
-    return np.array([sus.spring_force(p.sprung_mass[j], p.spring_strength[j], p.damper_rate[j],
-                                      p.bump_stop_stiffness[j], jounce[j], rate[j], overtravel[j],
-                                      contact[j], g) for j in range(len(jounce))])
+    """Suspension force of every wheel on flat ground under an upright chassis (normal = up,
+    strut straight down): ``normal_force`` of ``strut_force`` (per-wheel arrays)."""
+    return np.array([sus.normal_force(p.sprung_mass[j] * g, 1.0, 1.0, sus.strut_force(
+        p.spring_strength[j], p.damper_rate[j], p.bump_stop_stiffness[j], jounce[j], rate[j],
+        overtravel[j])) if contact[j] else 0.0 for j in range(len(jounce))])
+
+
+def test_suspension_force_is_physx_projection_of_the_strut_push_on_the_ground_normal(rng):
+    """PhysX (PxVehicleUpdate, processSuspTireWheels): the strut pushes along -w with
+    ``F_w = m_s alpha + k x + c xdot`` (``alpha = g . w``, the weight's share on the strut
+    line), the weight's part across the line ``T beta = g - w alpha`` is not the strut's, and
+    the chassis gets ``n . (-w F_w - T beta m_s)`` along the ground normal n. Random strut
+    lines within 60 deg of down, normals within 60 deg of up, jounce, rates and bump stops."""
+    g = np.array([0.0, 0.0, -9.81])
+    for _ in range(200):
+        w = rng.normal(size=3) * [0.5, 0.5, 0.0] + [0, 0, -1]
+        n = rng.normal(size=3) * [0.5, 0.5, 0.0] + [0, 0, 1]
+        w, n = w / np.linalg.norm(w), n / np.linalg.norm(n)
+        m, k, c, b = rng.uniform(100, 900), rng.uniform(1e4, 1e5), rng.uniform(0, 8e3), 1e5
+        x, xdot, over = rng.uniform(-0.1, 0.1), rng.uniform(-0.5, 0.5), rng.uniform(0, 0.02)
+        alpha = g @ w
+        f_w = m * alpha + k * x + c * xdot + b * over
+        physx = n @ (-w * f_w - (g - w * alpha) * m)
+        ours = sus.normal_force(m * 9.81, n[2], -w @ n, sus.strut_force(k, c, b, x, xdot, over))
+        assert ours == pytest.approx(max(physx, 0.0), rel=1e-9, abs=1e-6)
+    # upright on flat ground it is the familiar m_s g + k x + c xdot, never pulling
+    assert sus.normal_force(500 * 9.81, 1.0, 1.0, sus.strut_force(2e4, 1e3, 0, 0.01, 0.1, 0)) \
+        == pytest.approx(500 * 9.81 + 200 + 100)
+    assert sus.normal_force(500 * 9.81, 1.0, 1.0, -1e5) == 0.0
 
 
 def test_spring_force_law_and_limits(sedan):
