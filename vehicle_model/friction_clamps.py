@@ -16,7 +16,8 @@ force also has to turn (``TireInputs.mass_long`` / ``mass_lat``):
   after the drive torque has acted - the force that brings the patch's slide over the road to
   rest in one step, the chassis share and the wheel moving together: it cannot reverse the
   wheel's spin relative to the road;
-* lateral: ``|F| <= m_lat |v_lat| / dt``.
+* lateral: ``|F| <= m_lat |v_lat| / dt`` for a force opposing ``v_lat``; a force along it (a
+  camber thrust, also on a patch not sliding sideways) cannot reverse it and is not bound.
 """
 
 from __future__ import annotations
@@ -30,12 +31,15 @@ from .layout import MOI, RADIUS, X_DRIVE_TORQUE, X_DT, X_MASS_LAT, X_MASS_LONG, 
 @jit
 def apply(f_long: float, f_lat: float, w: np.ndarray, x: np.ndarray) -> tuple[float, float]:
     """Clamp one wheel's forces (N) by the longitudinal (only a force opposing ``v_long``),
-    angular and lateral bounds above."""
+    angular and lateral (only a force opposing ``v_lat``) bounds above."""
     dt, r, moi = x[X_DT], w[RADIUS], w[MOI]
     drive, v_long = x[X_DRIVE_TORQUE], x[X_V_LONG]
     slide = v_long - x[X_OMEGA] * r - drive * r * dt / moi
     long_cap = abs(slide) / (dt * (1.0 / x[X_MASS_LONG] + r * r / moi))        # angular
     if f_long * v_long < 0.0:                                                  # opposes v_long
         long_cap = min(long_cap, x[X_MASS_LONG] * abs(v_long) / dt + abs(drive) / r)
-    lat_cap = x[X_MASS_LAT] * abs(x[X_V_LAT]) / dt
-    return min(max(f_long, -long_cap), long_cap), min(max(f_lat, -lat_cap), lat_cap)
+    f_long = min(max(f_long, -long_cap), long_cap)
+    if f_lat * x[X_V_LAT] < 0.0:                                               # opposes v_lat
+        lat_cap = x[X_MASS_LAT] * abs(x[X_V_LAT]) / dt
+        f_lat = min(max(f_lat, -lat_cap), lat_cap)
+    return f_long, f_lat

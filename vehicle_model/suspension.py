@@ -59,7 +59,10 @@ class SuspensionParams:
                                     doc="chassis mass carried by this spring")
     bump_stop_stiffness: np.ndarray = param(unit="N/m", lo=0.0, hi=1e9,
                                             doc="spring rate past max_compression (0: none)")
-    camber_at_rest: np.ndarray = param(unit="rad", lo=-0.5, hi=0.5, doc="camber at zero jounce")
+    camber_at_rest: np.ndarray = param(unit="rad", lo=-0.5, hi=0.5,
+                                       doc="camber at zero jounce; chassis frame: > 0 leans the "
+                                       "wheel's top to +y (left), and camber thrust pushes that "
+                                       "way, so right wheels take mirrored values")
     camber_at_max_compression: np.ndarray = param(unit="rad", lo=-0.5, hi=0.5,
                                                   doc="camber at full compression")
     camber_at_max_droop: np.ndarray = param(unit="rad", lo=-0.5, hi=0.5,

@@ -127,3 +127,43 @@ def test_physx_smoothing_polynomials():
     assert tire_physx._smooth_force(1e-6) == pytest.approx(1e-6, rel=1e-6)
     assert tire_physx._smooth_force(7.0) == tire_physx._smooth_force(3.0)
     assert tire_physx._smooth_moment(7.0) == tire_physx._smooth_moment(3.0)
+
+
+def _lat_stiffness(p, rest=3500.0):
+    """PhysX lateral stiffness (N/rad) of each wheel at its rest load."""
+    smooth = np.array([tire_physx._smooth_force(3.0 / x) for x in p.tires.lat_stiff_x])
+    return rest * p.tires.lat_stiff_y * smooth
+
+
+def test_camber_thrust_is_camber_stiffness_times_angle_times_gravity(sedan):
+    """PhysX guide: the independent camber force is ``camber_stiff_per_unit_gravity x camber x
+    g``, and it takes part in the same normalisation as the slip forces. In the linear region it
+    adds to the slip-angle force: ``F_lat = -C_lat tan(alpha) + C_camber g gamma``."""
+    c_gamma = sedan.tires.camber_stiff_per_unit_gravity * G
+    assert np.all(c_gamma > 0)
+    load, zero = np.full((1, 4), 3500.0), np.zeros((1, 4))
+    for gamma in (0.02, -0.05):                          # no slip: camber thrust alone
+        fx, fy, _ = _forces(sedan, zero, zero, load, camber=gamma)
+        np.testing.assert_allclose(fy[0], c_gamma * gamma, rtol=1e-3)
+        assert np.all(fx == 0)
+    _, fy, _ = _forces(sedan, zero, np.full((1, 4), 1e-4), load, camber=0.02)
+    np.testing.assert_allclose(fy[0], -_lat_stiffness(sedan) * 1e-4 + c_gamma * 0.02, rtol=1e-3)
+    # a slip angle of C_camber g gamma / C_lat against it cancels the thrust
+    cancel = np.arctan(c_gamma * 0.02 / _lat_stiffness(sedan))[None]
+    _, fy, _ = _forces(sedan, zero, cancel, load, camber=0.02)
+    np.testing.assert_allclose(fy[0], 0.0, atol=1e-9)
+
+
+def test_camber_thrust_shares_the_friction_limit(sedan):
+    """A camber thrust as large as half the lateral stiffness (an extreme camber stiffness)
+    saturates at friction x load like a large slip angle, and with a longitudinal slip the
+    combined force still stays within it."""
+    gamma = 0.1
+    stiff = 0.5 * _lat_stiffness(sedan) / (gamma * G)
+    big = dataclasses.replace(sedan, tires=dataclasses.replace(
+        sedan.tires, camber_stiff_per_unit_gravity=stiff))
+    load, zero = np.full((1, 4), 3500.0), np.zeros((1, 4))
+    _, fy, _ = _forces(big, zero, zero, load, camber=gamma)
+    np.testing.assert_allclose(fy[0], 3500.0, rtol=1e-9)          # mu = 1: the whole budget
+    fx, fy, _ = _forces(big, np.full((1, 4), 0.05), zero, load, camber=gamma)
+    assert np.all(np.hypot(fx, fy) <= 3500.0 * (1 + 1e-9)) and np.all(fx > 0) and np.all(fy > 0)

@@ -21,7 +21,7 @@ def _params(model, **tire_kw):
     return dataclasses.replace(p, tires=tires)
 
 
-def _inputs(p, v_long, v_lat, omega, load=3500.0, mu=1.0, dt=0.002, drive=0.0):
+def _inputs(p, v_long, v_lat, omega, load=3500.0, mu=1.0, dt=0.002, drive=0.0, camber=0.0):
     shape = np.broadcast_shapes(np.shape(v_long), np.shape(v_lat), np.shape(omega), (1, 4))
     b = lambda a: np.broadcast_to(np.asarray(a, float), shape).copy()  # noqa: E731
     r = p.wheels.radius
@@ -31,7 +31,7 @@ def _inputs(p, v_long, v_lat, omega, load=3500.0, mu=1.0, dt=0.002, drive=0.0):
         ls[i, j], la[i, j] = tire.slips(v_long[i, j], v_lat[i, j], omega[i, j] * r[j], 4.0, 1.0)
     rest = p.suspension.sprung_mass * 9.81
     load = b(load)
-    return tire.TireInputs(v_long, v_lat, omega, ls, la, b(0.0), b(mu), b(mu),
+    return tire.TireInputs(v_long, v_lat, omega, ls, la, b(camber), b(mu), b(mu),
                            load, rest, load / rest, 9.81, np.full((shape[0], 1), dt), b(drive),
                            b(p.suspension.sprung_mass), b(p.suspension.sprung_mass))
 
@@ -71,6 +71,28 @@ def test_force_within_peak_coefficient_times_friction_times_load(model, rng):
     f_long, f_lat, _, _ = _forces(p, x)
     bound = tire.peak_coefficient(p.tires) * x.friction * x.load
     assert np.all(np.isfinite(f_long)) and np.all(np.hypot(f_long, f_lat) <= bound * (1 + 1e-9))
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_camber_thrust_direction_and_the_models_that_have_it(model):
+    """Camber alone (rolling straight, no slip) pushes to +lateral for positive camber in the
+    physx and curve models; the curve model reads it as a slip angle of ``-CAMBER_FACTOR x
+    camber``. The arcade and magic-formula models have no camber term."""
+    p = _params(model)
+    v = np.array([[10.0]])
+    w = v / p.wheels.radius
+    f_long, f_lat, _, _ = _forces(p, _inputs(p, v, 0.0, w, camber=0.05))
+    if model in ("arcade", "magic_formula"):
+        assert np.all(np.abs(f_lat) < 1e-9) and np.all(np.abs(f_long) < 1e-9)
+        return
+    assert np.all(f_lat > 0)
+    np.testing.assert_allclose(_forces(p, _inputs(p, v, 0.0, w, camber=-0.05))[1], -f_lat)
+    if model == "curve":          # the same as that slip angle (with the wheel sliding that way)
+        v_lat = np.tan(tire_curve.CAMBER_FACTOR * 0.05) * v
+        same = _forces(p, _inputs(p, v, -v_lat, w))[1]
+        np.testing.assert_allclose(f_lat, same, rtol=1e-9)
+        # the friction clamps (on) bind a force opposing the sideways slide, not this thrust
+        assert p.tires.clamps[0] == 1.0 and np.all(f_lat > 100.0)      # N; once clamped to 0
 
 
 def test_magic_formula_peak_is_d_times_load_where_the_formula_puts_it():
