@@ -1,7 +1,8 @@
-"""Tyre models in MuJoCo: the 30 Hz jitter test, parking on 15 degrees, custom tyres, and
-editing the friction table between steps."""
+"""Tyre models in MuJoCo: the 30 Hz jitter test, parking on 15 degrees, custom tyres, editing
+the friction table between steps, and the low-speed wheel substeps."""
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pytest
@@ -111,3 +112,46 @@ def test_scaling_tyre_pitch_moment_reduces_brake_dive():
     assert full > 0.5                                                # the nose dives
     assert half == pytest.approx(0.5 * full, rel=0.05)               # linear in the scale
     assert abs(none) < 1e-3                                          # deg: no pitch moment
+
+
+def _rear_slips(substeps_low, v0, dt=0.01, torque=150.0):
+    """The sedan's rear-left longitudinal slip over 40 updates of ``dt`` with ``torque`` (N m)
+    on each rear wheel from ``v0`` (m/s, rolling), and the ``check_timestep`` warnings."""
+    p = vm.load_vehicle("sedan")
+    p = dataclasses.replace(p, simulation=dataclasses.replace(p.simulation,
+                                                              substeps_low=substeps_low))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sim = VehicleSim(build_scene(p, "flat", physics_dt=dt))
+    sim.reset(velocity=[v0, 0, 0])
+    sim.state.omega[:] = v0 / p.wheels.radius
+    sim.set_commands(wheel_torque=[0, 0, torque, torque])
+    slips = []
+    for _ in range(40):
+        sim.substep()
+        slips.append(sim.outputs.long_slip[0, 2])
+    return np.array(slips), [str(w.message) for w in caught if "tyre/wheel rate" in str(w.message)]
+
+
+def test_low_speed_wheel_substeps_stop_the_slip_chattering():
+    """Below 5 m/s the slip denominator is min_long_slip_denominator (4 m/s) and the tyre pulls
+    the spin toward rolling at lambda = C r^2 / (I v_min) = 245 /s for the sedan; one explicit
+    spin update of 10 ms (lambda h = 2.45) overshoots by 1.45x and the slip flips sign at
+    every update. ``check_timestep`` says so and asks for 3 substeps; with them (lambda h =
+    0.82) the slip settles at T / (r C), less the smoothing. Above 5 m/s the denominator is
+    the speed itself, lambda falls to 98 /s at 10 m/s, and one substep (``substeps_high``) is
+    enough."""
+    p = vm.load_vehicle("sedan")
+    c = p.tires.long_stiff_per_unit_gravity[2] * 9.81
+    r, inertia = p.wheels.radius[2], p.wheels.moi[2]
+    assert c * r**2 / (inertia * p.simulation.min_long_slip_denominator) * 0.01 > 2.0
+    slips, warned = _rear_slips(1, 2.0)
+    assert np.all(np.sign(slips[-20:-1]) != np.sign(slips[-19:]))     # chatter
+    assert warned and "substeps_low >= 3" in warned[0]
+    slips, warned = _rear_slips(3, 2.0)
+    assert not warned
+    assert np.ptp(slips[-20:]) < 1e-3
+    assert slips[-1] == pytest.approx(150.0 / (r * c), rel=0.05)
+    assert p.simulation.substeps_high == 1
+    slips, _ = _rear_slips(1, 10.0)                                    # above the threshold
+    assert np.ptp(slips[-20:]) < 1e-3 and slips[-1] > 0

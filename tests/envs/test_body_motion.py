@@ -1,0 +1,174 @@
+"""How the body moves on its suspension, with analytic expectations: tyre-force pitch and roll
+scaling (braking dive, steady-turn roll), bump stops under a load the springs cannot carry,
+mirrored camber."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from test_physics_gaps import _roll, _roll_lever, _spring_roll_stiffness, _steady_turn
+
+from traction import vehicle_model as vm
+from traction.envs import VehicleSim
+from traction.scenes import build_scene
+
+G = 9.81
+
+
+def _scaled(pitch=1.0, roll=1.0, preset="sedan"):
+    p = vm.load_vehicle(preset)
+    return dataclasses.replace(p, tire_force_scaling=vm.TireForceScaling(pitch=pitch, roll=roll))
+
+
+def _axle_loads(sim):
+    """Front and rear axle suspension forces (N)."""
+    f = sim.outputs.spring_force[0]
+    return f[:2].sum(), f[2:].sum()
+
+
+def _pitch(sim):
+    """Body pitch (rad), nose down positive: minus the z component of the chassis x axis."""
+    return float(-sim.data.xmat[sim.body].reshape(3, 3)[2, 0])
+
+
+def _steady_braking(params, brake=0.3, v0=20.0):
+    """Mean deceleration (m/s^2), front-axle load gain (N) and pitch (rad) over 0.5-1.5 s of a
+    steady brake from ``v0`` (wheels rolling, not locked)."""
+    sim = VehicleSim(build_scene(params, "flat"))
+    sim.step(500)                                                # settle 1 s
+    front0, _ = _axle_loads(sim)
+    sim.reset(velocity=[v0, 0, 0])
+    sim.state.omega[:] = v0 / params.wheels.radius
+    sim.set_commands(brake=brake)
+    sim.step(int(0.5 / sim.dt))
+    v1, gains, pitches = sim.forward_speed(), [], []
+    for _ in range(int(1.0 / sim.dt)):
+        sim.substep()
+        gains.append(_axle_loads(sim)[0] - front0)
+        pitches.append(_pitch(sim))
+    assert np.all(sim.state.omega > 0)                           # rolling: a steady tyre force
+    return v1 - sim.forward_speed(), float(np.mean(gains)), float(np.mean(pitches))
+
+
+def test_pitch_scaling_scales_the_braking_load_transfer():
+    """Braking at a: the tyre forces, h below the CoM, pitch the body nose down with m a h, so
+    the front axle gains m a h / L (h: CoM over the wheel centres, where the tyre forces act).
+    Keeping a share ``pitch`` of that moment keeps that share of the transfer, and none of it
+    leaves the body level (the talk's trick for grip without wallowing); the braking itself is
+    the same."""
+    p = vm.load_vehicle("sedan")
+    m, h = p.chassis.mass, _roll_lever(p)
+    x = p.suspension.position[:, 0]
+    wheelbase = x[:2].mean() - x[2:].mean()
+    gains, decels = {}, []
+    for keep in (1.0, 0.5, 0.0):
+        a, gain, pitch = _steady_braking(_scaled(pitch=keep))
+        assert a > 3.0                                           # m/s^2, a real stop
+        decels.append(a)
+        # plus m g h pitch: the nose-down pitch moves the force points h pitch ahead under the
+        # CoM, so the weight's normal forces shift forward too (1.5 % here)
+        expected = keep * m * (a + G * pitch) * h / wheelbase
+        assert gain == pytest.approx(expected, rel=0.01, abs=1.0)
+        gains[keep] = gain / a
+        if keep == 0.0:
+            assert abs(pitch) < 1e-4                             # rad: no dive at all
+        else:
+            assert pitch > 0.002                                 # dives, nose down
+    assert gains[0.5] / gains[1.0] == pytest.approx(0.5, rel=0.02)
+    assert max(decels) - min(decels) < 1e-3 * max(decels)
+
+
+def test_roll_scaling_scales_the_steady_turn_roll():
+    """Steady turn: roll phi = keep m a_y h / (K - m g h). The tyre forces' roll moment is the
+    only thing scaled; the m g h phi of the force points swinging under the CoM is not."""
+    p = vm.load_vehicle("sedan")
+    m, h, k = p.chassis.mass, _roll_lever(p), _spring_roll_stiffness(p)
+    for keep in (1.0, 0.5, 0.0):
+        roll, ay = _steady_turn(_scaled(roll=keep))
+        assert ay > 2.0
+        assert roll == pytest.approx(keep * m * ay * h / (k - m * G * h), rel=0.03, abs=1e-5)
+
+
+def test_scaling_leaves_yaw_alone():
+    """The removed moment has no yaw part: the steady turn's lateral acceleration (v x yaw
+    rate) is the same with and without pitch and roll scaling (1 %)."""
+    _, ay_full = _steady_turn(_scaled())
+    _, ay_none = _steady_turn(_scaled(pitch=0.0, roll=0.0))
+    assert ay_none == pytest.approx(ay_full, rel=0.01)
+
+
+def _loaded(bump_stop, spring=8000.0):
+    """The sedan with soft springs and half the sprung masses: the struts' preload carries half
+    the weight and the springs must carry the other half (more than they can at max compression
+    if ``spring`` x max_compression < m_s g / 2)."""
+    p = vm.load_vehicle("sedan")
+    s = p.suspension
+    return dataclasses.replace(p, suspension=dataclasses.replace(
+        s, sprung_mass=s.sprung_mass / 2, spring_strength=np.full(4, spring),
+        bump_stop_stiffness=np.full(4, bump_stop)))
+
+
+def _settled(params, seconds=4.0):
+    sim = VehicleSim(build_scene(params, "flat"))
+    sim.set_commands(brake=1.0)
+    sim.step(int(seconds / sim.dt))
+    return sim
+
+
+def test_bump_stops_carry_the_load_past_max_compression():
+    """Each wheel needs m_s g more than its preload; past max compression the spring gives
+    k c_max and the bump stop b x the rest: overtravel (m_s g - k c_max) / b. The body sits
+    lower than at rest by c_max + overtravel at each axle (interpolated at the CoM)."""
+    b = 1e5
+    ref = _settled(vm.load_vehicle("sedan"))
+    p = _loaded(bump_stop=b)
+    sim = _settled(p)
+    s = p.suspension
+    need = s.sprung_mass * G                                     # N per wheel beyond the preload
+    assert np.all(s.spring_strength * s.max_compression < need)
+    np.testing.assert_allclose(sim.outputs.jounce[0], s.max_compression)
+    assert sim.outputs.spring_force[0].sum() == pytest.approx(p.chassis.mass * G, rel=1e-3)
+    over = (need - s.spring_strength * s.max_compression) / b
+    drop = s.max_compression + over
+    x = s.position[:, 0]
+    t = (p.chassis.com[0] - x[2:].mean()) / (x[:2].mean() - x[2:].mean())
+    expected = drop[2:].mean() + t * (drop[:2].mean() - drop[2:].mean())
+    assert ref.com_position()[2] - sim.com_position()[2] == pytest.approx(expected, abs=5e-4)
+    assert sim.data.ncon == 0                                    # the body never touches down
+
+
+def test_without_bump_stops_the_body_rests_on_its_collision_shape():
+    """The same load with no bump stop: the struts stop at max compression and the chassis
+    box carries the rest on the ground (as PhysX leaves it to the rigid body's shapes)."""
+    p = _loaded(bump_stop=0.0)
+    sim = _settled(p)
+    assert sim.data.ncon > 0
+    assert sim.outputs.spring_force[0].sum() < 0.9 * p.chassis.mass * G
+    # the box bottom's height above the ground at rest (0.18 m; the chassis frame's origin is
+    # at the wheel centres, one radius up): the body sits that much lower
+    clearance = p.chassis.body_centre[2] - p.chassis.body_size[2] / 2 + p.wheels.radius[0]
+    ref = _settled(vm.load_vehicle("sedan"))
+    assert ref.com_position()[2] - sim.com_position()[2] == pytest.approx(clearance, abs=0.005)
+
+
+def test_mirrored_camber_brakes_straight():
+    """The sedan's camber changes with jounce, mirrored on the right side (tops in when
+    compressed): under braking dive both front wheels tilt and their camber thrusts cancel, so
+    the car neither drifts nor yaws. (Unmirrored, the same values pulled it 0.15 mm aside.)"""
+    p = vm.load_vehicle("sedan")
+    s = p.suspension
+    left = s.position[:, 1] > 0
+    np.testing.assert_array_equal(s.camber_at_max_compression[left],
+                                  -s.camber_at_max_compression[~left])
+    assert np.all(s.camber_at_max_compression != 0)
+    sim = VehicleSim(build_scene(p, "flat"))
+    sim.reset(velocity=[20, 0, 0])
+    sim.state.omega[:] = 20 / p.wheels.radius
+    sim.set_commands(brake=0.5)
+    y0 = sim.com_position()[1]
+    sim.step(1000)
+    camber = sim.outputs.camber[0]
+    assert abs(camber[0]) > 1e-4 and camber[0] == pytest.approx(-camber[1])
+    assert abs(sim.com_position()[1] - y0) < 1e-6                # m, over ~30 m
+    assert abs(sim.data.qvel[5]) < 1e-6
+    assert abs(_roll(sim)) < 1e-6
