@@ -3,6 +3,12 @@
 A bar with stiffness ``k`` (N/m) between wheels ``a`` and ``b`` adds ``k * (jounce_a - jounce_b)``
 to ``a``'s strut force and takes it from ``b``'s, so it resists the difference in compression
 (body roll) without stiffening the suspension in heave. A wheel in the air takes no bar force.
+
+Unlike PhysX, whose bars put only a torque on the chassis and leave the tyre loads to the
+springs, the bar force here is part of the strut force and so of the tyre load, as a real bar
+transfers load: a stiffer bar on an axle moves more of the lateral load transfer to that axle's
+tyres (in PhysX it takes roll, and with it spring load transfer, away from them), so a balance
+tuned with bars does not carry over between the two.
 """
 
 from __future__ import annotations

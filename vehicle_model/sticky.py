@@ -14,6 +14,11 @@ the same idea is an explicit spring-damper anchored where the contact patch came
 * the force is limited by friction x load; when the spring part alone exceeds it, the anchor
   slides (it is moved so the spring force sits on the limit) - the tyre breaks loose.
 
+The triggers differ from PhysX's too: there a direction sticks at once when the patch is below
+0.2 m/s with the wheel not turning and no intent to accelerate, or after 1 s below 0.2 m/s
+(rolling or not), and the sticky direction's slip is zeroed for the tyre model; here the
+defaults are 0.5 m/s for 0.1 s with the gates above, and the other direction keeps its force.
+
 State per wheel: anchor displacement and timer, for (longitudinal, lateral).
 """
 

@@ -18,10 +18,14 @@ ground normal (the tyre model supplies the forces in the ground plane). With gra
 So the vehicle rests at zero jounce when the sprung masses match the chassis mass distribution,
 on a slope as on the flat, and a pitching or rolling body gets no horizontal push from its
 struts. ``N`` is the suspension force the outputs report and the tyre load (before the filter).
-Compression beyond ``max_compression`` adds no spring force unless the wheel has a bump stop
-(``bump_stop_stiffness`` > 0, N/m, acting on the compression past the limit); without one the
-chassis collision geoms take over (as in PhysX), so the scene must give the chassis a collision
-shape low enough to meet the ground before the ray origin does.
+The jounce rate is the contact point's velocity along the normal (the PhysX SDK differences the
+jounce over the step instead, which also sees the ground's profile passing under the wheel and
+spikes at touchdown; on smooth ground the two agree). Compression beyond ``max_compression``
+adds no spring force unless the wheel has a bump stop (``bump_stop_stiffness`` > 0, N/m, acting
+on the compression past the limit); without one the chassis collision geoms take over, so the
+scene must give the chassis a collision shape low enough to meet the ground before the ray origin
+does. (PhysX adds a solver limit constraint at max compression; MuJoCo takes no constraints from
+this module.)
 """
 
 from __future__ import annotations

@@ -18,9 +18,18 @@ picks its model per wheel (``tire.model`` in its TOML file):
                    (``tire_custom.py``)
 =================  ============================================================================
 
-PhysX slips: longitudinal ``(omega*r - v_long) / max(|v_long|, |omega*r|, min_long_denominator)``
+Slips: longitudinal ``(omega*r - v_long) / max(|v_long|, |omega*r|, min_long_denominator)``
 (positive = traction) and lateral ``atan(v_lat / max(|v_long|, min_lat_denominator))`` (rad,
-positive when the patch slides left; the lateral force opposes it).
+positive when the patch slides left; the lateral force opposes it). Where they depart from the
+PhysX SDK's code (PxVehicleUpdate.cpp, 4.x):
+
+* longitudinal: the guide's minimum denominator ("never falls below a specified value"), for
+  every wheel. The SDK applies it only to a wheel neither driven nor braked; a driven or braked
+  wheel there divides by ``max(|v_long|, |omega*r|) + 0.1 m/s`` (a locked wheel at 0.5 m/s: slip
+  -0.83 there, -0.125 here), a stiffness its solver's sticky-tyre velocity constraints hold at
+  low speed and our explicit update could not;
+* lateral: the SDK divides by ``|v_long| + 1 m/s``; the max here is the same at rest and gives
+  10 % more slip (so cornering force) at 10 m/s, 3 % at 30 m/s.
 """
 
 from __future__ import annotations
@@ -223,20 +232,22 @@ def filtered_load(lo: float, lo_filtered: float, hi: float, hi_filtered: float,
 @jit
 def slips(v_long: float, v_lat: float, wheel_speed: float, min_long_denominator: float,
           min_lat_denominator: float) -> tuple[float, float]:
-    """PhysX longitudinal slip (-) and lateral slip angle (rad); see the module docstring."""
+    """Longitudinal slip (-) and lateral slip angle (rad); see the module docstring."""
     return (long_slip(v_long, wheel_speed, min_long_denominator),
             np.arctan(lat_slip_tangent(v_long, v_lat, min_lat_denominator)))
 
 
 @jit
 def long_slip(v_long: float, wheel_speed: float, min_long_denominator: float) -> float:
-    """PhysX longitudinal slip: ``(wheel_speed - v_long) / max(|v_long|, |wheel_speed|, min)``."""
+    """Longitudinal slip ``(wheel_speed - v_long) / max(|v_long|, |wheel_speed|, min)`` (the
+    guide's minimum denominator for every wheel; see the module docstring)."""
     return (wheel_speed - v_long) / max(abs(v_long), abs(wheel_speed), min_long_denominator)
 
 
 @jit
 def lat_slip_tangent(v_long: float, v_lat: float, min_lat_denominator: float) -> float:
-    """``tan`` of the PhysX lateral slip: ``v_lat / max(|v_long|, min_lat_denominator)``."""
+    """``tan`` of the lateral slip: ``v_lat / max(|v_long|, min_lat_denominator)`` (the PhysX
+    SDK adds 1 m/s to ``|v_long|`` instead; see the module docstring)."""
     return v_lat / max(abs(v_long), min_lat_denominator)
 
 

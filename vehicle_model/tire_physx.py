@@ -41,8 +41,9 @@ def _smooth_force(k: float) -> float:
 
 @jit
 def _smooth_moment(k: float) -> float:
-    """PhysX smoothing for aligning moment: K - K^2 + K^3/3 - K^4/27, zero from K = 3
-    (Horner form)."""
+    """PhysX smoothing for aligning moment: K - K^2 + K^3/3 - K^4/27 (Horner form), held at its
+    K = 3 value, zero, beyond (PhysX's polynomial goes negative there; PhysX, like this module,
+    only reports the moment and applies no torque from it)."""
     k = min(k, 3.0)
     return k * (1.0 - k * (1.0 - k * (_THIRD - k * _27TH)))
 

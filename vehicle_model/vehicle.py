@@ -361,7 +361,8 @@ def check_timestep(p: VehicleParams, dt: float, gravity: float = 9.81) -> list[s
     the tyre pulls the wheel's spin toward rolling at the rate ``lambda = C r^2 / (I v_min)`` (C
     longitudinal stiffness, r radius, I wheel inertia); the explicit spin update over a wheel
     substep ``h = dt / substeps_low`` overshoots (the slip flips sign every substep) once
-    ``lambda h > 1``. PhysX's answer is more substeps at low speed (``substeps_low``).
+    ``lambda h > 1``. PhysX's answer is more substeps at low speed (``substeps_low``); its
+    substeps also advance the chassis, ours re-solve the wheels with the chassis held.
     Sticky tyre: its spring-damper is explicit over ``dt`` (the anchor moves with the velocity,
     the force acts over the next step), a mode ``x' = x + dt v``, ``v' = v - dt (w^2 x' + 2 zeta
     w v)`` of the sprung mass, stable only while ``(w dt)^2 + 4 zeta w dt < 4`` (``w = 2 pi
