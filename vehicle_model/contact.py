@@ -35,7 +35,7 @@ def suspension_forces(pk: Packed, k, hits, gravity, s, out) -> None:
         jounce, contact, over = suspension.jounce_from_hit(
             p[L.MAX_COMPRESSION], p[L.MAX_DROOP], p[L.RADIUS], hits[w, L.H_DIST], cos_inc)
         out[w, L.O_JOUNCE], out[w, L.O_CONTACT] = jounce, 1.0 if contact else 0.0
-        s[w, L.S_OVERTRAVEL] = over
+        s[w, L.S_OVERTRAVEL], s[w, L.S_COS_INCIDENCE] = over, cos_inc
         s[w, L.S_RATE_SCALE] = 1.0 / max(cos_inc, 0.1)
         s[w, L.S_DOWN], s[w, L.S_DOWN + 1], s[w, L.S_DOWN + 2] = d0, d1, d2
     for w in range(wp.shape[0]):                  # patch arm and velocity, strut force
@@ -55,7 +55,7 @@ def suspension_forces(pk: Packed, k, hits, gravity, s, out) -> None:
             rate = -(v0 * n0 + v1 * n1 + v2 * n2) * s[w, L.S_RATE_SCALE]
             strut = suspension.strut_force(p[L.SPRING], p[L.DAMPER], p[L.BUMP_STOP], jounce,
                                            rate, s[w, L.S_OVERTRAVEL])
-        out[w, L.O_SPRING_FORCE] = strut            # the normal force after the bars' share
+        out[w, L.O_SPRING_FORCE] = strut            # the bars add to it, the loop below projects it
         s[w, L.S_ARM], s[w, L.S_ARM + 1], s[w, L.S_ARM + 2] = a0, a1, a2
         s[w, L.S_V_PATCH], s[w, L.S_V_PATCH + 1], s[w, L.S_V_PATCH + 2] = v0, v1, v2
     antiroll.add_forces(pk.bars, out[:, L.O_JOUNCE], out[:, L.O_CONTACT], out[:, L.O_SPRING_FORCE])
@@ -63,10 +63,8 @@ def suspension_forces(pk: Packed, k, hits, gravity, s, out) -> None:
         rest = wp[w, L.SPRUNG_MASS] * gravity
         force = 0.0
         if out[w, L.O_CONTACT] > 0.5:
-            cos_inc = -(s[w, L.S_DOWN] * hits[w, L.H_NORMAL] + s[w, L.S_DOWN + 1]
-                        * hits[w, L.H_NORMAL + 1] + s[w, L.S_DOWN + 2] * hits[w, L.H_NORMAL + 2])
-            force = suspension.normal_force(rest, hits[w, L.H_NORMAL + 2], cos_inc,
-                                            out[w, L.O_SPRING_FORCE])
+            force = suspension.normal_force(rest, hits[w, L.H_NORMAL + 2],
+                                            s[w, L.S_COS_INCIDENCE], out[w, L.O_SPRING_FORCE])
         out[w, L.O_SPRING_FORCE] = force
         normalised = force / rest
         filtered = 0.0
