@@ -1,9 +1,10 @@
 """How the body moves on its suspension, with analytic expectations: tyre-force pitch and roll
 scaling (braking dive, steady-turn roll), bump stops under a load the springs cannot carry,
-mirrored camber."""
+mirrored camber, and the suspension force's direction."""
 
 import dataclasses
 
+import mujoco
 import numpy as np
 import pytest
 from test_physics_gaps import _roll, _roll_lever, _spring_roll_stiffness, _steady_turn
@@ -172,3 +173,26 @@ def test_mirrored_camber_brakes_straight():
     assert abs(sim.com_position()[1] - y0) < 1e-6                # m, over ~30 m
     assert abs(sim.data.qvel[5]) < 1e-6
     assert abs(_roll(sim)) < 1e-6
+
+
+@pytest.mark.parametrize("terrain,kw", [("flat", {}), ("slope", {"angle_deg": 10.0})])
+def test_suspension_forces_act_along_the_ground_normal_however_the_body_tilts(terrain, kw):
+    """Body pitched 3 deg and rolled 2 deg against the ground: each wheel's suspension force
+    lies along its ray's hit normal (so it has no part in the ground plane to push the body
+    along), with the reported magnitude."""
+    p = vm.load_vehicle("sedan")
+    sim = VehicleSim(build_scene(p, terrain, **kw))
+    tilt = np.zeros(4)
+    mujoco.mju_euler2Quat(tilt, np.radians([2.0, 3.0, 0.0]), "xyz")
+    quat = np.zeros(4)
+    mujoco.mju_mulQuat(quat, sim.scene.spawn_quat, tilt)
+    sim.reset(quat=quat)
+    normal = sim.gather()[1].normal[0]                           # what the update will see
+    sim.substep()
+    out = sim.outputs
+    assert out.in_contact.all()
+    np.testing.assert_allclose(np.linalg.norm(normal, axis=1), 1.0, rtol=1e-9)
+    force = out.susp_force[0]
+    np.testing.assert_allclose(force, normal * out.spring_force[0][:, None], rtol=1e-12, atol=1e-9)
+    axis_z = sim.data.xmat[sim.body].reshape(3, 3)[:, 2]        # not the chassis up axis
+    assert np.all(np.abs(normal @ axis_z) < np.cos(np.radians(2.0)))
