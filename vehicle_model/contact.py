@@ -61,17 +61,14 @@ def suspension_forces(pk: Packed, k, hits, gravity, s, out) -> None:
     antiroll.add_forces(pk.bars, out[:, L.O_JOUNCE], out[:, L.O_CONTACT], out[:, L.O_SPRING_FORCE])
     for w in range(wp.shape[0]):                  # force along the ground normal, tyre load
         rest = wp[w, L.SPRUNG_MASS] * gravity
-        force = 0.0
+        force, filtered = 0.0, 0.0
         if out[w, L.O_CONTACT] > 0.5:
             force = suspension.normal_force(rest, hits[w, L.H_NORMAL + 2],
                                             s[w, L.S_COS_INCIDENCE], out[w, L.O_SPRING_FORCE])
-        out[w, L.O_SPRING_FORCE] = force
-        normalised = force / rest
-        filtered = 0.0
-        if out[w, L.O_CONTACT] > 0.5:
             filtered = tire.filtered_load(vp[L.LOAD_MIN], vp[L.LOAD_MIN_FILTERED], vp[L.LOAD_MAX],
-                                          vp[L.LOAD_MAX_FILTERED], normalised)
-        out[w, L.O_NORMALISED_LOAD], out[w, L.O_LOAD] = normalised, filtered * rest
+                                          vp[L.LOAD_MAX_FILTERED], force / rest)
+        out[w, L.O_SPRING_FORCE] = force
+        out[w, L.O_NORMALISED_LOAD], out[w, L.O_LOAD] = force / rest, filtered * rest
         s[w, L.S_LOAD_FILTERED] = filtered
 
 
