@@ -7,7 +7,7 @@ import dataclasses
 import mujoco
 import numpy as np
 import pytest
-from test_physics_gaps import _roll, _roll_lever, _spring_roll_stiffness, _steady_turn
+from body_measures import body_roll, roll_lever, spring_roll_stiffness, steady_turn
 
 from traction import vehicle_model as vm
 from traction.envs import VehicleSim
@@ -58,7 +58,7 @@ def test_pitch_scaling_scales_the_braking_load_transfer():
     leaves the body level (the talk's trick for grip without wallowing); the braking itself is
     the same."""
     p = vm.load_vehicle("sedan")
-    m, h = p.chassis.mass, _roll_lever(p)
+    m, h = p.chassis.mass, roll_lever(p)
     x = p.suspension.position[:, 0]
     wheelbase = x[:2].mean() - x[2:].mean()
     gains, decels = {}, []
@@ -83,9 +83,9 @@ def test_roll_scaling_scales_the_steady_turn_roll():
     """Steady turn: roll phi = keep m a_y h / (K - m g h). The tyre forces' roll moment is the
     only thing scaled; the m g h phi of the force points swinging under the CoM is not."""
     p = vm.load_vehicle("sedan")
-    m, h, k = p.chassis.mass, _roll_lever(p), _spring_roll_stiffness(p)
+    m, h, k = p.chassis.mass, roll_lever(p), spring_roll_stiffness(p)
     for keep in (1.0, 0.5, 0.0):
-        roll, ay = _steady_turn(_scaled(roll=keep))
+        roll, ay = steady_turn(_scaled(roll=keep))
         assert ay > 2.0
         assert roll == pytest.approx(keep * m * ay * h / (k - m * G * h), rel=0.03, abs=1e-5)
 
@@ -93,8 +93,8 @@ def test_roll_scaling_scales_the_steady_turn_roll():
 def test_scaling_leaves_yaw_alone():
     """The removed moment has no yaw part: the steady turn's lateral acceleration (v x yaw
     rate) is the same with and without pitch and roll scaling (1 %)."""
-    _, ay_full = _steady_turn(_scaled())
-    _, ay_none = _steady_turn(_scaled(pitch=0.0, roll=0.0))
+    _, ay_full = steady_turn(_scaled())
+    _, ay_none = steady_turn(_scaled(pitch=0.0, roll=0.0))
     assert ay_none == pytest.approx(ay_full, rel=0.01)
 
 
@@ -172,7 +172,7 @@ def test_mirrored_camber_brakes_straight():
     assert abs(camber[0]) > 1e-4 and camber[0] == pytest.approx(-camber[1])
     assert abs(sim.com_position()[1] - y0) < 1e-6                # m, over ~30 m
     assert abs(sim.data.qvel[5]) < 1e-6
-    assert abs(_roll(sim)) < 1e-6
+    assert abs(body_roll(sim)) < 1e-6
 
 
 @pytest.mark.parametrize("terrain,kw", [("flat", {}), ("slope", {"angle_deg": 10.0})])

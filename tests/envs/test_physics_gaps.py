@@ -6,6 +6,7 @@ import dataclasses
 import mujoco
 import numpy as np
 import pytest
+from body_measures import axles, body_roll, roll_lever, spring_roll_stiffness, steady_turn
 from vehicle_variants import variant, with_model
 
 from traction import vehicle_model as vm
@@ -15,8 +16,6 @@ from traction.vehicle_model.tire_curve import DEFAULT as DEFAULT_CURVES
 from traction.vehicle_model.tire_magic import pure
 
 G = 9.81
-
-
 
 
 def _table_mu(sim, surface):
@@ -34,37 +33,12 @@ def _physx_peak(params) -> float:
     return float(peak[0])
 
 
-def _axles(params):
-    """Wheel index pairs (left, right) of each axle, front first, and their track widths (m)."""
-    y = params.suspension.position[:, 1]
-    pairs = [(a, a + 1) for a in range(0, params.n_wheels, 2)]
-    return pairs, [y[a] - y[b] for a, b in pairs]
-
-
-def _roll(sim):
-    """Body roll (rad), right side down positive: the z component of the chassis y axis."""
-    return float(np.arcsin(sim.data.xmat[sim.body].reshape(3, 3)[2, 1]))
-
-
-def _spring_roll_stiffness(params):
-    """Roll stiffness of the springs (N m/rad): roll phi moves each wheel t phi / 2, so a pair
-    of springs k gives k t^2 / 2 per axle."""
-    pairs, tracks = _axles(params)
-    k = params.suspension.spring_strength
-    return sum(0.5 * (k[a] + k[b]) * t**2 / 2 for (a, b), t in zip(pairs, tracks, strict=True))
-
-
 def _bar_roll_stiffness(params):
     """Roll stiffness of the anti-roll bars (N m/rad): a bar k_b between wheels a track t apart
     adds k_b t phi to one strut and takes it from the other, a moment k_b t^2 phi."""
     y = params.suspension.position[:, 1]
     ar = params.anti_roll
     return sum(k * (y[a] - y[b]) ** 2 for (a, b), k in zip(ar.pairs, ar.stiffness, strict=True))
-
-
-def _roll_lever(params):
-    """Height (m) of the CoM above the points where the tyre forces act (wheel centres here)."""
-    return float(params.chassis.com[2] - params.suspension.tire_force_point[:, 2].mean())
 
 
 # --- 1. handbrake ----------------------------------------------------------------------------
@@ -173,9 +147,9 @@ def test_parked_across_15_degree_slope_does_not_creep(holds_still):
     # suspension forces act) less m g cos(a) h (rolled by phi, the force points swing h phi
     # across the slope under the CoM, so the normal forces' moment arms shift); 10 % for the
     # bump in the lateral load transfer and the in-plane tyre deflection
-    m, h = p.chassis.mass, _roll_lever(p)
-    give = m * G * np.sin(angle) * h / (_spring_roll_stiffness(p) - m * G * np.cos(angle) * h)
-    assert -_roll(sim) - angle == pytest.approx(give, rel=0.10)   # downhill is the body's -y
+    m, h = p.chassis.mass, roll_lever(p)
+    give = m * G * np.sin(angle) * h / (spring_roll_stiffness(p) - m * G * np.cos(angle) * h)
+    assert -body_roll(sim) - angle == pytest.approx(give, rel=0.10)   # downhill is the body's -y
     # the sprung masses carry the weight's normal part m g cos(a), so the springs' mean jounce
     # stays at zero on the slope; roll compresses the downhill side as much as it extends the
     # uphill side
@@ -192,29 +166,16 @@ def _with_bars(bars):
     return dataclasses.replace(vm.load_vehicle("sedan"), anti_roll=bars)
 
 
-def _steady_turn(params, v=8.0, steer=0.1, seconds=4.0):
-    """Roll (rad, right side down positive) and lateral acceleration v * yaw rate (m/s^2) in a
-    steady left turn at ``v`` (m/s) held by a rear-torque speed controller."""
-    sim = VehicleSim(build_scene(params, "flat"))
-    sim.reset(velocity=[v, 0, 0])
-    sim.state.omega[:] = v / params.wheels.radius
-    for _ in range(int(seconds / sim.dt)):
-        err = v - sim.forward_speed()
-        sim.set_commands(wheel_torque=[0, 0, 400 * err, 400 * err], wheel_steer=[steer, steer, 0, 0])
-        sim.substep()
-    return _roll(sim), sim.forward_speed() * sim.data.qvel[5]
-
-
 def test_anti_roll_bars_reduce_body_roll_in_a_steady_turn_by_the_stiffness_ratio():
     bars = vm.load_vehicle("sedan_rwd").anti_roll                # front 8000, rear 5000 N/m
     assert vm.load_vehicle("sedan").anti_roll.pairs == () and len(bars.pairs) == 2
     plain, barred = _with_bars(vm.AntiRollParams()), _with_bars(bars)
-    m, h = plain.chassis.mass, _roll_lever(plain)
-    k_springs, k_bars = _spring_roll_stiffness(plain), _bar_roll_stiffness(barred)
+    m, h = plain.chassis.mass, roll_lever(plain)
+    k_springs, k_bars = spring_roll_stiffness(plain), _bar_roll_stiffness(barred)
     assert k_bars > 0.3 * k_springs
     per_ay = []                                                  # roll per lateral acceleration
     for params, k in ((plain, k_springs), (barred, k_springs + k_bars)):
-        roll, ay = _steady_turn(params)
+        roll, ay = steady_turn(params)
         assert ay > 2.0                                          # a real turn (m/s^2)
         # steady roll: m a_y h = (K - m g h) phi; 3 % for the CoM's sideslip in v * yaw rate
         # and the small-angle geometry
@@ -233,7 +194,7 @@ def test_anti_roll_bars_add_no_force_at_rest_on_flat_ground():
         sim = VehicleSim(build_scene(p, "flat"))
         sim.step(1000)                                           # settle 2 s
         jounce = sim.outputs.jounce[0]
-        pairs, _ = _axles(p)
+        pairs, _ = axles(p)
         for a, b in pairs:                                       # symmetric: no roll to resist
             assert abs(jounce[a] - jounce[b]) < 1e-6
         loads.append(sim.outputs.spring_force[0].copy())
