@@ -8,30 +8,48 @@ import traction.envs  # noqa: F401  (registers the ids)
 from traction.train.controllers import DriftController
 
 
-@pytest.mark.parametrize("seed", [1000, 1003])
-def test_drift_controller_holds_a_continuous_slide_near_its_target(seed):
-    """DriftController: kicked into the slide within 3 s, then in the hold phase to the end of
-    the episode; after a first swing (15-34 deg in its first 3 s) the sideslip stays between 20
-    and 35 deg, about 27.5 deg on average (2.5 deg short of its 30 deg target), and the car
-    never spins out; its circle lies inside the marked one (the README's caveat: no success)."""
-    env = gym.make("Traction/Drift-v0")
-    ctrl = DriftController()
+def _drift_episode(seed, steps=750, **gains):
+    """One Drift-v0 episode under the DriftController: per step the phase, sideslip (deg),
+    cross-track error (m), and whether the drift had been held; the last info."""
+    env = gym.make("Traction/Drift-v0", max_episode_steps=steps)
+    ctrl = DriftController(**gains)
     obs, _ = env.reset(seed=seed)
-    phases, beta, cross = [], [], []
+    phases, beta, cross, success = [], [], [], []
     while True:
         obs, _, term, trunc, info = env.step(ctrl(obs))
         phases.append(ctrl.phase)
         beta.append(np.degrees(obs[1]))
         cross.append(obs[5])
-        assert info["reward_spin_out"] == 0
+        success.append(info["is_success"])
         if term or trunc:
-            break
-    assert trunc and not term and len(phases) == 750              # the whole 30 s episode
+            env.close()
+            return phases, np.array(beta), np.array(cross), success, info, term
+
+
+@pytest.mark.parametrize("seed", [1000, 1003])
+def test_drift_controller_holds_a_slide_on_the_marked_circle(seed):
+    """Defaults: in the slide within 3 s and to the end of the 30 s episode; after its first
+    3 s the sideslip stays within 20-34 deg, 26.7 deg on average (3.3 deg short of 30 deg: the
+    steady slide that lies on the 20 m circle); the car never spins out, its mean cross-track
+    error is under 1 m, and the sustained drift is reached 14-18 s in."""
+    phases, beta, cross, success, info, term = _drift_episode(seed)
+    assert not term and len(phases) == 750                          # the whole 30 s episode
     first = phases.index("hold")
     assert first * 0.04 < 3.0 and set(phases[first:]) == {"hold"}
-    slide = np.array(beta[first + 75:])
-    assert 20.0 < slide.min() and slide.max() < 35.0
-    assert slide.mean() == pytest.approx(27.5, abs=1.0)
-    assert np.abs(slide - np.degrees(ctrl.target)).mean() < 3.5
-    assert -12.0 < np.mean(cross[first + 75:]) < -5.0              # m, inside the circle
-    assert not info["is_success"]
+    slide = beta[first + 75:]
+    assert 20.0 < slide.min() and slide.max() < 34.0
+    assert slide.mean() == pytest.approx(26.7, abs=0.5)
+    assert abs(cross[first + 75:].mean()) < 1.0
+    assert info["is_success"] and 14.0 < success.index(True) * 0.04 < 18.0
+    assert info["reward_spin_out"] == 0
+
+
+def test_drift_controller_centre_wanders_unless_the_yaw_rate_is_held():
+    """The docstring's limitation: with no loop on the circle's centre the wet quarter walks
+    the car off the pad in a 120 s episode (after 40-55 s); yaw_rate_gain = 1.0 keeps it on the
+    pad for the whole 120 s, with the slide held (sideslip 24-29 deg on average)."""
+    phases, _, cross, _, info, term = _drift_episode(1000, steps=3000)
+    assert term and info["reward_off_pad"] < 0 and 40.0 < len(phases) * 0.04 < 55.0
+    phases, beta, cross, _, info, term = _drift_episode(1000, steps=3000, yaw_rate_gain=1.0)
+    assert not term and len(phases) == 3000
+    assert np.abs(cross).max() < 15.0 and 24.0 < beta[200:].mean() < 29.0
