@@ -41,14 +41,20 @@ def _episode(env, controller, seed, record):
     controller.reset()
     obs, info = env.reset(seed=seed)
     u = env.unwrapped
-    total, steps = 0.0, 0
+    total, steps, success_step = 0.0, 0, None
     track = {"dt": u.control_dt, "xy": [], "speed": [], "reward": [], "sideslip": []}
+    if hasattr(u, "cross_track"):                      # Drift: the marked circle, for the plot
+        track["circle"] = u.radius
     frames = []
     start = u.sim.com_position()
     while True:
         obs, r, term, trunc, info = env.step(controller(obs))
         total += r
         steps += 1
+        if not info["is_success"]:                     # the step from which success held
+            success_step = None                        # to the end (Drift's episode goes on
+        elif success_step is None:                     # after it)
+            success_step = steps
         track["xy"].append(u.sim.com_position()[:2].tolist())
         track["speed"].append(info["speed"])
         track["reward"].append(r)
@@ -59,7 +65,7 @@ def _episode(env, controller, seed, record):
         if term or trunc:
             break
     metrics = {"return": total, "steps": steps, "success": bool(info["is_success"]),
-               "time_to_success": steps * u.control_dt if info["is_success"] else None,
+               "time_to_success": success_step * u.control_dt if info["is_success"] else None,
                "diverged": bool(info["diverged"])}
     if hasattr(u, "sideslip"):
         beta = np.radians(np.array(track["sideslip"][len(track["sideslip"]) // 4:]))
@@ -153,6 +159,9 @@ def _plots(tracks: dict, out: Path) -> None:
     fig, axes = plt.subplots(1, len(tracks), figsize=(4 * len(tracks), 4))
     for ax, (name, t) in zip(np.atleast_1d(axes), tracks.items(), strict=True):
         xy = np.array(t["xy"])
+        if "circle" in t:
+            angle = np.linspace(0.0, 2 * np.pi, 181)
+            ax.plot(t["circle"] * np.cos(angle), t["circle"] * np.sin(angle), "k--", lw=0.8)
         ax.plot(xy[:, 0], xy[:, 1])
         ax.plot(*xy[0], "go")
         ax.set(title=name, xlabel="x (m)", ylabel="y (m)")

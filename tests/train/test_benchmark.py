@@ -37,3 +37,16 @@ def test_scripted_thresholds(quick):
     assert s["climb_crest_torque_vectoring"]["success_rate"] > \
         s["climb_crest_equal"]["success_rate"]
     assert s["climb_rough_hill"]["success_rate"] > 0
+
+
+def test_time_to_success_is_when_success_began_not_the_episode_end():
+    """Drift's success is sticky and its episode goes on: the time to success is the step the
+    sustained drift was first held for 3 s (14.2 s for seed 1000), not the 20 s episode."""
+    import gymnasium as gym
+
+    from traction.train.controllers import DriftController
+    env = gym.make("Traction/Drift-v0", max_episode_steps=500)
+    metrics, track, _ = benchmark._episode(env, DriftController(), 1000, record=False)
+    env.close()
+    assert metrics["success"] and metrics["steps"] == 500
+    assert metrics["time_to_success"] == pytest.approx(14.2, abs=0.05)
