@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import tempfile
 from pathlib import Path
 
@@ -64,6 +65,23 @@ def writable_dir(path: Path, arg: str = "--out") -> Path:
             pass
     except OSError as e:
         raise ValueError(f"{arg} {path}: not a writable folder ({e.strerror or e})") from None
+    return path
+
+
+def creatable_dir(path: Path, arg: str = "--out") -> Path:
+    """Check, without creating anything, that folder ``path`` exists and is writable or could
+    be created (its nearest existing ancestor is a writable folder).
+
+    Raises:
+        ValueError: it is a file, or it could not be created or written, naming ``arg``.
+    """
+    path = Path(path)
+    existing = next(p for p in (path, *path.parents) if p.exists() or p == p.parent)
+    if not existing.is_dir():
+        what = "is not a folder" if existing == path else f"{existing} is not a folder"
+        raise ValueError(f"{arg} {path}: {what}; allowed: a writable folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"{arg} {path}: {existing} is not writable; allowed: a writable folder")
     return path
 
 

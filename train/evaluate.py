@@ -81,6 +81,7 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123) -> 
                     stats=stats if stats.exists() else None)
     model = getattr(sb3, config["algo"].upper()).load(run / "model.zip", device="cpu")
     returns, successes, frames = _episodes(venv, model, episodes, video)
+    fps = venv.get_attr("metadata")[0]["render_fps"]   # one frame per control step, real time
     venv.close()
     result = {"env_id": config["env_id"], "episodes": episodes,
               "success_rate": float(np.mean(successes)), "mean_return": float(np.mean(returns)),
@@ -88,7 +89,7 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123) -> 
     if video and frames:
         from traction.scenes.video import VideoWriter
 
-        with VideoWriter(run / "evaluation.mp4", fps=25) as writer:
+        with VideoWriter(run / "evaluation.mp4", fps=fps) as writer:
             for f in frames:
                 writer.append(f)
         result["video"] = str(writer.path)

@@ -23,11 +23,13 @@ LOAD_FACTORS = (0.5, 1.0, 1.5)
 
 
 def distinct_tyres(p) -> list[int]:
-    """One wheel index per distinct set of tyre parameters (e.g. front and rear axle)."""
+    """One wheel index per distinct tyre curve (e.g. front and rear axle): the tyre's parameters
+    and its wheel's sprung mass (the rest load, which sets the plotted loads and scales the
+    PhysX tyre's lateral stiffness)."""
     seen, out = [], []
     for i in range(p.n_wheels):
         key = tuple(np.asarray(getattr(p.tires, f)[i]).tobytes()
-                    for f in p.tires.__dataclass_fields__)
+                    for f in p.tires.__dataclass_fields__) + (float(p.suspension.sprung_mass[i]),)
         if key not in seen:
             seen.append(key)
             out.append(i)
@@ -80,7 +82,10 @@ def main(argv=None) -> list[Path]:
         require("plot_tires", "matplotlib")
     except MissingExtra as e:
         ap.error(str(e))
-    p = load_vehicle(args.vehicle)
+    try:
+        p = load_vehicle(args.vehicle)
+    except (ValueError, OSError) as e:                 # VehicleConfigError: file, field, range
+        ap.error(str(e))
     args.out.mkdir(parents=True, exist_ok=True)
     paths = []
     for wheel in distinct_tyres(p):

@@ -72,6 +72,11 @@ def main(argv=None) -> str:
         require("results", "matplotlib")
     except MissingExtra as e:
         ap.error(str(e))
+    for run in args.runs:                              # all checked before any output
+        for name in ("config.yml", "evaluations.npz"):
+            if not (run / name).is_file():
+                ap.error(f"{run}: no {name} (not a training run folder, or it ended before "
+                         "its first evaluation)")
     lines = ["| task | algo | steps | best eval success | final eval success | final mean return |",
              "|---|---|---|---|---|---|"]
     for run in args.runs:

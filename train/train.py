@@ -31,7 +31,7 @@ import yaml
 
 import traction.envs  # registers the ids
 from traction.scenes.export import parse_assignment
-from traction.train.checks import MissingExtra, int_at_least, positive_int_arg, require
+from traction.train.checks import MissingExtra, creatable_dir, int_at_least, positive_int_arg, require
 
 ALGOS = ("ppo", "sac")
 #: Run settings in the hyperparameter files (not algorithm arguments) -> smallest allowed value;
@@ -159,6 +159,7 @@ def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overri
         raise ValueError(f"--algo {algo!r}; allowed: {', '.join(ALGOS)}")
     int_at_least("--timesteps", timesteps, 1)
     int_at_least("--threads", threads, 1)
+    creatable_dir(out)
     require("training", "stable_baselines3")
     check_env(env_id, env_kwargs)
     run, hp = split_hyperparameters(algo, hyperparameters(algo, env_id, overrides))
@@ -177,8 +178,8 @@ def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overri
     try:
         model = getattr(sb3, algo.upper())(policy, venv, seed=seed, verbose=0,
                                            tensorboard_log=str(out / "tb"), **hp)
-    except AssertionError as e:                         # SB3 checks its arguments with assert
-        raise ValueError(f"--hp: {e}") from None
+    except (AssertionError, TypeError) as e:            # SB3's asserts; a wrong-typed or
+        raise ValueError(f"--hp: {e}") from None        # unknown (policy) argument
     return {"model": model, "venv": venv, "eval_env": eval_env, "run": run, "config": config}
 
 

@@ -20,6 +20,9 @@ TRAIN_BAD = [
     (TANK + ["--hp", "n_envs=-2"], "--hp n_envs = -2; allowed: an integer >= 1"),
     (TANK + ["--hp", "normalize=maybe"], "--hp normalize = 'maybe'; allowed: true, false"),
     (TANK + ["--hp", "policy_kwargs=dict(net_arch="], "--hp policy_kwargs"),
+    (TANK + ["--hp", "policy_kwargs=dict(net_arc=[64])"], "--hp: ActorCriticPolicy.__init__() "
+     "got an unexpected keyword argument 'net_arc'"),
+    (TANK + ["--hp", "n_steps=abc"], "--hp: "),
     (TANK + ["--env-kwarg", "bogus=1"], "--env-kwarg bogus: not an argument of Traction/TankTurn-v0"),
     (TANK + ["--env-kwarg", "drive_mode=bogus"], "drive_mode = 'bogus'; allowed: special, standard"),
     (TANK + ["--threads", "0"], "argument --threads: '0'; allowed: an integer >= 1"),
@@ -166,3 +169,21 @@ def test_prepare_builds_envs_and_model_but_writes_nothing(tmp_path):
     finally:
         p["venv"].close()
         p["eval_env"].close()
+
+
+def test_train_refuses_an_out_it_cannot_create_before_building_anything(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    err = _usage_error(capsys, train.main, TANK + ["--out", str(blocker / "run")])
+    assert f"--out {blocker / 'run'}: {blocker} is not a folder; allowed: a writable folder" in err
+    err = _usage_error(capsys, train.main, TANK + ["--out", str(blocker)])
+    assert f"--out {blocker}: is not a folder" in err
+    assert list(tmp_path.iterdir()) == [blocker]
+
+
+def test_results_refuses_a_run_without_evaluations_before_any_output(tmp_path, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\n")
+    err = _usage_error(capsys, results.main, [str(run), "--out", str(tmp_path / "curves")])
+    assert f"{run}: no evaluations.npz" in err and not (tmp_path / "curves").exists()

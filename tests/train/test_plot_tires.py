@@ -15,6 +15,20 @@ def test_plot_tires_writes_pngs(tmp_path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
 
 
+def test_plot_tires_draws_each_axle_whose_rest_load_differs(tmp_path):
+    """sedan_rwd: one tyre spec, but the front wheels carry 389 kg and the rear 361 kg, so the
+    curves (at multiples of the rest load; PhysX lateral stiffness per rest load) differ."""
+    paths = plot_tires.main(["sedan_rwd", "--out", str(tmp_path)])
+    assert [p.name for p in paths] == ["front_left_physx.png", "rear_left_physx.png"]
+
+
+def test_plot_tires_refuses_an_unknown_vehicle(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        plot_tires.main(["no_such_car", "--out", str(tmp_path / "o")])
+    assert exit_info.value.code == 2 and "no_such_car" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
 def test_sweep_matches_pure_slip_expectations():
     p = load_vehicle("sedan_rwd")
     rest = p.suspension.sprung_mass[0] * 9.81

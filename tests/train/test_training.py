@@ -38,6 +38,14 @@ def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path):
     assert (tmp_path / "curves" / "run.png").stat().st_size > 1000
     assert "| Traction/TankTurn-v0 | PPO | 512 |" in table
 
+    # the evaluation video plays in real time: one frame per control step of the run's env
+    config["env_kwargs"]["control_dt"] = 0.02
+    (out / "config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    result = evaluate.evaluate(out, 1, video=True)
+    import imageio.v3 as iio
+
+    assert iio.immeta(result["video"])["fps"] == 50.0
+
 
 def test_training_uses_the_native_vector_env():
     from stable_baselines3.common.vec_env import VecMonitor
