@@ -24,6 +24,7 @@ import mujoco
 import numpy as np
 
 from traction.scenes import Scene, build_scene
+from traction.scenes.build import OFFSCREEN
 from traction.vehicle_model import VehicleParams
 from traction.vehicle_model.params import check_number
 
@@ -38,13 +39,6 @@ _FLOAT32 = np.dtype(np.float32)
 #: Observation bound (every channel is physically far inside: m, m/s, rad/s, slips); observations
 #: are clipped to it so the space holds even in a diverging simulation.
 OBS_LIMIT = 1000.0
-
-
-def option_number(options: dict, name: str, default: float, lo: float, hi: float,
-                  unit: str = "") -> float:
-    """Reset option ``name`` (``default`` if absent), checked to be a finite number in
-    [lo, hi] (ValueError naming it)."""
-    return check_number(f"reset option {name}", options.get(name, default), lo, hi, unit=unit)
 
 
 def positive(name: str, value, unit: str = "") -> float:
@@ -65,8 +59,9 @@ class TractionEnv(gym.Env):
     action_names: tuple[str, ...] = ()
     #: reward term names, in order (task)
     reward_names: tuple[str, ...] = ()
-    #: reset options the task reads, besides ``terrain_seed`` (task)
-    reset_options: tuple[str, ...] = ()
+    #: reset options the task reads, besides ``terrain_seed``: name -> ``(lo, hi, unit)`` of a
+    #: number, or None for another kind, which the task's :meth:`_check_option` reads (task)
+    reset_options: dict[str, tuple | None] = {}
     #: task attributes that change during an episode (saved by get_state) (task)
     task_state: tuple[str, ...] = ()
     #: the task's compiled action map (``envs/actions.py``), run by the physics loop's call;
@@ -84,6 +79,8 @@ class TractionEnv(gym.Env):
             raise RuntimeError("render_mode = 'human' needs a display (DISPLAY and "
                                "WAYLAND_DISPLAY are unset); headless: render_mode = 'rgb_array'")
         positive("control_dt", control_dt, "s"), positive("physics_dt", physics_dt, "s")
+        width = check_number("width", width, 1, OFFSCREEN[0], integer=True, unit="px")
+        height = check_number("height", height, 1, OFFSCREEN[1], integer=True, unit="px")
         n_sub = control_dt / physics_dt
         if abs(n_sub - round(n_sub)) > 1e-6 or round(n_sub) < 1:
             raise ValueError(f"control_dt = {control_dt} must be a positive multiple of "
@@ -149,8 +146,8 @@ class TractionEnv(gym.Env):
         return out
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        options = self._read_options(options)           # all checked before anything changes
         super().reset(seed=seed)
-        options = self._read_options(options)
         terrain_seed = options.pop("terrain_seed", int(self.np_random.integers(2**31 - 1)))
         self.scene.regenerate(terrain_seed, self._renderer.context if self._renderer else None)
         self._reset_task(options)
@@ -167,18 +164,31 @@ class TractionEnv(gym.Env):
         return obs, info
 
     def _read_options(self, options) -> dict:
-        """A copy of the reset ``options`` with ``terrain_seed`` checked; TypeError if not a
-        dict, ValueError naming an unknown key (the task's keys are :attr:`reset_options`)."""
+        """A copy of the reset ``options``, every value checked (numbers converted): TypeError
+        if not a dict, ValueError naming an unknown key (the task's keys are
+        :attr:`reset_options`) or a value and its allowed range."""
         if options is None:
             return {}
         if not isinstance(options, dict):
             raise TypeError(f"reset options: a dict, got {type(options).__name__}")
         allowed = ("terrain_seed", *self.reset_options)
-        for key in options:
+        out = {}
+        for key, value in options.items():
             if key not in allowed:
                 raise ValueError(f"reset option {key!r} is unknown; allowed: {', '.join(allowed)}")
-        check_number("reset option terrain_seed", options.get("terrain_seed", 0), 0, integer=True)
-        return dict(options)
+            if key == "terrain_seed":
+                out[key] = check_number("reset option terrain_seed", value, 0, integer=True)
+            elif self.reset_options[key] is None:
+                out[key] = self._check_option(key, value)
+            else:
+                lo, hi, unit = self.reset_options[key]
+                out[key] = check_number(f"reset option {key}", value, lo, hi, unit=unit)
+        return out
+
+    def _check_option(self, name: str, value):
+        """A reset option that is not a number, checked and converted (ValueError naming it)
+        (task)."""
+        raise NotImplementedError(name)
 
     def step(self, action):
         self._step_physics(action)

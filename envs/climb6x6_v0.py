@@ -92,7 +92,7 @@ class Climb6x6Env(TractionEnv):
     | argument | default | meaning |
     |---|---|---|
     | `terrain` | `"rough_hill"` | `"rough_hill"`, `"crest"` or `"slope"` |
-    | `difficulty` | 0.5 | rough_hill difficulty in [0, 1] (slope, roughness, rocks, ditches) |
+    | `difficulty` | 0.5 | rough_hill difficulty in [0, 1] (slope, roughness, rocks, ditches); other terrains ignore it |
     | `differential` | `"torque_vectoring"` | or `"equal"` (equal split over the six wheels) |
     | `action_mode` | `"pedals"` | or `"wheel_torques"` |
     | `control_dt` | 0.04 | s per `step` (25 Hz) |
@@ -110,7 +110,7 @@ class Climb6x6Env(TractionEnv):
 
     reward_names = ("progress", "energy", "slip", "success", "rollover")
     task_state = ("_prev_dist", "_goal_xyz")
-    reset_options = ("spawn",)
+    reset_options = {"spawn": None}
     action_map = actions.DRIVE_LEVER
 
     def __init__(self, terrain: str = "rough_hill", difficulty: float = 0.5,
@@ -140,6 +140,7 @@ class Climb6x6Env(TractionEnv):
             tuple(f"wheel_share_{n}" for n in p.wheel_names) if action_mode == "wheel_torques"
             else ())
         kwargs = dict(TERRAINS[terrain])
+        difficulty = check_number("difficulty", difficulty, 0.0, 1.0)   # checked on any terrain
         if terrain == "rough_hill":
             kwargs["difficulty"] = difficulty
         super().__init__(p, terrain, kwargs, control_dt, physics_dt, render_mode, width, height)
@@ -162,7 +163,7 @@ class Climb6x6Env(TractionEnv):
     def _reset_task(self, options: dict) -> None:
         t = self.scene.terrain
         if "spawn" in options:
-            x, y, yaw = self._spawn_option(options["spawn"])
+            x, y, yaw = options["spawn"]
             pos, quat = spawn_on_grid(t.grid, self.vehicle, x, y, yaw)
         elif self.terrain_name == "crest":
             pos, quat = t.spawn_pos, t.spawn_quat
@@ -175,9 +176,9 @@ class Climb6x6Env(TractionEnv):
         self._goal_xyz = tuple(self._goal().tolist())       # fixed for the episode
         self._prev_dist = self._goal_distance(self.read_chassis())
 
-    def _spawn_option(self, spawn) -> tuple[float, float, float]:
+    def _check_option(self, name: str, spawn) -> tuple[float, float, float]:
         """The ``spawn`` reset option as ``(x, y, yaw)``; ValueError unless three finite
-        numbers with (x, y) on the terrain."""
+        numbers with (x, y) on the terrain (the grid's extent, the same for every seed)."""
         try:
             x, y, yaw = (float(v) for v in np.asarray(spawn, dtype=np.float64).reshape(3))
         except (TypeError, ValueError):

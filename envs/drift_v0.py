@@ -12,7 +12,7 @@ from traction.vehicle_model import VehicleParams, load_vehicle
 from traction.vehicle_model import layout as L
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv, finite_weights, option_number, positive
+from .base import OBS_LIMIT, TractionEnv, finite_weights, positive
 from .reading import ChassisReading
 from .rewards import tolerance
 
@@ -73,13 +73,13 @@ class DriftEnv(TractionEnv):
     | spin_out | -1 when \|sideslip\| exceeds 80 deg | `spin_out_penalty` (20.0) |
     | off_pad | -1 when the car leaves the pad (\|cross-track error\| > 15 m) | `off_pad_penalty` (20.0) |
 
-    `moving = min(1, speed / 8 m/s)` so standing still earns nothing. A sustained drift: sideslip
+    `moving = min(1, horizontal speed / 8 m/s)` so standing still earns nothing. A sustained drift: sideslip
     within 10 deg of the target, cross-track error within 3 m, `moving > 0.5`; `hold` pays for
     keeping it going rather than swinging through the target band.
 
     ## Starting State
     On the circle at (0, -radius), heading +x (tangent, counter-clockwise), speed uniform in
-    8-10 m/s, second gear, with heading noise +-3 deg. Options: `reset(options={"speed": m/s})`
+    8-10 m/s, second gear, with heading noise +-0.05 rad (2.9 deg). Options: `reset(options={"speed": m/s})`
     (0-40) fixes the start speed.
 
     ## Episode End
@@ -92,7 +92,7 @@ class DriftEnv(TractionEnv):
     | argument | default | meaning |
     |---|---|---|
     | `target_sideslip_deg` | 30.0 | deg |
-    | `radius` | 20.0 | circle radius (m) |
+    | `radius` | 20.0 | circle radius, 5-60 m |
     | `hold_seconds` | 3.0 | s of drift for success (> 0) |
     | `vehicle` | `"sedan_rwd"` | preset name, TOML path or `VehicleParams` (4 wheels, engine) |
     | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 26; tyre coupling stable) |
@@ -110,7 +110,7 @@ class DriftEnv(TractionEnv):
     action_names = ("steer", "throttle", "brake", "handbrake")
     reward_names = ("sideslip", "circle", "hold", "spin_out", "off_pad")
     task_state = ("_held", "_succeeded")
-    reset_options = ("speed",)
+    reset_options = {"speed": (0.0, 40.0, "m/s")}
     action_map = actions.STEER_PEDALS
 
     def __init__(self, target_sideslip_deg: float = 30.0, radius: float = 20.0,
@@ -129,6 +129,9 @@ class DriftEnv(TractionEnv):
         if p.n_wheels != 4:
             raise ValueError(f"vehicle {p.name!r} has {p.n_wheels} wheels; Drift-v0's "
                              "observation has four-wheel slip channels (a car: 4 wheels)")
+        if not p.differential.has_engine:
+            raise ValueError(f"vehicle {p.name!r} has no engine (differential type 'direct'); "
+                             "Drift-v0's throttle drives an engine through a gearbox")
         p = dataclasses.replace(p, gearbox=dataclasses.replace(p.gearbox, autobox=0.0))
         super().__init__(p, "skidpad", {"radius": radius}, control_dt, physics_dt, render_mode,
                          width, height)
@@ -140,8 +143,7 @@ class DriftEnv(TractionEnv):
         self._slide_of: tuple = (None, 0.0, 0.0)
 
     def _reset_task(self, options: dict) -> None:
-        speed = option_number(options, "speed", self.np_random.uniform(8.0, 10.0), 0.0, 40.0,
-                              "m/s")
+        speed = float(options.get("speed", self.np_random.uniform(8.0, 10.0)))
         yaw = float(self.np_random.uniform(-0.05, 0.05))
         t = self.scene.terrain
         quat = np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])

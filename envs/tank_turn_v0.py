@@ -13,7 +13,7 @@ from traction.vehicle_model import VehicleParams, load_vehicle
 from traction.vehicle_model import layout as L
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv, finite_weights, option_number
+from .base import OBS_LIMIT, TractionEnv, finite_weights
 from .reading import ChassisReading
 
 
@@ -100,7 +100,8 @@ class TankTurnEnv(TractionEnv):
     action_names = ("left", "right")
     reward_names = ("heading", "aim", "translation", "hold")
     task_state = ("target", "start", "_prev_pos", "_prev_err", "_held")
-    reset_options = ("target_offset", "yaw")
+    reset_options = {"target_offset": (-math.tau, math.tau, "rad"),
+                     "yaw": (-math.tau, math.tau, "rad")}
     action_map = actions.TRACK_STICKS
     TOLERANCE = math.radians(2.0)
     HOLD_SECONDS = 1.0
@@ -126,10 +127,8 @@ class TankTurnEnv(TractionEnv):
         self._track_speed = groups / groups.sum(axis=0) * self.vehicle.wheels.radius[0]
 
     def _reset_task(self, options: dict) -> None:
-        yaw = option_number(options, "yaw", self.np_random.uniform(-np.pi, np.pi),
-                            -math.tau, math.tau, "rad")
-        offset = option_number(options, "target_offset", self.np_random.uniform(-np.pi, np.pi),
-                               -math.tau, math.tau, "rad")
+        yaw = float(options.get("yaw", self.np_random.uniform(-np.pi, np.pi)))
+        offset = float(options.get("target_offset", self.np_random.uniform(-np.pi, np.pi)))
         pos, quat = spawn_on_grid(self.scene.terrain.grid, self.vehicle, 0.0, 0.0, yaw)
         self.sim.reset(pos=pos, quat=quat)
         c = self.read_chassis()

@@ -14,6 +14,8 @@ from . import names, terrain
 from .vehicle import HFIELD_SLABS, add_vehicle
 
 TERRAINS = tuple(terrain.BUILDERS)
+#: the offscreen frame buffer every scene gets (px): the largest frame it renders
+OFFSCREEN = (1280, 720)
 
 
 @dataclass
@@ -88,8 +90,7 @@ def build_spec(vehicle: VehicleParams, terrain_name: str, seed: int, physics_dt:
     spec = mujoco.MjSpec()
     spec.modelname = f"{vehicle.name}_{terrain_name}"
     spec.option.timestep = physics_dt
-    spec.visual.global_.offwidth = 1280
-    spec.visual.global_.offheight = 720
+    spec.visual.global_.offwidth, spec.visual.global_.offheight = OFFSCREEN
     spec.visual.rgba.rangefinder = [1.0, 1.0, 0.1, 0.0]  # rays hidden unless a viewer turns them on
     spec.visual.headlight.ambient = [0.35, 0.35, 0.35]
     # The 5 km ground plane would set the model extent, and MuJoCo scales the clip planes with

@@ -18,6 +18,8 @@ import traction.envs  # noqa: F401  (registers the environments)
     ({"hold_seconds": -1.0}, r"hold_seconds = -1.0"),
     ({"circle_weight": float("nan")}, r"reward term 'circle' = nan"),
     ({"vehicle": "truck_6x6"}, r"has 6 wheels; Drift-v0's observation"),
+    ({"vehicle": "sedan"}, r"vehicle 'sedan' has no engine \(differential type 'direct'\)"),
+    ({"radius": 2.0}, r"radius = 2.0; allowed: \[5, 60\] m"),
 ])
 def test_drift_arguments_are_checked(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -28,10 +30,21 @@ def test_drift_arguments_are_checked(kwargs, match):
     ({"vehicle": "sedan_rwd"}, r"has 4 wheels; Climb6x6-v0's observation"),
     ({"goal_radius": -1.0}, r"goal_radius = -1.0"),
     ({"slip_weight": float("inf")}, r"reward term 'slip' = inf"),
+    ({"terrain": "crest", "difficulty": float("nan")}, r"difficulty = nan; allowed: \[0, 1\]"),
 ])
 def test_climb_arguments_are_checked(kwargs, match):
     with pytest.raises(ValueError, match=match):
         gym.make("Traction/Climb6x6-v0", **kwargs)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"width": 0}, r"width = 0; allowed: an integer in \[1, 1280\] px"),
+    ({"width": 2000}, r"width = 2000; allowed: an integer in \[1, 1280\] px"),
+    ({"height": 2.5}, r"height = 2.5; allowed: an integer in \[1, 720\] px"),
+])
+def test_frame_size_is_checked_when_the_env_is_made(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        gym.make("Traction/TankTurn-v0", render_mode="rgb_array", **kwargs)
 
 
 def test_tank_weights_are_checked():
@@ -60,6 +73,28 @@ def test_reset_options_are_checked(env_id, options, match):
     with pytest.raises(ValueError, match=match):
         env.reset(seed=0, options=options)
     env.reset(seed=0)                                   # the env is still usable
+
+
+@pytest.mark.parametrize("env_id, bad", [
+    ("Traction/Climb6x6-v0", {"spawn": (1e6, 0, 0)}),
+    ("Traction/Drift-v0", {"speed": 99.0}),
+    ("Traction/TankTurn-v0", {"terrain_seed": 1, "yaw": 9.0}),
+])
+def test_a_refused_reset_changes_nothing(env_id, bad):
+    """Every option is checked before the RNG is reseeded or the terrain regenerated: after a
+    refused reset with another seed, the episode continues exactly as if it had not been tried."""
+    def run(refuse: bool):
+        env = gym.make(env_id)
+        env.reset(seed=3)
+        env.step(env.action_space.sample() * 0)
+        if refuse:
+            with pytest.raises(ValueError, match="reset option"):
+                env.reset(seed=4, options=bad)
+        u = env.unwrapped
+        obs = [env.step(np.full(env.action_space.shape, 0.5, np.float32))[0] for _ in range(3)]
+        return np.array(obs), u.model.hfield_data.copy(), env.reset()[0]
+    for got, expected in zip(run(True), run(False), strict=True):
+        np.testing.assert_array_equal(got, expected)
 
 
 def test_complex_actions_are_refused():
