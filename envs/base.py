@@ -98,7 +98,7 @@ class TractionEnv(gym.Env):
         self._viewer = None
         self._warned_divergence = False
         self._steps = 0                          # control steps since the reset
-        self.metadata = {**self.metadata, "render_fps": int(round(1.0 / control_dt))}
+        self.metadata = {**self.metadata, "render_fps": max(1, round(1.0 / control_dt))}
         self.action_space = gym.spaces.Box(-1.0, 1.0, (len(self.action_names),), np.float32)
         self._action_shape = self.action_space.shape
         self._reward_keys = tuple(f"reward_{k}" for k in self.reward_names)
@@ -150,6 +150,7 @@ class TractionEnv(gym.Env):
         super().reset(seed=seed)
         terrain_seed = options.pop("terrain_seed", int(self.np_random.integers(2**31 - 1)))
         self.scene.regenerate(terrain_seed, self._renderer.context if self._renderer else None)
+        self._refresh_viewer_terrain()
         self._reset_task(options)
         self._steps = 0
         self.sim.step(1)
@@ -161,6 +162,8 @@ class TractionEnv(gym.Env):
             obs = np.clip(self._observation(c), -OBS_LIMIT, OBS_LIMIT)
         info = {**self._diagnostics(c), **dict.fromkeys(self._reward_keys, 0.0),
                 "is_success": False, "diverged": diverged}
+        if self.render_mode == "human":                 # the window shows the new episode
+            self.render()
         return obs, info
 
     def _read_options(self, options) -> dict:
@@ -293,6 +296,7 @@ class TractionEnv(gym.Env):
         sim.wheel_angle[...] = state["wheel_angle"]
         self.np_random.bit_generator.state = state["rng"]
         self.scene.restore_terrain(terrain, self._renderer.context if self._renderer else None)
+        self._refresh_viewer_terrain()
         for key, value in state["task"].items():
             setattr(self, key, value)
         self._steps = state["steps"]
@@ -321,6 +325,13 @@ class TractionEnv(gym.Env):
         return self.read_chassis().tilt
 
     # --- rendering ---------------------------------------------------------------------------
+    def _refresh_viewer_terrain(self) -> None:
+        """The human-mode window's copy of the height fields, after they were rewritten (its
+        ``sync`` updates poses, not height fields)."""
+        if self._viewer is not None:
+            for hid in range(self.model.nhfield):
+                self._viewer.update_hfield(hid)
+
     def render(self):
         if self.render_mode == "rgb_array":
             from traction.scenes.render import SceneRenderer

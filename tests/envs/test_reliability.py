@@ -1,5 +1,6 @@
 """Save/restore replays bit for bit; rollouts hash the same in separate processes; a diverging
-simulation truncates with a flag and resets cleanly."""
+simulation truncates with a flag and resets cleanly; a human-mode window follows resets and
+restored states."""
 
 import dataclasses
 import hashlib
@@ -163,3 +164,36 @@ def test_a_snapshot_taken_before_a_divergence_restores_a_healthy_world():
     assert env.step(np.zeros(4, np.float32))[4]["diverged"]
     u.set_state(snapshot)                           # MuJoCo's warning counts come back too
     assert not env.step(np.zeros(4, np.float32))[4]["diverged"]
+
+
+def test_a_human_mode_window_gets_each_new_terrain_and_episode():
+    """The passive viewer's sync() does not re-upload height fields: reset (a new terrain) and
+    set_state (a saved one) push every height field to the window, and reset shows the new
+    episode, as step does (a stand-in viewer here; the real one needs a display)."""
+    class Viewer:
+        def __init__(self):
+            self.uploaded, self.synced = [], 0
+
+        def update_hfield(self, hid):
+            self.uploaded.append(hid)
+
+        def sync(self):
+            self.synced += 1
+
+        def close(self):
+            pass
+
+    env = gym.make("Traction/Climb6x6-v0")
+    u = env.unwrapped
+    env.reset(seed=0)
+    saved = u.get_state()
+    u._viewer, u.render_mode = Viewer(), "human"
+    viewer = u._viewer
+    env.reset(seed=1)
+    assert viewer.uploaded == list(range(u.model.nhfield)) and u.model.nhfield >= 1
+    assert viewer.synced == 1
+    u.set_state(saved)
+    assert viewer.uploaded == 2 * list(range(u.model.nhfield))
+    env.step(env.action_space.sample())
+    assert viewer.synced == 2
+    env.close()
