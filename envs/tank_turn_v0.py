@@ -66,7 +66,7 @@ class TankTurnEnv(TractionEnv):
     |---|---|---|
     | heading | decrease of \|heading error\| this step (rad) | `heading_weight` (1.0) |
     | aim | increase of `exp(-(heading error / 3 deg)^2)` this step | `aim_weight` (2.0) |
-    | translation | -distance the CoM moved this step (m) | `translation_weight` (2.0) |
+    | translation | -horizontal distance the CoM moved this step (m) | `translation_weight` (2.0) |
     | hold | +1 once the heading has been within 2 deg for 1 s (success) | `hold_bonus` (5.0) |
 
     `heading` and `aim` are differences of potentials (they sum to the change over the episode, so
