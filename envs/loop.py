@@ -112,8 +112,8 @@ class Loop:
 
     def _bind(self) -> None:
         a, sim = self.a, self.sim
+        friction = np.ascontiguousarray(sim.friction_table.checked_values())
         self.table = sim.friction_table.values
-        friction = np.ascontiguousarray(self.table, dtype=float)
         self.worlds = physics.worlds(
             physics.STEP_FUNCTIONS, a.models, a.datas, a.addr, a.index, a.sensor_adr, a.grid,
             a.grid_info, a.ground_type, a.patches, int(sim.model.nsensordata), int(sim.model.nv),

@@ -21,11 +21,41 @@ from traction.vehicle_model import layout as L
 from traction.vehicle_model.telemetry import Telemetry
 
 from . import actions, physics
-from .loop import NO_ACTION, Arrays, Loop, ThreadedLoop
+from .loop import NO_ACTION, Arrays, Loop, ThreadedLoop, substeps
 from .surfaces import SurfaceLookup
 
 _SCALAR_COMMANDS = {"throttle": L.THROTTLE, "brake": L.BRAKE, "handbrake": L.HANDBRAKE,
                     "steer": L.STEER}
+
+
+def _vector(name: str, value, size: int) -> np.ndarray | None:
+    """``value`` as ``size`` finite floats (None stays None); ValueError naming ``name``."""
+    if value is None:
+        return None
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.shape != (size,) or not np.all(np.isfinite(arr)):
+        raise ValueError(f"reset {name} = {value!r}; allowed: {size} finite numbers")
+    return arr
+
+
+def _command_values(name: str, value, dtype) -> np.ndarray:
+    """A command field's new values: finite numbers (``torque_split`` also NaN, "no override");
+    whole numbers for integer fields (``target_gear``); ValueError naming the command."""
+    try:
+        raw = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"command {name} = {value!r}: not numbers") from None
+    bad = np.isinf(raw) if name == "torque_split" else ~np.isfinite(raw)
+    if np.dtype(dtype).kind in "iu":
+        bad |= (raw != np.round(raw)) | (np.abs(raw) > 2**31)
+    if np.any(bad):
+        kind = ("whole numbers" if np.dtype(dtype).kind in "iu" else
+                "finite (or NaN: no override)" if name == "torque_split" else "finite")
+        raise ValueError(f"command {name} must be {kind}, got {value!r}")
+    return raw.astype(dtype)
 
 
 class VehicleSim:
@@ -117,7 +147,20 @@ class VehicleSim:
 
     # --- episode ---------------------------------------------------------------------------
     def reset(self, pos=None, quat=None, velocity=None) -> None:
-        """Put the chassis at ``pos``/``quat`` (default: the scene's spawn pose) at rest."""
+        """Put the chassis at ``pos`` (3 numbers, m) / ``quat`` (4, w x y z; MuJoCo normalises
+        it) (default: the scene's spawn pose) at rest, or moving at ``velocity`` (3, m/s,
+        world).
+
+        Raises:
+            ValueError: a pose or velocity that is not finite numbers of that length, or a
+                zero quaternion (nothing is changed).
+        """
+        pos = _vector("pos", pos, 3)
+        quat = _vector("quat", quat, 4)
+        velocity = _vector("velocity", velocity, 3)
+        if quat is not None and not np.linalg.norm(quat) > 1e-9:
+            raise ValueError(f"reset quat = {quat.tolist()}: zero; allowed: a rotation "
+                             "quaternion (w, x, y, z)")
         mujoco.mj_resetData(self.model, self.data)
         a = self.qpos_adr
         self.data.qpos[a:a + 3] = self.scene.spawn_pos if pos is None else pos
@@ -182,9 +225,7 @@ class VehicleSim:
             if name not in vm.Commands.FIELDS:
                 raise TypeError(f"unknown command {name!r}; fields: {', '.join(vm.Commands.FIELDS)}")
             current = getattr(self.commands, name)
-            arr = np.asarray(value, dtype=current.dtype)
-            if name != "torque_split" and arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-                raise ValueError(f"command {name} must be finite, got {value!r}")
+            arr = _command_values(name, value, current.dtype)
             try:
                 setattr(self.commands, name, np.broadcast_to(arr, current.shape))
             except ValueError:
@@ -201,7 +242,7 @@ class VehicleSim:
         if self.telemetry is None:
             self._loop.run(n_substeps)
             return
-        for _ in range(n_substeps):
+        for _ in range(substeps(n_substeps)):
             self._loop.run(1)
             self.telemetry.record(self.data.time - self.dt, self.outputs, self.state, self.commands)
 

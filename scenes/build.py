@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import copy
+import inspect
 from dataclasses import dataclass
 
 import mujoco
 import numpy as np
 
 from traction.vehicle_model import FrictionTable, VehicleParams, load_vehicle
+from traction.vehicle_model.params import check_number
 
-from . import names, terrain
+from . import heightfield, names, terrain
 from .vehicle import HFIELD_SLABS, add_vehicle
 
 TERRAINS = tuple(terrain.BUILDERS)
@@ -51,6 +53,7 @@ class Scene:
         """New terrain from ``seed`` with the same knobs, written into the model in place (no
         recompilation); spawn pose and goal follow. Terrains without a seeded heightfield keep
         their shape. ``context``: a render context whose heightfield copy must be refreshed."""
+        check_number("seed", seed, 0, integer=True)
         t = self.terrain
         if t.grid is None or t.name in ("crest", "skidpad"):
             return
@@ -80,13 +83,30 @@ class Scene:
                 mujoco.mjr_uploadHField(m, context, hid)
 
 
+def terrain_knobs(terrain_name: str) -> list[str]:
+    """The knobs a terrain builder takes (its arguments after spec, vehicle and seed; for
+    ``rough_hill``, those of :func:`.heightfield.rough_hill` it passes on)."""
+    builder = terrain.BUILDERS[terrain_name]
+    params = list(inspect.signature(builder).parameters.values())[3:]
+    if terrain_name == "rough_hill":
+        params += list(inspect.signature(heightfield.rough_hill).parameters.values())[2:]
+    return [p.name for p in params if p.kind is not p.VAR_KEYWORD]
+
+
 def build_spec(vehicle: VehicleParams, terrain_name: str, seed: int, physics_dt: float,
                **terrain_kwargs) -> tuple[mujoco.MjSpec, terrain.Terrain]:
-    """The uncompiled MjSpec of a scene and its terrain record."""
+    """The uncompiled MjSpec of a scene and its terrain record (the vehicle, the terrain, its
+    seed, knobs and the timestep checked first: ValueError / VehicleConfigError naming them)."""
     if terrain_name not in terrain.BUILDERS:
         raise ValueError(f"terrain_name = {terrain_name!r}; allowed: {', '.join(TERRAINS)}")
-    if not 1e-4 <= physics_dt <= 0.05:
-        raise ValueError(f"physics_dt = {physics_dt}; allowed [0.0001, 0.05] s")
+    check_number("physics_dt", physics_dt, 1e-4, 0.05, unit="s")
+    check_number("seed", seed, 0, integer=True)
+    knobs = terrain_knobs(terrain_name)
+    for key in terrain_kwargs:
+        if key not in knobs:
+            raise ValueError(f"{terrain_name} knob {key!r} is unknown; allowed: "
+                             f"{', '.join(knobs) or 'none'}")
+    vehicle.validate(vehicle.name)
     spec = mujoco.MjSpec()
     spec.modelname = f"{vehicle.name}_{terrain_name}"
     spec.option.timestep = physics_dt
@@ -125,8 +145,8 @@ def build_scene(vehicle: str | VehicleParams = "sedan", terrain_name: str = "fla
         friction_table: table the surface names are looked up in (default table if None).
 
     Raises:
-        ValueError: unknown terrain, knob out of range, or bad timestep.
-        VehicleConfigError: unknown vehicle or surface name.
+        ValueError: unknown terrain, unknown knob, knob out of range, bad seed or timestep.
+        VehicleConfigError: unknown vehicle or surface name, or invalid vehicle parameters.
     """
     params = vehicle if isinstance(vehicle, VehicleParams) else load_vehicle(vehicle)
     table = friction_table or FrictionTable.default()

@@ -121,14 +121,30 @@ def _wheel_height(v: VehicleParams) -> float:
     return float(np.max(v.wheels.radius - v.suspension.position[:, 2]))
 
 
+def _check_patch(i: int, patch) -> None:
+    """A ``flat`` patch ``(surface name, (x, y), (length, width))`` with finite numbers, its
+    centre on the plane and its sides in [0.01, plane size] m (ValueError naming it)."""
+    try:
+        surface, (x, y), size = patch
+        length, width = size
+    except (TypeError, ValueError):
+        raise ValueError(f"flat patches[{i}] = {patch!r}; allowed: (surface name, (x m, y m), "
+                         "(length m, width m))") from None
+    if not isinstance(surface, str):
+        raise ValueError(f"flat patches[{i}] surface = {surface!r}; allowed: a surface name")
+    for name, value in (("x", x), ("y", y)):
+        check_knob("flat", f"patches[{i}] {name}", value, -PLANE_SIZE / 2, PLANE_SIZE / 2, "m")
+    for name, value in (("length", length), ("width", width)):
+        check_knob("flat", f"patches[{i}] {name}", value, 0.01, PLANE_SIZE, "m")
+
+
 # --- builders: (spec, vehicle, seed, **knobs) -> Terrain -------------------------------------
 
 def flat(spec, vehicle, seed=0, patches: tuple = ()):
     """Flat plane at z = 0 with optional ``(surface, (x, y), (length, width))`` patches (thin
     boxes lying on the ground with their own surface)."""
-    for i, (_, _, size) in enumerate(patches):
-        for name, value in zip(("length", "width"), size, strict=True):
-            check_knob("flat", f"patches[{i}] {name}", value, 0.01, PLANE_SIZE, "m")
+    for i, patch in enumerate(patches):
+        _check_patch(i, patch)
     _plane(spec, [0.45, 0.45, 0.42, 1.0])
     surfaces = {}
     for i, (surface, (x, y), (length, width)) in enumerate(patches):

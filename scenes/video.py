@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from traction.vehicle_model.params import check_number
+
 
 def ffmpeg_exe() -> str | None:
     """The ffmpeg binary imageio would start (``imageio-ffmpeg``'s bundled one, the
@@ -30,9 +32,11 @@ class VideoWriter:
 
     Raises:
         ImportError: imageio is not installed (the ``render`` extra).
+        ValueError: ``fps`` is not a finite number in (0, 1000].
     """
 
     def __init__(self, path: str | Path, fps: int = 30):
+        fps = check_number("fps", fps, 0.0, 1000.0, lo_open=True, unit="frames/s")
         try:
             import imageio.v2 as imageio
         except ImportError as e:
@@ -55,7 +59,16 @@ class VideoWriter:
         self.frames = 0
 
     def append(self, frame: np.ndarray) -> None:
-        self._writer.append_data(np.asarray(frame, dtype=np.uint8))
+        """Add one ``(height, width, 3)`` uint8 RGB frame, the size of the first (ValueError
+        otherwise: a float image would be cast to black)."""
+        frame = np.asarray(frame)
+        if frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
+            raise ValueError(f"frame {frame.dtype} {frame.shape}; allowed: uint8 (height, width, "
+                             "3) RGB (as env.render() returns)")
+        if self.frames and frame.shape != self._shape:
+            raise ValueError(f"frame {frame.shape}; the video's frames are {self._shape}")
+        self._shape = frame.shape
+        self._writer.append_data(frame)
         self.frames += 1
 
     def close(self) -> Path:

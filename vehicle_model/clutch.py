@@ -21,7 +21,7 @@ class ClutchParams:
                             shape="scalar", doc="torque per rad/s of clutch slip")
     accuracy: str = param("best_possible", shape="choice", choices=("best_possible", "estimate"),
                           doc="implicit solve or iterative estimate")
-    estimate_iterations: int = param(5, unit="-", lo=1, hi=100, shape="scalar",
+    estimate_iterations: int = param(5, unit="-", lo=1, hi=100, shape="scalar", integer=True,
                                      doc="sweeps in estimate mode")
 
     def validate(self, prefix: str = "clutch.", where: str = "") -> None:

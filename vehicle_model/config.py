@@ -158,6 +158,9 @@ def _curve_sets(tables: Any, where: str) -> tuple[CurveSet, ...]:
     sets = [DEFAULT_CURVES]
     keys = {"long_slip_angles", "long", "lat_slip_ratios", "lat"}
     for name, t in tables.items():
+        if name == DEFAULT_CURVES.name:
+            raise VehicleConfigError(f"{where}: tire_curves.{name}: the name of the shipped set; "
+                                     "give yours another name")
         if not isinstance(t, dict) or set(t) != keys:
             raise VehicleConfigError(f"{where}: tire_curves.{name} needs exactly the keys "
                                      f"{', '.join(sorted(keys))}")
@@ -176,9 +179,13 @@ def _curve_sets(tables: Any, where: str) -> tuple[CurveSet, ...]:
 
 def _custom_tire(wheels: list, defaults: dict, where: str):
     """The registered custom tyre function named by ``tire.custom`` (one per vehicle)."""
-    names = {t.get("custom") for t in [defaults.get("tire", {})] + [w.get("tire", {})
-                                                                     for w in wheels]
-             if isinstance(t, dict) and "custom" in t}
+    given = [t["custom"] for t in [defaults.get("tire", {})] + [w.get("tire", {}) for w in wheels]
+             if isinstance(t, dict) and "custom" in t]
+    for name in given:
+        if not isinstance(name, str):
+            raise VehicleConfigError(f"{where}: tire.custom = {name!r}; allowed: the name of a "
+                                     "registered tyre function (a string)")
+    names = set(given)
     if len(names) > 1:
         raise VehicleConfigError(f"{where}: tire.custom names {sorted(names)}; a vehicle uses one "
                                  "custom tyre function")
@@ -265,8 +272,18 @@ def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
         curve_sets=curve_sets, custom_tire=custom, **sections)
     params.validate(where)
     _check_mass_balance(params, where)
-    _check_geometry(params, where)
     return params
+
+
+def _check_mass_balance(p: VehicleParams, where: str) -> None:
+    """In a file, sprung masses must add up to the chassis mass (PhysX's requirement; a
+    mismatch there is a typo). A vehicle changed in Python may differ on purpose: a chassis
+    heavier than its sprung masses carries a payload its struts' preload was not tuned for."""
+    total = float(np.sum(p.suspension.sprung_mass))
+    if abs(total - p.chassis.mass) > 1e-3 * p.chassis.mass:
+        raise VehicleConfigError(
+            f"{where}: suspension.sprung_mass sums to {total:g} kg but chassis.mass = "
+            f"{p.chassis.mass:g} kg; they must match (omit sprung_mass to compute it)")
 
 
 def _wheel_index(name: Any, names: list[str], path: str, where: str) -> int:
@@ -332,34 +349,6 @@ def _anti_roll(bars: Any, names: list[str], where: str) -> AntiRollParams:
     return AntiRollParams(tuple(pairs), tuple(stiffness))
 
 
-def _check_mass_balance(p: VehicleParams, where: str) -> None:
-    """Sprung masses must add up to the chassis mass (PhysX's stability requirement)."""
-    total = float(np.sum(p.suspension.sprung_mass))
-    if abs(total - p.chassis.mass) > 1e-3 * p.chassis.mass:
-        raise VehicleConfigError(
-            f"{where}: suspension.sprung_mass sums to {total:g} kg but chassis.mass = "
-            f"{p.chassis.mass:g} kg; they must match (omit sprung_mass to compute it)")
-
-
-#: How far (m) a wheel centre may lie outside the chassis box before the file is rejected.
-WHEEL_OUTSIDE_MARGIN = 1.0
-
-
-def _check_geometry(p: VehicleParams, where: str) -> None:
-    """Wheels must sit at (or near) the chassis: a wheel centre more than
-    :data:`WHEEL_OUTSIDE_MARGIN` outside the collision box in x or y is a typo (a sign or unit
-    slip), not a vehicle."""
-    ch = p.chassis
-    half = ch.body_size[:2] / 2
-    offset = np.abs(p.suspension.position[:, :2] - ch.body_centre[:2]) - half
-    for i, (dx, dy) in enumerate(offset):
-        if max(dx, dy) > WHEEL_OUTSIDE_MARGIN:
-            raise VehicleConfigError(
-                f"{where}: wheels[{i}].position = {p.suspension.position[i].tolist()} lies "
-                f"{max(dx, dy):.2f} m outside the chassis box (body_size {ch.body_size.tolist()}, "
-                f"body_centre {ch.body_centre.tolist()}); allowed up to {WHEEL_OUTSIDE_MARGIN} m")
-
-
 def preset_names() -> list[str]:
     """Names of the vehicle presets shipped with the package."""
     folder = resources.files(__package__) / "presets"
@@ -383,9 +372,12 @@ def load_vehicle(name_or_path: str | Path) -> VehicleParams:
         where = f"{name_or_path}.toml"
     else:
         try:
-            text = path.read_text()
+            text = path.read_text(encoding="utf-8")
         except OSError as e:
             raise VehicleConfigError(f"{path}: cannot read vehicle file ({e.strerror})") from None
+        except UnicodeDecodeError as e:
+            raise VehicleConfigError(f"{path}: not a UTF-8 text file ({e.reason} at byte "
+                                     f"{e.start})") from None
         where = str(path)
     try:
         data = tomllib.loads(text)

@@ -89,7 +89,7 @@ class DifferentialParams:
     air_share: float = param(0.01, lo=0.0, hi=0.2, shape="scalar",
                              doc="torque_vectoring: ratio given to each airborne wheel; "
                                  "(n_driven - min_wheels_on_ground) x air_share < 0.5")
-    min_wheels_on_ground: int = param(3, lo=1, hi=64, shape="scalar",
+    min_wheels_on_ground: int = param(3, lo=1, hi=64, shape="scalar", integer=True,
                                       doc="torque_vectoring: below this, split equally")
     tank_mode: str = param("special", shape="choice", choices=("standard", "special"),
                            doc="tank: standard (brake a side) or special (reverse a side)")

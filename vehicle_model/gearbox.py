@@ -61,7 +61,7 @@ class GearboxParams:
                                doc="final drive ratio multiplying every gear")
     switch_time: float = param(0.5, unit="s", lo=0.0, hi=10.0, shape="scalar",
                                doc="time spent in neutral during a change")
-    autobox: float = param(1.0, unit="-", lo=0.0, hi=1.0, shape="scalar",
+    autobox: float = param(1.0, unit="-", lo=0.0, hi=1.0, shape="scalar", integer=True,
                            doc="1 = automatic gearbox on, 0 = manual only")
     up_ratios: np.ndarray = param((0.8, 0.8, 0.8, 0.8, 0.8), unit="-", lo=0.0, hi=1.0,
                                   shape="list", doc="shift up above this omega/max_omega, per gear; "

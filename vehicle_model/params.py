@@ -23,7 +23,7 @@ from .errors import VehicleConfigError
 
 def param(default: Any = dataclasses.MISSING, *, unit: str = "-", lo: float = -math.inf,
           hi: float = math.inf, lo_open: bool = False, doc: str = "", shape: str = "wheel",
-          choices: tuple[str, ...] = (), hi_open: bool = False):
+          choices: tuple[str, ...] = (), hi_open: bool = False, integer: bool = False):
     """A dataclass field with unit, range and description metadata.
 
     Args:
@@ -38,9 +38,10 @@ def param(default: Any = dataclasses.MISSING, *, unit: str = "-", lo: float = -m
             ``"scalar"``, ``"vec3"``, ``"table"`` (an array validated elementwise), ``"list"`` (a
             1-D array of any length), ``"curve"`` (``(n, 2)`` points) or ``"choice"``.
         choices: allowed strings of a ``"choice"`` field.
+        integer: only whole numbers (codes, flags and counts stored as numbers).
     """
     meta = param_meta(unit=unit, lo=lo, hi=hi, lo_open=lo_open, hi_open=hi_open, doc=doc,
-                      shape=shape, choices=choices)
+                      shape=shape, choices=choices, integer=integer)
     if default is dataclasses.MISSING:
         return dataclasses.field(metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
@@ -48,10 +49,11 @@ def param(default: Any = dataclasses.MISSING, *, unit: str = "-", lo: float = -m
 
 def param_meta(*, unit: str = "-", lo: float = -math.inf, hi: float = math.inf,
                lo_open: bool = False, hi_open: bool = False, doc: str = "",
-               shape: str = "scalar", choices: tuple[str, ...] = ()) -> dict:
+               shape: str = "scalar", choices: tuple[str, ...] = (),
+               integer: bool = False) -> dict:
     """The metadata :func:`param` records (also for checking values that are not fields)."""
     return {"unit": unit, "lo": lo, "hi": hi, "lo_open": lo_open, "hi_open": hi_open, "doc": doc,
-            "shape": shape, "choices": choices}
+            "shape": shape, "choices": choices, "integer": integer}
 
 
 def range_text(meta: dict) -> str:
@@ -60,7 +62,8 @@ def range_text(meta: dict) -> str:
         return " \\| ".join(meta["choices"])
     left = "(" if meta["lo_open"] or meta["lo"] == -math.inf else "["
     right = ")" if meta.get("hi_open") or meta["hi"] == math.inf else "]"
-    return f"{left}{meta['lo']:g}, {meta['hi']:g}{right}"
+    whole = "integer in " if meta.get("integer") else ""
+    return f"{whole}{left}{meta['lo']:g}, {meta['hi']:g}{right}"
 
 
 def check_number(name: str, value: Any, lo: float = -math.inf, hi: float = math.inf, *,
@@ -118,6 +121,12 @@ def check_value(name: str, value: Any, meta: dict, where: str = "") -> None:
         raise VehicleConfigError(
             f"{prefix}{label} = {shown:g} is out of range; allowed {range_text(meta)} {meta['unit']}"
         )
+    if meta.get("integer") and np.any(arr != np.round(arr)):
+        idx = np.argwhere(arr != np.round(arr))[0] if arr.ndim else ()
+        label = name + "".join(f"[{i}]" for i in idx[:1]) if arr.ndim else name
+        shown = arr[tuple(idx)] if arr.ndim else float(arr)
+        raise VehicleConfigError(f"{prefix}{label} = {shown:g} is not a whole number; allowed "
+                                 f"{range_text(meta)} {meta['unit']}")
 
 
 def validate_fields(obj: Any, prefix: str = "", where: str = "") -> None:

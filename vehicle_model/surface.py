@@ -35,9 +35,20 @@ class FrictionTable:
     """
 
     def __init__(self, surfaces: list[str], tires: list[str], values):
-        want = (len(surfaces), len(tires))
+        if not len(surfaces) or not len(tires):
+            raise VehicleConfigError(f"friction table: {len(surfaces)} surfaces and {len(tires)} "
+                                     "tyre types; allowed: at least one of each")
+        self.surfaces = list(surfaces)
+        self.tires = list(tires)
+        self.values = values
+        self.values = np.array(self.checked_values())         # the table's own copy
+
+    def checked_values(self) -> np.ndarray:
+        """:attr:`values` as a float array, checked: one finite friction >= 0 per surface and
+        tyre type (also after the array was replaced between steps)."""
+        want = (len(self.surfaces), len(self.tires))
         try:
-            values = np.array(values, dtype=float)
+            values = np.asarray(self.values, dtype=float)
         except (TypeError, ValueError):
             raise VehicleConfigError("friction table: values must be numbers, one row per "
                                      f"surface and one column per tyre type, shape {want}") from None
@@ -46,9 +57,7 @@ class FrictionTable:
                                      f"{want} ({want[0]} surfaces x {want[1]} tyre types)")
         if not np.all(np.isfinite(values)) or np.any(values < 0):
             raise VehicleConfigError("friction table: values must be finite and >= 0")
-        self.surfaces = list(surfaces)
-        self.tires = list(tires)
-        self.values = values
+        return values
 
     @classmethod
     def default(cls) -> FrictionTable:

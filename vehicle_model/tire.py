@@ -64,9 +64,9 @@ MF_RANGES = {
 class TireParams:
     """Per-wheel tyre data, arrays of shape ``(n_wheels,)`` (vectors ``(n_wheels, k)``)."""
 
-    model: np.ndarray = param(unit="-", lo=0, hi=len(MODELS) - 1,
+    model: np.ndarray = param(unit="-", lo=0, hi=len(MODELS) - 1, integer=True,
                               doc="physx | arcade | curve | magic_formula | custom")
-    tire_type: np.ndarray = param(unit="-", lo=0, hi=255,
+    tire_type: np.ndarray = param(unit="-", lo=0, hi=255, integer=True,
                                   doc="friction table column: road | offroad | track (or index, "
                                       "below the table's tyre type count)")
     friction_vs_slip: np.ndarray = param(
@@ -87,11 +87,11 @@ class TireParams:
                                              doc="arcade: force per load per m/s of lateral speed")
     grip: np.ndarray = param(unit="-", lo=0.0, hi=20.0, lo_open=True,
                              doc="curve: grip multiplier (curve x grip x friction x load)")
-    curve_set: np.ndarray = param(unit="-", lo=0, hi=255,
+    curve_set: np.ndarray = param(unit="-", lo=0, hi=255, integer=True,
                                   doc="curve: name of a [tire_curves.NAME] set (or 'default')")
     min_slip_speed: np.ndarray = param(unit="m/s", lo=0.0, hi=100.0, lo_open=True,
                                         doc="curve, magic_formula: smallest slip denominator")
-    clamps: np.ndarray = param(unit="-", lo=0.0, hi=1.0,
+    clamps: np.ndarray = param(unit="-", lo=0.0, hi=1.0, integer=True,
                                doc="curve: 1 = friction clamps on, 0 = off")
     mf_long: np.ndarray = param(unit="-", lo=-10.0, hi=100.0, shape="wheel4",
                                 doc="magic_formula: B, C, D, E vs slip ratio; B (0, 100], "

@@ -59,7 +59,7 @@ class CurveSet:
             if len(idx) != len(curves) or not curves:
                 raise VehicleConfigError(f"{pre}.{key}: need one curve per family index "
                                          f"({len(idx)} indices, {len(curves)} curves)")
-            if np.any(np.diff(idx) <= 0):
+            if not np.all(np.isfinite(idx)) or np.any(np.diff(idx) <= 0):
                 raise VehicleConfigError(f"{pre}: family indices {list(idx)} must increase")
             for i, c in enumerate(curves):
                 if c.ndim != 2 or c.shape[1] != 2 or len(c) < 2 or np.any(np.diff(c[:, 0]) <= 0):

@@ -174,7 +174,7 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
     out = VehicleOutputs.zeros(p, len(s.wheel))
     with first_compile(step_batch_with, "the vehicle update"):
         step_batch_with(p.packed, s.wheel, s.vehicle, s.gears, cmd.vehicle, cmd.wheel, kin,
-                        hit, np.ascontiguousarray(friction_table.values, dtype=float),
+                        hit, np.ascontiguousarray(friction_table.checked_values()),
                         float(dt), float(gravity), out.wheel, out.vehicle,
                         np.ones(len(s.wheel), dtype=np.bool_), *scratch(p.n_wheels), True, True)
     return out

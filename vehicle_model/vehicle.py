@@ -39,9 +39,9 @@ class SimulationParams:
                                             shape="scalar", doc="smallest lateral slip denominator")
     substep_speed_threshold: float = param(5.0, unit="m/s", lo=0.0, hi=100.0, shape="scalar",
                                            doc="below this forward speed use substeps_low")
-    substeps_low: int = param(3, unit="-", lo=1, hi=64, shape="scalar",
+    substeps_low: int = param(3, unit="-", lo=1, hi=64, shape="scalar", integer=True,
                               doc="wheel substeps per update at low speed")
-    substeps_high: int = param(1, unit="-", lo=1, hi=64, shape="scalar",
+    substeps_high: int = param(1, unit="-", lo=1, hi=64, shape="scalar", integer=True,
                                doc="wheel substeps per update at high speed")
 
     def validate(self, prefix: str = "simulation.", where: str = "") -> None:
@@ -59,6 +59,10 @@ class TireForceScaling:
 
     def validate(self, prefix: str = "tire_force_scaling.", where: str = "") -> None:
         validate_fields(self, prefix, where)
+
+
+#: How far (m) a wheel centre may lie outside the chassis box before the vehicle is rejected.
+WHEEL_OUTSIDE_MARGIN = 1.0
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,21 @@ class VehicleParams:
         if np.any(self.tires.curve_set >= len(self.curve_sets)):
             raise VehicleConfigError(f"{pre}tire.curve_set refers to a missing curve set")
         self._check_steering(pre)
+        self._check_geometry(pre)
+
+    def _check_geometry(self, pre: str) -> None:
+        """Wheels must sit at (or near) the chassis: a wheel centre more than
+        :data:`WHEEL_OUTSIDE_MARGIN` outside the collision box in x or y is a typo (a sign or
+        unit slip), not a vehicle."""
+        ch = self.chassis
+        offset = np.abs(self.suspension.position[:, :2] - ch.body_centre[:2]) - ch.body_size[:2] / 2
+        for i, (dx, dy) in enumerate(offset):
+            if max(dx, dy) > WHEEL_OUTSIDE_MARGIN:
+                raise VehicleConfigError(
+                    f"{pre}wheels[{i}].position = {self.suspension.position[i].tolist()} lies "
+                    f"{max(dx, dy):.2f} m outside the chassis box (body_size "
+                    f"{ch.body_size.tolist()}, body_centre {ch.body_centre.tolist()}); allowed "
+                    f"up to {WHEEL_OUTSIDE_MARGIN} m")
 
     def _check_steering(self, pre: str) -> None:
         """A wheel with a steer multiplier must be able to steer: its angle is limited to

@@ -169,3 +169,40 @@ def test_a_tyre_type_outside_the_friction_table_is_refused_by_the_simulator():
     p = dataclasses.replace(p, tires=dataclasses.replace(p.tires, tire_type=np.full(4, 7)))
     with pytest.raises(VehicleConfigError, match=r"tire.tire_type\[0\] = 7 is not a tyre type"):
         VehicleSim(build_scene(p, "flat"))
+
+
+@pytest.mark.parametrize("values, match", [
+    ({"torque_split": [np.nan, np.nan, np.inf, 1.0]}, r"torque_split must be finite \(or NaN: no "
+                                                      r"override\)"),
+    ({"target_gear": np.nan}, r"command target_gear must be whole numbers, got nan"),
+    ({"target_gear": 2.7}, r"command target_gear must be whole numbers, got 2.7"),
+    ({"wheel_torque": ["a"] * 4}, r"command wheel_torque = \['a', 'a', 'a', 'a'\]: not numbers"),
+])
+def test_vehicle_sim_commands_are_checked(values, match):
+    from traction.envs import VehicleSim
+    from traction.scenes import build_scene
+
+    sim = VehicleSim(build_scene("sedan", "flat"))
+    with pytest.raises(ValueError, match=match):
+        sim.set_commands(**values)
+    sim.set_commands(torque_split=[np.nan] * 4, target_gear=2)          # NaN: no override
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"pos": [0.0, 0.0, np.nan]}, r"reset pos = \[0.0, 0.0, nan\]; allowed: 3 finite numbers"),
+    ({"pos": 5.0}, r"reset pos = 5.0; allowed: 3 finite numbers"),
+    ({"quat": [0, 0, 0, 0]}, r"reset quat = \[0.0, 0.0, 0.0, 0.0\]: zero"),
+    ({"velocity": [1.0, 2.0]}, r"reset velocity = \[1.0, 2.0\]; allowed: 3 finite numbers"),
+])
+def test_vehicle_sim_reset_pose_is_checked_before_anything_changes(kwargs, match):
+    from traction.envs import VehicleSim
+    from traction.scenes import build_scene
+
+    sim = VehicleSim(build_scene("sedan", "flat"), telemetry=100)
+    sim.step(5)
+    time = sim.data.time
+    with pytest.raises(ValueError, match=match):
+        sim.reset(**kwargs)
+    assert sim.data.time == time
+    with pytest.raises(ValueError, match=r"n_substeps = -1; allowed: an integer >= 0"):
+        sim.step(-1)                                     # with telemetry too

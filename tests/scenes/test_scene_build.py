@@ -1,5 +1,7 @@
 """Scenes compile; wheel rays see the ground (not the visual tyres); kinematics match MuJoCo."""
 
+import dataclasses
+
 import mujoco
 import numpy as np
 import pytest
@@ -7,7 +9,7 @@ import pytest
 from traction.envs import VehicleSim
 from traction.scenes import TERRAINS, build_scene, names
 from traction.scenes.vehicle import HFIELD_SLABS, slabs
-from traction.vehicle_model import load_vehicle
+from traction.vehicle_model import VehicleConfigError, load_vehicle
 from traction.vehicle_model.chassis import hull_vertices
 
 
@@ -47,6 +49,26 @@ def test_chassis_velocity_matches_mujoco(sedan, rng):
     mujoco.mj_objectVelocity(sim.model, sim.data, mujoco.mjtObj.mjOBJ_BODY, sim.body, res, 0)
     np.testing.assert_allclose(kin.angular_velocity[0], res[:3], atol=1e-12)
     np.testing.assert_allclose(kin.velocity[0], res[3:], atol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"seed": -1}, r"seed = -1; allowed: an integer >= 0"),
+    ({"seed": 1.5}, r"seed = 1.5; allowed: an integer >= 0"),
+    ({"physics_dt": "0.002"}, r"physics_dt = '0.002'; allowed: \[0.0001, 0.05\] s"),
+])
+def test_seed_and_timestep_are_checked(sedan, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        build_scene(sedan, "rough_hill", **kwargs)
+    scene = build_scene("truck_6x6", "rough_hill")
+    with pytest.raises(ValueError, match=r"seed = -3; allowed: an integer >= 0"):
+        scene.regenerate(-3)
+
+
+def test_a_vehicle_built_in_python_is_validated_before_the_model(sedan):
+    """MuJoCo's own message would name neither the vehicle nor the field."""
+    bad = dataclasses.replace(sedan, chassis=dataclasses.replace(sedan.chassis, mass=-5.0))
+    with pytest.raises(VehicleConfigError, match=r"sedan: chassis.mass = -5 is out of range"):
+        build_scene(bad, "flat")
 
 
 def test_bad_scene_arguments_raise(sedan):

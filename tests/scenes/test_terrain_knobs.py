@@ -28,6 +28,16 @@ BAD = [
     ("tank", "arena", {"bump_amplitude": -1.0}, r"arena bump_amplitude = -1.0; allowed: \[0, 0.5\] m"),
     ("sedan", "slope", {"roughness": float("nan")}, r"slope roughness = nan; allowed: \[0, 1\] m"),
     ("sedan", "flat", {"patches": (("ice", (5, 0), (-4, 2)),)}, r"flat patches\[0\] length = -4"),
+    ("sedan", "flat", {"patches": (("ice", (float("nan"), 0), (50, 50)),)},
+     r"flat patches\[0\] x = nan; allowed: \[-2500, 2500\] m"),
+    ("sedan", "flat", {"patches": (("ice", (0, 0)),)}, r"flat patches\[0\] = \('ice', \(0, 0\)\); "
+     r"allowed: \(surface name, \(x m, y m\), \(length m, width m\)\)"),
+    ("sedan", "flat", {"patches": ((3, (0, 0), (1, 1)),)}, r"flat patches\[0\] surface = 3"),
+    ("sedan", "flat", {"bogus": 1}, r"flat knob 'bogus' is unknown; allowed: patches"),
+    ("sedan", "slope", {"angel_deg": 3}, r"slope knob 'angel_deg' is unknown; allowed: angle_deg, "
+     r"roughness"),
+    ("truck_6x6", "rough_hill", {"slope": 3}, r"rough_hill knob 'slope' is unknown; allowed: "
+     r"difficulty, slope_deg, roughness"),
 ]
 
 

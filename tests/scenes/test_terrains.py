@@ -128,7 +128,8 @@ def test_bad_terrain_knobs_raise():
         build_scene("sedan", "moon")
     with pytest.raises(ValueError, match="radius"):
         build_scene("sedan", "skidpad", radius=500)
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="arena knob 'spacing' is unknown; allowed: "
+                                         "bump_amplitude, size"):
         build_scene("sedan", "arena", spacing=3)
 
 

@@ -55,3 +55,21 @@ def test_mp4_when_ffmpeg_is_there(tmp_path):
     if video.ffmpeg_exe() is None:
         pytest.skip("no ffmpeg binary on this machine")
     assert _write(tmp_path / "clip.mp4", fps=10).path.suffix == ".mp4"
+
+
+@pytest.mark.parametrize("fps", [0, -5, float("nan"), "25"])
+def test_bad_frame_rate_is_refused(tmp_path, fps):
+    with pytest.raises(ValueError, match=r"fps = .*; allowed: \(0, 1000\] frames/s"):
+        VideoWriter(tmp_path / "v.mp4", fps=fps)
+
+
+def test_frames_must_be_rgb_bytes_of_one_size(tmp_path):
+    """A float image in [0, 1] would be cast to black; a frame of another size would break
+    the encoder's stream."""
+    with VideoWriter(tmp_path / "v.mp4", fps=10) as writer:
+        with pytest.raises(ValueError, match=r"frame float64 \(16, 16, 3\); allowed: uint8"):
+            writer.append(np.full((16, 16, 3), 0.5))
+        writer.append(np.zeros((16, 16, 3), np.uint8))
+        with pytest.raises(ValueError, match=r"frame \(32, 16, 3\); the video's frames are"):
+            writer.append(np.zeros((32, 16, 3), np.uint8))
+        assert writer.frames == 1

@@ -225,3 +225,46 @@ def test_sound_variants_of_the_pitfalls_load(tmp_path):
               "[[wheels]]\nposition = [2.0, 0.0, 0.0]\nsteer_multiplier = 1.0\n"
               "wheel = { max_steer = 0.5 }\n")
     assert p.steering.multiplier.tolist() == [0, 0, 0, 0, 1]
+
+
+@pytest.mark.parametrize("edit, message", [
+    ("[defaults.tire]\nmodel = 2.5", "defaults.tire.model = 2.5 is not a whole number"),
+    ("[defaults.tire]\nclamps = 0.5", "defaults.tire.clamps = 0.5 is not a whole number"),
+    ("[gearbox]\nautobox = 0.5", "gearbox.autobox = 0.5 is not a whole number"),
+    ("[tire_curves.default]\nlong_slip_angles = [0.0]\nlong = [[[0.0, 0.0], [1.0, 1.0]]]\n"
+     "lat_slip_ratios = [0.0]\nlat = [[[0.0, 0.0], [1.0, 1.0]]]",
+     "tire_curves.default: the name of the shipped set"),
+    ("[tire_curves.mine]\nlong_slip_angles = [0.0, nan]\n"
+     "long = [[[0.0, 0.0], [1.0, 1.0]], [[0.0, 0.0], [1.0, 1.0]]]\n"
+     "lat_slip_ratios = [0.0]\nlat = [[[0.0, 0.0], [1.0, 1.0]]]",
+     "tire_curves.mine: family indices [0.0, nan] must increase"),
+    ("[defaults.tire]\ncustom = ['foo']", "tire.custom = ['foo']; allowed: the name of a "
+     "registered tyre function"),
+])
+def test_codes_curve_sets_and_custom_names_are_checked(tmp_path, edit, message):
+    """A fractional code would pick one model in the compiled update and another in the
+    Python checks (the curve tyre ran without its clamp masses: no force); a user set named
+    'default' was silently replaced by the shipped one; a NaN family index passed."""
+    with pytest.raises(VehicleConfigError, match=re.escape("car.toml: " + message)):
+        _load(tmp_path, BASE + edit + "\n")
+
+
+def test_a_file_that_is_not_text_names_the_file(tmp_path):
+    f = tmp_path / "car.toml"
+    f.write_bytes(b"name = \"\xff\xfe\"\n")
+    with pytest.raises(VehicleConfigError, match=re.escape(f"{f}: not a UTF-8 text file")):
+        load_vehicle(f)
+
+
+def test_vehicles_changed_in_python_get_the_wheel_placement_check(sedan):
+    """Wheel placement is checked by VehicleParams.validate, so a vehicle made with
+    dataclasses.replace is held to it as a file is. (The mass balance is a file check: in
+    Python a chassis heavier than its sprung masses is a payload, see test_body_motion.)"""
+    heavy = dataclasses.replace(sedan, chassis=dataclasses.replace(sedan.chassis, mass=4500.0))
+    heavy.validate("heavy")
+    pos = sedan.suspension.position.copy()
+    pos[0, 0] = 9.0
+    far = dataclasses.replace(sedan, suspension=dataclasses.replace(sedan.suspension,
+                                                                    position=pos))
+    with pytest.raises(VehicleConfigError, match=r"wheels\[0\].position = \[9.0, "):
+        far.validate()

@@ -88,6 +88,26 @@ def test_friction_table_errors_name_the_expected_shape_and_tyre():
         table.set("ice", 0.1, tire=5)
     table.set("ice", 0.12, tire="track")
     assert table.values[table.surface_index("ice"), 2] == 0.12
+    with pytest.raises(VehicleConfigError, match=r"0 surfaces and 2 tyre types; allowed: at least "
+                                                 "one of each"):
+        vm.FrictionTable([], ["road", "slick"], np.zeros((0, 2)))
+
+
+def test_a_replaced_friction_array_is_checked_when_stepping(sedan):
+    """``values`` may be edited or replaced between steps; a replacement of the wrong shape
+    or with a NaN is refused naming the table (the compiled update would fail to type it or
+    give NaN forces)."""
+    state, cmd = vm.VehicleState.zeros(sedan), vm.Commands.zeros(sedan)
+    kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], sedan.chassis.com[None],
+                               np.zeros((1, 3)), np.zeros((1, 3)))
+    hits = vm.GroundHits(np.ones((1, 4)), np.array([0.0, 0.0, 1.0]), np.zeros((1, 4), int))
+    table = vm.FrictionTable.default()
+    table.values = np.ones(7)
+    with pytest.raises(VehicleConfigError, match=r"values have shape \(7,\); expected \(7, 3\)"):
+        vm.step(sedan, state, kin, hits, cmd, table, 0.01)
+    table.values = np.full((7, 3), np.nan)
+    with pytest.raises(VehicleConfigError, match="values must be finite and >= 0"):
+        vm.step(sedan, state, kin, hits, cmd, table, 0.01)
 
 
 @pytest.mark.parametrize("dt,gravity,name", [
