@@ -53,8 +53,13 @@ def main(argv=None) -> Path:
     ap.add_argument("--knob", type=parse_assignment, action="append", default=[],
                     help="terrain knob NAME=VALUE (repeatable)")
     args = ap.parse_args(argv)
-    spec, _ = build_spec(load_vehicle(args.vehicle), args.terrain, args.seed, args.physics_dt,
-                         **dict(args.knob))
+    if args.out.is_dir():
+        ap.error(f"--out {args.out}: is a folder; allowed: an XML file path")
+    try:                                   # VehicleConfigError is a ValueError
+        spec, _ = build_spec(load_vehicle(args.vehicle), args.terrain, args.seed,
+                             args.physics_dt, **dict(args.knob))
+    except ValueError as e:
+        ap.error(str(e))
     spec.compile()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(spec.to_xml())

@@ -9,6 +9,8 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
+from traction.vehicle_model.params import check_number
+
 from . import names
 
 
@@ -23,10 +25,23 @@ class SceneRenderer:
 
     def __init__(self, model: mujoco.MjModel, width: int = 640, height: int = 480,
                  camera: str | int = names.CAMERA_CHASE):
+        glob = model.vis.global_
+        check_number("width", width, 1, glob.offwidth, integer=True, unit="px")
+        check_number("height", height, 1, glob.offheight, integer=True, unit="px")
         self.model = model
+        self.camera = self._camera(camera)
         self.renderer = mujoco.Renderer(model, height=height, width=width)
-        self.camera = camera
         self.option = mujoco.MjvOption()
+
+    def _camera(self, camera: str | int) -> str | int:
+        """``camera`` if the model has it (ValueError listing the model's cameras)."""
+        cams = [mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_CAMERA, i)
+                for i in range(self.model.ncam)]
+        if camera == -1 or camera in cams or (isinstance(camera, int) and
+                                              not isinstance(camera, bool) and
+                                              0 <= camera < self.model.ncam):
+            return camera
+        raise ValueError(f"camera = {camera!r}; allowed: {', '.join(map(str, cams))} or -1 (free)")
 
     @property
     def context(self) -> mujoco.MjrContext:
@@ -37,7 +52,7 @@ class SceneRenderer:
               camera: str | int | None = None, segmentation: bool = False) -> np.ndarray:
         """One frame ``(height, width, 3)`` uint8 (or ``(h, w, 2)`` object ids/types when
         ``segmentation``); ``overlay`` is drawn as text in the top-left corner."""
-        cam = self.camera if camera is None else camera
+        cam = self.camera if camera is None else self._camera(camera)
         if segmentation:
             self.renderer.enable_segmentation_rendering()
         self.renderer.update_scene(data, camera=cam, scene_option=self.option)

@@ -32,6 +32,16 @@ def test_frame_is_not_blank(rendered, camera):
     assert img.std() > 10.0
 
 
+def test_bad_frame_size_or_camera_is_refused_up_front(rendered):
+    sim, renderer = rendered
+    with pytest.raises(ValueError, match=r"width = 0; allowed: an integer in \[1, 1280\] px"):
+        SceneRenderer(sim.model, 0, 240)
+    with pytest.raises(ValueError, match=r"camera = 'front'; allowed: chase, top, driver or -1"):
+        SceneRenderer(sim.model, 320, 240, camera="front")
+    with pytest.raises(ValueError, match=r"camera = 'front'"):
+        renderer.frame(sim.data, camera="front")
+
+
 def test_chase_camera_sees_the_vehicle(rendered):
     sim, renderer = rendered
     seg = renderer.frame(sim.data, segmentation=True)
@@ -58,6 +68,18 @@ def test_two_second_video_is_written_and_readable(rendered, tmp_path):
     assert video.path.exists() and video.frames == 40
     frames = imageio.mimread(video.path, memtest=False)
     assert len(frames) == 40 and frames[0].shape[:2] == (240, 320)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["no_car", "flat"], "unknown vehicle preset 'no_car'"),
+    (["sedan", "flat", "--seed", "-2"], "seed = -2; allowed: an integer >= 0"),
+    (["sedan", "slope", "--knob", "angel_deg=3"], "slope knob 'angel_deg' is unknown"),
+])
+def test_export_refuses_bad_input_with_a_usage_error(tmp_path, capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_info:
+        export.main(argv + ["--out", str(tmp_path / "m.xml")])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "m.xml").exists()
 
 
 def test_export_writes_loadable_xml(tmp_path):
