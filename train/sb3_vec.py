@@ -27,14 +27,17 @@ class TractionSB3VecEnv(VecEnv):
         env_id: registered id, e.g. ``"Traction/TankTurn-v0"``.
         num_envs: number of sub-environments.
         **kwargs: passed to every sub-environment (e.g. ``render_mode``, task arguments);
-            ``max_episode_steps`` overrides the registered time limit; ``num_threads`` goes to
+            ``max_episode_steps`` overrides the registered time limit (None keeps it, as in
+            ``gym.make``); ``num_threads`` goes to
             the vector env (its physics in threads; see :class:`~traction.envs.TractionVectorEnv`).
     """
 
     def __init__(self, env_id: str, num_envs: int, **kwargs):
         spec = gym.spec(env_id)
         kwargs = {**spec.kwargs, **kwargs}
-        steps = kwargs.pop("max_episode_steps", spec.max_episode_steps)
+        steps = kwargs.pop("max_episode_steps", None)
+        if steps is None:                        # as gym.make: None keeps the registered limit
+            steps = spec.max_episode_steps
         self.venv = TractionVectorEnv(spec.entry_point, num_envs, max_episode_steps=steps,
                                       autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
         self.render_mode = self.venv.render_mode

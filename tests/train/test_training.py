@@ -2,8 +2,10 @@
 
 import json
 
+import gymnasium as gym
 import yaml
 
+import traction.envs  # noqa: F401  (registers the ids)
 from traction.train import evaluate, train
 
 
@@ -45,6 +47,19 @@ def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path):
     import imageio.v3 as iio
 
     assert iio.immeta(result["video"])["fps"] == 50.0
+
+
+def test_adapter_time_limit_follows_gym_make():
+    """``max_episode_steps``: a number overrides the registered limit; None keeps it, as
+    ``gym.make`` does (it once meant no limit at all)."""
+    from traction.train.sb3_vec import TractionSB3VecEnv
+
+    for given, expected in ((None, 400), (7, 7)):
+        venv = TractionSB3VecEnv("Traction/TankTurn-v0", 1, max_episode_steps=given)
+        assert venv.venv.max_episode_steps == expected
+        assert gym.make("Traction/TankTurn-v0", max_episode_steps=given).spec.max_episode_steps \
+            == expected
+        venv.close()
 
 
 def test_training_uses_the_native_vector_env():
