@@ -69,7 +69,6 @@ WHEEL_KEYS = {"name", "position", "steer_multiplier", "wheel", "suspension", "ti
 SECTIONS = {"engine": EngineParams, "gearbox": GearboxParams, "clutch": ClutchParams,
             "tire_load_filter": TireLoadFilter, "sticky": StickyParams,
             "simulation": SimulationParams, "tire_force_scaling": TireForceScaling}
-INT_FIELDS = {"substeps_low", "substeps_high", "estimate_iterations", "min_wheels_on_ground"}
 
 
 def _fields(cls) -> dict[str, dataclasses.Field]:
@@ -95,11 +94,7 @@ def _convert(value: Any, meta: dict, path: str, where: str) -> Any:
         kind = {"list": "a list of numbers", "curve": "a list of [x, y] pairs"}.get(
             shape, "a number" if not want else f"an array of shape {want}")
         raise VehicleConfigError(f"{where}: {path} = {value!r} must be {kind}")
-    check_value(path, arr, meta, where)
-    if path.rsplit(".", 1)[-1] in INT_FIELDS:
-        if float(arr) != int(arr):
-            raise VehicleConfigError(f"{where}: {path} = {value!r} must be a whole number")
-        return int(arr)
+    check_value(path, arr, meta, where)                 # ranges; whole numbers for integer fields
     return arr if want else float(arr)
 
 
@@ -114,6 +109,8 @@ def _read(table: Any, cls, path: str, where: str, skip=()) -> dict[str, Any]:
             allowed = ", ".join(k for k in fields if k not in skip)
             raise VehicleConfigError(f"{where}: unknown key {path}.{key}; allowed: {allowed}")
         out[key] = _convert(value, fields[key].metadata, f"{path}.{key}", where)
+        if fields[key].type == "int":                  # counts (checked whole numbers above)
+            out[key] = int(out[key])
     return out
 
 

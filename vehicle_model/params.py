@@ -114,19 +114,14 @@ def check_value(name: str, value: Any, meta: dict, where: str = "") -> None:
         bad |= arr <= meta["lo"]
     if meta.get("hi_open"):
         bad |= arr >= meta["hi"]
-    if np.any(bad):
-        idx = np.argwhere(bad)[0] if arr.ndim else ()
-        shown = arr[tuple(idx)] if arr.ndim else float(arr)
-        label = name + "".join(f"[{i}]" for i in idx[:1]) if arr.ndim else name
-        raise VehicleConfigError(
-            f"{prefix}{label} = {shown:g} is out of range; allowed {range_text(meta)} {meta['unit']}"
-        )
-    if meta.get("integer") and np.any(arr != np.round(arr)):
-        idx = np.argwhere(arr != np.round(arr))[0] if arr.ndim else ()
-        label = name + "".join(f"[{i}]" for i in idx[:1]) if arr.ndim else name
-        shown = arr[tuple(idx)] if arr.ndim else float(arr)
-        raise VehicleConfigError(f"{prefix}{label} = {shown:g} is not a whole number; allowed "
-                                 f"{range_text(meta)} {meta['unit']}")
+    fraction = arr != np.round(arr) if meta.get("integer") else np.zeros(arr.shape, bool)
+    for wrong, what in ((bad, "is out of range"), (fraction, "is not a whole number")):
+        if np.any(wrong):
+            idx = np.argwhere(wrong)[0] if arr.ndim else ()
+            shown = arr[tuple(idx)] if arr.ndim else float(arr)
+            label = name + "".join(f"[{i}]" for i in idx[:1]) if arr.ndim else name
+            raise VehicleConfigError(f"{prefix}{label} = {shown:g} {what}; allowed "
+                                     f"{range_text(meta)} {meta['unit']}")
 
 
 def validate_fields(obj: Any, prefix: str = "", where: str = "") -> None:
