@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import math
 import shlex
 import sys
 from importlib import resources
@@ -32,6 +33,7 @@ import yaml
 import traction.envs  # registers the ids
 from traction.scenes.export import parse_assignment
 from traction.train.checks import MissingExtra, creatable_dir, int_at_least, positive_int_arg, require
+from traction.vehicle_model.params import check_number
 
 ALGOS = ("ppo", "sac")
 #: Run settings in the hyperparameter files (not algorithm arguments) -> smallest allowed value;
@@ -39,6 +41,16 @@ ALGOS = ("ppo", "sac")
 RUN_MINIMUM = {"n_envs": 1, "sim_threads": 1, "eval_freq": 1, "eval_episodes": 1,
                "checkpoint_freq": 1}
 RUN_KEYS = {*RUN_MINIMUM, "normalize"}
+#: Numeric algorithm arguments -> (lowest, highest, integer), checked before SB3 sees them: out of
+#: range, SB3 either crashes after the first rollout (``n_epochs = 0``: no update ran) or trains
+#: on nonsense without a word (``gamma = 2``). Other keys go to SB3 unchecked.
+ALGO_RANGES = {
+    "ppo": {"n_steps": (1, None, True), "batch_size": (1, None, True), "n_epochs": (1, None, True),
+            "gamma": (0, 1, False), "gae_lambda": (0, 1, False), "ent_coef": (0, None, False),
+            "vf_coef": (0, None, False)},
+    "sac": {"buffer_size": (1, None, True), "batch_size": (1, None, True),
+            "learning_starts": (0, None, True), "gamma": (0, 1, False), "tau": (0, 1, False)},
+}
 #: Algorithm constructor arguments that training sets itself.
 SET_BY_TRAIN = {"self", "env", "seed", "verbose", "tensorboard_log", "_init_setup_model"}
 
@@ -82,7 +94,8 @@ def split_hyperparameters(algo: str, hp: dict) -> tuple[dict, dict]:
     constructor arguments (``policy_kwargs`` text evaluated).
 
     Raises:
-        ValueError: an unknown key (with the allowed ones) or a run setting out of range.
+        ValueError: an unknown key (with the allowed ones), a run setting or algorithm argument
+            out of range, or text where the algorithm wants a number.
     """
     import stable_baselines3 as sb3
 
@@ -98,6 +111,7 @@ def split_hyperparameters(algo: str, hp: dict) -> tuple[dict, dict]:
         int_at_least(f"--hp {key}", run.setdefault(key, 1 if key == "sim_threads" else None), lo)
     if not isinstance(run.get("normalize"), bool):
         raise ValueError(f"--hp normalize = {run.get('normalize')!r}; allowed: true, false")
+    _check_algo_values(algo, params, algo_hp)
     if isinstance(algo_hp.get("policy_kwargs"), str):
         try:
             algo_hp["policy_kwargs"] = eval(algo_hp["policy_kwargs"], {"dict": dict})  # noqa: S307
@@ -105,6 +119,21 @@ def split_hyperparameters(algo: str, hp: dict) -> tuple[dict, dict]:
             raise ValueError(f"--hp policy_kwargs = {algo_hp['policy_kwargs']!r}: {e}; allowed: "
                              "a dict, e.g. dict(net_arch=[64, 64])") from None
     return run, algo_hp
+
+
+def _check_algo_values(algo: str, params, algo_hp: dict) -> None:
+    """ValueError unless the algorithm's numeric arguments are numbers in their ranges."""
+    for key, (lo, hi, integer) in ALGO_RANGES[algo].items():
+        if key in algo_hp:
+            check_number(f"--hp {key}", algo_hp[key], lo, math.inf if hi is None else hi,
+                         integer=integer)
+    for key, value in algo_hp.items():                 # a number's default wants a number
+        default = params[key].default if key in params else None
+        if isinstance(default, int | float) and not isinstance(default, bool) \
+                and isinstance(value, str) and key != "policy_kwargs":
+            raise ValueError(f"--hp {key} = {value!r}; allowed: a number (default {default!r})")
+    if isinstance(algo_hp.get("learning_rate"), int | float):     # (a schedule is a callable)
+        check_number("--hp learning_rate", algo_hp["learning_rate"], 0, lo_open=True)
 
 
 def make_vec(env_id: str, env_kwargs: dict, n_envs: int, seed: int, normalize: bool,

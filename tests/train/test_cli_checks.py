@@ -22,7 +22,16 @@ TRAIN_BAD = [
     (TANK + ["--hp", "policy_kwargs=dict(net_arch="], "--hp policy_kwargs"),
     (TANK + ["--hp", "policy_kwargs=dict(net_arc=[64])"], "--hp: ActorCriticPolicy.__init__() "
      "got an unexpected keyword argument 'net_arc'"),
-    (TANK + ["--hp", "n_steps=abc"], "--hp: "),
+    (TANK + ["--hp", "n_steps=abc"], "--hp n_steps = 'abc'; allowed: an integer >= 1"),
+    (TANK + ["--hp", "n_epochs=0"], "--hp n_epochs = 0; allowed: an integer >= 1"),
+    (TANK + ["--hp", "batch_size=64.5"], "--hp batch_size = 64.5; allowed: an integer >= 1"),
+    (TANK + ["--hp", "gamma=2"], "--hp gamma = 2; allowed: [0, 1]"),
+    (TANK + ["--hp", "learning_rate=0"], "--hp learning_rate = 0; allowed: > 0"),
+    (TANK + ["--algo", "sac", "--hp", "buffer_size=0"], "--hp buffer_size = 0; allowed: an integer >= 1"),
+    (TANK + ["--algo", "sac", "--hp", "tau=1.5"], "--hp tau = 1.5; allowed: [0, 1]"),
+    (TANK + ["--hp", "ent_coef=abc"], "--hp ent_coef = 'abc'; allowed: >= 0"),
+    (TANK + ["--hp", "max_grad_norm=abc"], "--hp max_grad_norm = 'abc'; allowed: a number (default 0.5)"),
+    (TANK + ["--hp", "ent_coef=-0.1"], "--hp ent_coef = -0.1; allowed: >= 0"),
     (TANK + ["--env-kwarg", "bogus=1"], "--env-kwarg bogus: not an argument of Traction/TankTurn-v0"),
     (TANK + ["--env-kwarg", "drive_mode=bogus"], "drive_mode = 'bogus'; allowed: special, standard"),
     (TANK + ["--threads", "0"], "argument --threads: '0'; allowed: an integer >= 1"),
@@ -187,3 +196,11 @@ def test_results_refuses_a_run_without_evaluations_before_any_output(tmp_path, c
     (run / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\n")
     err = _usage_error(capsys, results.main, [str(run), "--out", str(tmp_path / "curves")])
     assert f"{run}: no evaluations.npz" in err and not (tmp_path / "curves").exists()
+
+
+def test_results_names_each_run_png_apart_when_run_folders_share_a_name(tmp_path):
+    runs = [tmp_path / "a" / "ppo", tmp_path / "b" / "ppo", tmp_path / "c" / "sac"]
+    names = results.png_names(runs + [runs[0]])
+    assert [names[r] for r in runs] == ["a_ppo.png", "b_ppo.png", "sac.png"]
+    assert results.png_names([tmp_path / "x" / "run" / "ppo", tmp_path / "y" / "run" / "ppo"]) \
+        == {tmp_path / "x" / "run" / "ppo": "x_run_ppo.png", tmp_path / "y" / "run" / "ppo": "y_run_ppo.png"}
