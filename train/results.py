@@ -3,7 +3,8 @@
     python -m traction.train.results runs/train/tank_ppo [more runs...] --out docs/results
 
 Reads each run folder's ``evaluations.npz`` (written by ``train.py``'s evaluation callback) and
-``evaluation.json`` (``evaluate.py``), writes one PNG per run and prints a markdown table.
+``evaluation.json`` (``evaluate.py``), writes one PNG per run (named after the run folder, with
+as much of its path as tells it from the others) and prints a markdown table.
 """
 
 from __future__ import annotations
@@ -26,8 +27,28 @@ def curves(run: Path) -> dict:
             "return_std": d["results"].std(axis=1), "success": success}
 
 
-def plot(run: Path, out: Path) -> Path:
-    """PNG of the run's learning curves."""
+def png_names(runs: list[Path]) -> dict[Path, str]:
+    """Each run folder's PNG name: the folder's name, or as many of its path's last parts as
+    tell it from the other runs' (``a/ppo`` and ``b/ppo`` give ``a_ppo.png`` and ``b_ppo.png``;
+    with the names alone the second PNG overwrote the first)."""
+    paths = list(dict.fromkeys(run.resolve() for run in runs))
+
+    def name(p: Path, k: int) -> str:
+        return "_".join(p.parts[-k:]).lstrip("/")
+
+    def shortest(p: Path) -> str:                      # fewest last parts no other run shares
+        k = next(k for k in range(1, len(p.parts) + 1)
+                 if all(q.parts[-k:] != p.parts[-k:] for q in paths if q != p))
+        return name(p, k)
+
+    names = {p: shortest(p) for p in paths}
+    if len(set(names.values())) < len(paths):          # e.g. x/a_b against a/b: whole paths
+        names = {p: name(p, len(p.parts)) for p in paths}
+    return {run: names[run.resolve()] + ".png" for run in runs}
+
+
+def plot(run: Path, out: Path, name: str | None = None) -> Path:
+    """PNG of the run's learning curves, ``out/name`` (``<run folder's name>.png`` by default)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -46,7 +67,7 @@ def plot(run: Path, out: Path) -> Path:
     fig.suptitle(f"{config['env_id']} - {config['algo'].upper()} (seed {config.get('seed', '?')})")
     fig.tight_layout()
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{run.name}.png"
+    path = out / (name or f"{run.name}.png")
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return path
@@ -79,8 +100,9 @@ def main(argv=None) -> str:
                          "its first evaluation)")
     lines = ["| task | algo | steps | best eval success | final eval success | final mean return |",
              "|---|---|---|---|---|---|"]
+    names = png_names(args.runs)
     for run in args.runs:
-        plot(run, args.out)
+        plot(run, args.out, names[run])
         lines.append(row(run))
     text = "\n".join(lines)
     print(text)
