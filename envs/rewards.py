@@ -11,11 +11,11 @@ _LN10 = math.log(10.0)
 
 def tolerance(x, bounds: tuple[float, float] = (0.0, 0.0), margin: float = 1.0) -> float | np.ndarray:
     """1 inside ``bounds``, falling off as a Gaussian with width ``margin`` outside (0.1 at
-    ``margin`` from the nearest bound)."""
+    ``margin`` from the nearest bound). NaN in gives NaN out (not a full reward)."""
     lo, hi = bounds
     if isinstance(x, float | int):                     # one value per step: no array round trip
-        d = (lo - x if x < lo else x - hi if x > hi else 0.0) / margin
+        d = (lo - x if x < lo else x - hi if x > hi else 0.0 if x == x else x) / margin
         return math.exp(-_LN10 * d * d)
     x = np.asarray(x, dtype=float)
-    d = np.where(x < lo, lo - x, np.where(x > hi, x - hi, 0.0)) / margin
+    d = np.where(x < lo, lo - x, np.where(x > hi, x - hi, np.where(np.isnan(x), x, 0.0))) / margin
     return np.exp(-np.log(10.0) * d * d)

@@ -1,5 +1,7 @@
 """The one reward-shaping helper: 1 inside the bounds, 0.1 at one margin outside, Gaussian."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,12 @@ from traction.envs.rewards import tolerance
 def test_tolerance_values(x, expected):
     """Bounds +-1, margin 5: distance d margins outside gives 10^(-d^2)."""
     assert tolerance(x, (-1.0, 1.0), 5.0) == pytest.approx(expected, rel=1e-12)
+
+
+def test_tolerance_of_nan_is_nan_not_a_full_reward():
+    assert math.isnan(tolerance(float("nan"), (-1.0, 1.0), 5.0))
+    out = tolerance(np.array([0.0, np.nan, 6.0]), (-1.0, 1.0), 5.0)
+    assert out[0] == 1.0 and np.isnan(out[1]) and out[2] == pytest.approx(0.1)
 
 
 def test_scalar_and_array_paths_agree():
