@@ -335,6 +335,17 @@ class TractionVectorEnv(VectorEnv):
     def call(self, name: str, *args, **kwargs) -> tuple:
         return tuple(getattr(env, name)(*args, **kwargs) for env in self.envs)
 
+    def set_attr(self, name: str, values) -> None:
+        """Set ``name`` on every sub-environment, as Gymnasium's ``SyncVectorEnv`` does: one value
+        per world (a list or tuple of ``num_envs``), or any other value for all of them."""
+        if not isinstance(values, list | tuple):
+            values = [values] * self.num_envs
+        if len(values) != self.num_envs:
+            raise ValueError(f"set_attr({name!r}, values): {len(values)} values; expected one "
+                             f"per world ({self.num_envs}) or a single value")
+        for env, value in zip(self.envs, values, strict=True):
+            setattr(env, name, value)
+
 
 def vector_entry_point(env_class: str, registered_steps: int | None = None):
     """A ``vector_entry_point`` for :func:`gymnasium.register` that builds a

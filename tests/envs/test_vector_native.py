@@ -70,6 +70,21 @@ def test_next_step_autoreset_semantics_and_bad_actions():
         venv.step(np.array([["a", 0], [0, 0]]))
 
 
+def test_get_set_attr_and_call_reach_every_world_as_in_sync_vector_env():
+    venv = gym.make_vec("Traction/Drift-v0", num_envs=3, vectorization_mode="vector_entry_point")
+    sync = gym.make_vec("Traction/Drift-v0", num_envs=3, vectorization_mode="sync")
+    for v in (venv, sync):
+        v.set_attr("hold_seconds", 4.0)
+        assert v.get_attr("hold_seconds") == (4.0, 4.0, 4.0)
+        v.set_attr("hold_seconds", [1.0, 2.0, 3.0])
+        assert v.get_attr("hold_seconds") == (1.0, 2.0, 3.0)
+    with pytest.raises(ValueError, match=r"set_attr\('hold_seconds', values\): 2 values; "
+                       r"expected one per world \(3\)"):
+        venv.set_attr("hold_seconds", [1.0, 2.0])
+    venv.close()
+    sync.close()
+
+
 def test_sb3_adapter_matches_dummy_vec_env_and_passes_nan_checks():
     pytest.importorskip("stable_baselines3")
     from stable_baselines3.common.env_util import make_vec_env
