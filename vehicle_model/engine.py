@@ -30,7 +30,8 @@ class EngineParams:
         ((0.0, 0.8), (0.125, 0.88), (0.25, 0.95), (0.375, 1.0), (0.5, 1.0), (0.625, 0.98),
          (0.75, 0.93), (0.875, 0.85), (1.0, 0.7)),
         unit="-", lo=0.0, hi=1.0, shape="curve",
-        doc="(omega/max_omega, torque/peak_torque) points, >= 8, increasing x from 0 to 1")
+        doc="(omega/max_omega, torque/peak_torque) points, >= 2 (no upper limit; PhysX's table "
+            "holds 8), increasing x from 0 to 1")
     damping_full_throttle: float = param(0.15, unit="N m s/rad", lo=0.0, hi=100.0, lo_open=True,
                                          shape="scalar", doc="damping at full throttle")
     damping_zero_throttle_clutch_engaged: float = param(
@@ -44,12 +45,13 @@ class EngineParams:
         freeze_arrays(self)
 
     def validate(self, prefix: str = "engine.", where: str = "") -> None:
-        """Range checks plus a curve of >= 8 points with x rising from 0 to 1."""
+        """Range checks plus a curve of >= 2 points with x rising from 0 to 1 (a flat two-point
+        curve is the guide's first troubleshooting step; any number of points is allowed)."""
         validate_fields(self, prefix, where)
         c = self.torque_curve
         pre = f"{where}: " if where else ""
-        if c.ndim != 2 or c.shape[1] != 2 or len(c) < 8:
-            raise VehicleConfigError(f"{pre}{prefix}torque_curve needs >= 8 (x, y) points, "
+        if c.ndim != 2 or c.shape[1] != 2 or len(c) < 2:
+            raise VehicleConfigError(f"{pre}{prefix}torque_curve needs >= 2 (x, y) points, "
                                      f"got shape {c.shape}")
         if c[0, 0] != 0.0 or c[-1, 0] != 1.0 or np.any(np.diff(c[:, 0]) <= 0):
             raise VehicleConfigError(f"{pre}{prefix}torque_curve x values {c[:, 0].tolist()} must "

@@ -38,6 +38,23 @@ def test_free_revving_engine_settles_where_torque_equals_damping():
     assert w_e == pytest.approx(expected, rel=1e-3)
 
 
+def test_flat_two_point_torque_curve_is_accepted_and_balances_at_peak_over_damping():
+    """The guide's troubleshooting curve (flat, y = 1): a free-revving engine settles where
+    peak torque = damping x omega; one point is refused."""
+    p = load_vehicle("sedan_rwd")
+    ep = dataclasses.replace(p.engine, damping_full_throttle=1.2, torque_curve=[[0, 1], [1, 1]])
+    pk = dataclasses.replace(p, engine=ep).packed
+    w_e, out_g = 0.0, np.zeros(1)
+    for _ in range(20000):                                     # 20 s at 1 ms, neutral
+        w_e, _, _, _ = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, np.zeros(1),
+                                        np.ones(1), np.ones(1), np.zeros(1), np.zeros(1), 1.0,
+                                        0.0, np.ones(1), np.ones(1), 1e-3, out_g)
+    assert ep.peak_torque / 1.2 < ep.max_omega
+    assert w_e == pytest.approx(ep.peak_torque / 1.2, rel=1e-6)
+    with pytest.raises(vm_errors.VehicleConfigError, match=r"torque_curve needs >= 2 \(x, y\) points"):
+        dataclasses.replace(p.engine, torque_curve=[[0, 1]]).validate()
+
+
 @pytest.mark.parametrize("strength", [10.0, 1e4])
 @pytest.mark.parametrize("accuracy", ["best_possible", "estimate"])
 def test_clutch_couples_engine_and_wheels_stably(strength, accuracy):
