@@ -62,9 +62,9 @@ def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
     the pure-slip peaks are packed per wheel (``MF_PEAK_LONG``, ``MF_PEAK_LAT``)."""
     r, min_speed = w[RADIUS], w[MIN_SLIP_SPEED]
     kappa = slip_ratio(x[X_V_LONG], x[X_OMEGA] * r, min_speed)
-    tan_alpha = x[X_V_LAT] / max(abs(x[X_V_LONG]), min_speed)
+    alpha = np.arctan(x[X_V_LAT] / max(abs(x[X_V_LONG]), min_speed))     # slip angle, rad
     peak_long, peak_lat = w[MF_PEAK_LONG], w[MF_PEAK_LAT]
-    sx, sy = kappa / peak_long, tan_alpha / np.tan(peak_lat)
+    sx, sy = kappa / peak_long, alpha / peak_lat
     rho = norm2(sx, sy)
     if rho <= 1e-12:
         return 0.0, 0.0, 0.0, 0.0

@@ -110,6 +110,19 @@ def test_magic_formula_peak_is_d_times_load_where_the_formula_puts_it():
     assert f_long[0, 0] == pytest.approx(p.tires.mf_long[0, 2] * 4000.0, rel=1e-6)
 
 
+@pytest.mark.parametrize("alpha", [0.05, 0.2, 0.4, 0.8, 1.2])
+def test_magic_formula_pure_lateral_force_is_the_formula_at_the_slip_angle(alpha):
+    """Free-rolling wheel at slip angle ``alpha`` (rad): ``|F_lat| = mu load D sin(C atan(B a -
+    E(B a - atan(B a))))`` with ``a = alpha`` itself (not a tangent ratio)."""
+    p = _params("magic_formula")
+    v = 15.0
+    r = p.wheels.radius[0]
+    x = _inputs(p, v * np.cos(alpha), v * np.sin(alpha), v * np.cos(alpha) / r, load=4000.0)
+    _, f_lat, _, _ = _forces(p, x)
+    expected = 4000.0 * tire_magic.pure(*p.tires.mf_lat[0], alpha)
+    assert -f_lat[0, 0] == pytest.approx(expected, rel=1e-9)
+
+
 def test_curve_slip_ratio_sign_edge_cases():
     sr = [tire_curve.slip_ratio(v, w, 1.0) for v, w in zip((5.0, 5.0, -5.0, 10.0, 0.0),
                                                            (-5.0, 10.0, 5.0, 0.0, 2.0), strict=True)]
