@@ -248,7 +248,10 @@ def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
         row.setdefault("force_point", positions[i])
         row.setdefault("tire_force_point", positions[i])
     if any("sprung_mass" not in row for row in srows):
-        masses = compute_sprung_masses(positions, chassis.com, chassis.mass)
+        try:
+            masses = compute_sprung_masses(positions, chassis.com, chassis.mass)
+        except VehicleConfigError as e:
+            raise VehicleConfigError(f"{where}: {e}") from None
         for row, m in zip(srows, masses, strict=True):
             row.setdefault("sprung_mass", m)
     scols = {k: _column(srows, k, "suspension", where) for k in _fields(SuspensionParams)}

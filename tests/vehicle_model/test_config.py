@@ -92,6 +92,17 @@ def test_too_few_wheels_and_syntax_error(tmp_path):
         _load(tmp_path, BASE + "\n[chassis\n")
 
 
+@pytest.mark.parametrize("text, message", [
+    (BASE.replace("com = [0.0, 0.0, 0.3]", "com = [5.0, 0.0, 0.3]"),
+     "car.toml: chassis.com = [5.0, 0.0, 0.3] lies outside the wheels' support polygon"),
+    (BASE.replace("-0.8", "0.8").replace("1.2, 0.8", "2.0, 0.8"),    # all on the line y = 0.8
+     "car.toml: wheels: wheel positions are collinear"),
+])
+def test_wheel_layout_errors_name_the_file(tmp_path, text, message):
+    with pytest.raises(VehicleConfigError, match=re.escape(message)):
+        _load(tmp_path, text)
+
+
 def test_unknown_preset_lists_presets():
     with pytest.raises(VehicleConfigError, match="sedan"):
         load_vehicle("hovercraft")
