@@ -25,7 +25,7 @@ import numpy as np
 
 from traction.scenes import Scene, build_scene
 from traction.scenes.build import OFFSCREEN
-from traction.vehicle_model import VehicleParams
+from traction.vehicle_model import VehicleConfigError, VehicleParams, load_vehicle, preset_names
 from traction.vehicle_model.params import check_number
 
 from . import actions, diagnostics
@@ -44,6 +44,23 @@ OBS_LIMIT = 1000.0
 def positive(name: str, value, unit: str = "") -> float:
     """A constructor argument that must be a finite number > 0 (ValueError naming it)."""
     return check_number(name, value, 0.0, lo_open=True, unit=unit)
+
+
+def display_available() -> bool:
+    """Whether a window can open: on Linux, DISPLAY or WAYLAND_DISPLAY is set."""
+    return not sys.platform.startswith("linux") or bool(
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def vehicle_params(vehicle) -> VehicleParams:
+    """The ``vehicle`` argument (preset name, TOML path or :class:`VehicleParams`) as parameters;
+    VehicleConfigError (a ValueError) naming it if it is none of those or does not load."""
+    if isinstance(vehicle, VehicleParams):
+        return vehicle
+    if not isinstance(vehicle, str | os.PathLike):
+        raise VehicleConfigError(f"vehicle = {vehicle!r}; allowed: a preset name "
+                                 f"({', '.join(preset_names())}), a .toml path or VehicleParams")
+    return load_vehicle(vehicle)
 
 
 def finite_weights(weights: dict) -> dict:
@@ -74,8 +91,7 @@ class TractionEnv(gym.Env):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode = {render_mode!r}; allowed: None, "
                              f"{', '.join(self.metadata['render_modes'])}")
-        if render_mode == "human" and sys.platform.startswith("linux") and not (
-                os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        if render_mode == "human" and not display_available():
             raise RuntimeError("render_mode = 'human' needs a display (DISPLAY and "
                                "WAYLAND_DISPLAY are unset); headless: render_mode = 'rgb_array'")
         positive("control_dt", control_dt, "s"), positive("physics_dt", physics_dt, "s")
@@ -285,6 +301,7 @@ class TractionEnv(gym.Env):
         """Restore a :meth:`get_state` snapshot (of this environment): the next steps replay
         bit for bit, and MjData's derived quantities (poses for rendering and
         :meth:`read_chassis`) are recomputed for the restored state."""
+        self._check_snapshot(state)                          # before anything is written
         terrain = state["terrain"]                          # restore_terrain copies it
         state = copy.deepcopy({k: v for k, v in state.items() if k != "terrain"})
         spec = mujoco.mjtState.mjSTATE_INTEGRATION
@@ -301,6 +318,30 @@ class TractionEnv(gym.Env):
             setattr(self, key, value)
         self._steps = state["steps"]
         sim.restore(state["now"], state["diverged"], state["warnings"])
+
+    def _check_snapshot(self, state) -> None:
+        """ValueError naming the first part of ``state`` that is not of a :meth:`get_state`
+        snapshot of this environment (another task, vehicle or terrain kind)."""
+        keys = {"mujoco", "state", "commands", "wheel_angle", "outputs", "now", "diverged",
+                "warnings", "steps", "rng", "task", "terrain"}
+        if not isinstance(state, dict) or not keys <= state.keys():
+            missing = sorted(keys - state.keys()) if isinstance(state, dict) else "a dict"
+            raise ValueError(f"set_state: not a get_state snapshot (missing {missing})")
+        size = mujoco.mj_stateSize(self.model, mujoco.mjtState.mjSTATE_INTEGRATION)
+        parts = [("mujoco", np.shape(state["mujoco"]), (size,)),
+                 ("wheel_angle", np.shape(state["wheel_angle"]), self.sim.wheel_angle.shape)]
+        for name in ("state", "commands", "outputs"):
+            theirs = vars(state[name]) if hasattr(state[name], "__dict__") else {}
+            parts += [(f"{name}.{buf}", np.shape(theirs.get(buf)), np.shape(mine))
+                      for buf, mine in vars(getattr(self.sim, name)).items()]
+        for what, got, expected in parts:
+            if got != expected:
+                raise ValueError(f"set_state: {what} has shape {got}; this environment's has "
+                                 f"{expected} (a snapshot of another environment?)")
+        if set(state["task"]) != set(self.task_state):
+            raise ValueError(f"set_state: task state {sorted(state['task'])}; this "
+                             f"environment's is {sorted(self.task_state)}")
+        self.scene.check_saved_terrain(state["terrain"])
 
     # --- measurements (read MjData now; the step itself uses its one ChassisReading) -------
     def read_chassis(self) -> ChassisReading:
@@ -338,14 +379,16 @@ class TractionEnv(gym.Env):
 
             if self._renderer is None:
                 self._renderer = SceneRenderer(self.model, self.width, self.height)
-            self.sim.update_wheel_visuals()
+            self.sim.update_wheel_visuals()             # (model geom poses, then the world's)
+            self.sim.pose_for_render()
             return self._renderer.frame(self.data)
         if self.render_mode == "human":
             import mujoco.viewer
 
             if self._viewer is None:
                 self._viewer = mujoco.viewer.launch_passive(self.model, self.data)
-            self.sim.update_wheel_visuals()
+            self.sim.update_wheel_visuals()             # (model geom poses, then the world's)
+            self.sim.pose_for_render()
             self._viewer.sync()
         return None
 

@@ -8,11 +8,12 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from traction.vehicle_model import VehicleParams, load_vehicle
+from traction.vehicle_model import VehicleParams
 from traction.vehicle_model import layout as L
+from traction.vehicle_model.params import check_number
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv, finite_weights, positive
+from .base import OBS_LIMIT, TractionEnv, finite_weights, positive, vehicle_params
 from .reading import ChassisReading
 from .rewards import tolerance
 
@@ -119,13 +120,13 @@ class DriftEnv(TractionEnv):
                  hold_weight: float = 1.0, spin_out_penalty: float = 20.0, off_pad_penalty: float = 20.0,
                  vehicle: str | VehicleParams = "sedan_rwd", render_mode: str | None = None,
                  width: int = 640, height: int = 480):
-        if not 0.0 <= target_sideslip_deg < 80.0:
-            raise ValueError(f"target_sideslip_deg = {target_sideslip_deg}; allowed [0, 80)")
+        check_number("target_sideslip_deg", target_sideslip_deg, 0.0, 80.0, hi_open=True,
+                     unit="deg")
         hold_seconds = positive("hold_seconds", hold_seconds)
         weights = finite_weights({"sideslip": sideslip_weight, "circle": circle_weight,
                                   "hold": hold_weight, "spin_out": spin_out_penalty,
                                   "off_pad": off_pad_penalty})
-        p = vehicle if isinstance(vehicle, VehicleParams) else load_vehicle(vehicle)
+        p = vehicle_params(vehicle)
         if p.n_wheels != 4:
             raise ValueError(f"vehicle {p.name!r} has {p.n_wheels} wheels; Drift-v0's "
                              "observation has four-wheel slip channels (a car: 4 wheels)")

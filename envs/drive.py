@@ -75,13 +75,31 @@ class KeyboardDriver:
         return out
 
 
+def _simulator(args):
+    """The simulator to drive: the env's (``env_id``) or a scene's (``--vehicle``, ``--terrain``)."""
+    from traction.scenes import build_scene
+
+    from .vehicle_sim import VehicleSim
+
+    if args.env_id:
+        import gymnasium as gym
+
+        import traction.envs  # noqa: F401
+
+        if args.env_id not in traction.envs.ENV_IDS:
+            raise ValueError(f"{args.env_id!r}: not a Traction environment; allowed: "
+                             f"{', '.join(traction.envs.ENV_IDS)}")
+        env = gym.make(args.env_id).unwrapped
+        env.reset(seed=args.seed)
+        return env.sim
+    return VehicleSim(build_scene(args.vehicle, args.terrain, seed=args.seed))
+
+
 def main(argv=None) -> None:
     """Open the viewer and drive (blocks until the window is closed)."""
     import mujoco.viewer
 
-    from traction.scenes import build_scene
-
-    from .vehicle_sim import VehicleSim
+    from .base import display_available
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("env_id", nargs="?", help="e.g. Traction/Drift-v0 (else --vehicle/--terrain)")
@@ -89,16 +107,12 @@ def main(argv=None) -> None:
     ap.add_argument("--terrain", default="skidpad")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    if args.env_id:
-        import gymnasium as gym
-
-        import traction.envs  # noqa: F401
-
-        env = gym.make(args.env_id).unwrapped
-        env.reset(seed=args.seed)
-        sim = env.sim
-    else:
-        sim = VehicleSim(build_scene(args.vehicle, args.terrain, seed=args.seed))
+    if not display_available():
+        ap.error("the viewer needs a display (DISPLAY and WAYLAND_DISPLAY are unset)")
+    try:
+        sim = _simulator(args)
+    except ValueError as e:                            # bad id, vehicle, terrain or seed
+        ap.error(str(e))
     driver = KeyboardDriver(tank=sim.params.differential.type == "tank")
     control_dt = 0.02
     with mujoco.viewer.launch_passive(sim.model, sim.data,
@@ -112,6 +126,7 @@ def main(argv=None) -> None:
                                                int(sim.state.gearbox.gear[0]), control_dt))
             sim.step(round(control_dt / sim.dt))
             sim.update_wheel_visuals()
+            sim.pose_for_render()
             v.sync()
             time.sleep(max(0.0, control_dt - (time.time() - start)))
 

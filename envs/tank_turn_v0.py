@@ -9,11 +9,11 @@ import gymnasium as gym
 import numpy as np
 
 from traction.scenes.terrain import spawn_on_grid
-from traction.vehicle_model import VehicleParams, load_vehicle
+from traction.vehicle_model import VehicleParams
 from traction.vehicle_model import layout as L
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv, finite_weights
+from .base import OBS_LIMIT, TractionEnv, finite_weights, vehicle_params
 from .reading import ChassisReading
 
 
@@ -113,7 +113,7 @@ class TankTurnEnv(TractionEnv):
                  width: int = 640, height: int = 480):
         if drive_mode not in ("special", "standard"):
             raise ValueError(f"drive_mode = {drive_mode!r}; allowed: special, standard")
-        p = vehicle if isinstance(vehicle, VehicleParams) else load_vehicle(vehicle)
+        p = vehicle_params(vehicle)
         if p.differential.type != "tank":
             raise ValueError(f"vehicle {p.name!r} has a {p.differential.type!r} differential; "
                              "TankTurn needs a tank")

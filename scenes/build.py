@@ -71,9 +71,22 @@ class Scene:
         m = self.model
         return copy.deepcopy((self.terrain, m.hfield_data, m.hfield_size, m.geom_pos, m.site_pos))
 
+    def check_saved_terrain(self, saved) -> None:
+        """ValueError unless ``saved`` is a :meth:`save_terrain` copy of this scene's kind."""
+        m = self.model
+        arrays = (m.hfield_data, m.hfield_size, m.geom_pos, m.site_pos)
+        ok = isinstance(saved, tuple) and len(saved) == 5 and \
+            getattr(saved[0], "name", None) == self.terrain.name and all(
+                np.shape(a) == b.shape for a, b in zip(saved[1:], arrays, strict=True))
+        if not ok:
+            kind = getattr(saved[0], "name", "?") if isinstance(saved, tuple) and saved else "?"
+            raise ValueError(f"saved terrain of kind {kind!r} does not fit this scene "
+                             f"({self.terrain.name!r}, {m.nhfield} height field(s))")
+
     def restore_terrain(self, saved: tuple, context: mujoco.MjrContext | None = None) -> None:
         """Put back a :meth:`save_terrain` copy; ``context``: a render context whose
         heightfield copies must be refreshed."""
+        self.check_saved_terrain(saved)
         t, hfield, hsize, gpos, spos = copy.deepcopy(saved)
         m = self.model
         m.hfield_data[:], m.hfield_size[:], m.geom_pos[:], m.site_pos[:] = hfield, hsize, gpos, spos

@@ -20,6 +20,9 @@ import traction.envs  # noqa: F401  (registers the environments)
     ({"vehicle": "truck_6x6"}, r"has 6 wheels; Drift-v0's observation"),
     ({"vehicle": "sedan"}, r"vehicle 'sedan' has no engine \(differential type 'direct'\)"),
     ({"radius": 2.0}, r"radius = 2.0; allowed: \[5, 60\] m"),
+    ({"target_sideslip_deg": "30"}, r"target_sideslip_deg = '30'; allowed: \[0, 80\) deg"),
+    ({"target_sideslip_deg": None}, r"target_sideslip_deg = None; allowed: \[0, 80\) deg"),
+    ({"target_sideslip_deg": 80.0}, r"target_sideslip_deg = 80.0; allowed: \[0, 80\) deg"),
 ])
 def test_drift_arguments_are_checked(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -45,6 +48,14 @@ def test_climb_arguments_are_checked(kwargs, match):
 def test_frame_size_is_checked_when_the_env_is_made(kwargs, match):
     with pytest.raises(ValueError, match=match):
         gym.make("Traction/TankTurn-v0", render_mode="rgb_array", **kwargs)
+
+
+@pytest.mark.parametrize("env_id", ["Traction/Drift-v0", "Traction/Climb6x6-v0",
+                                    "Traction/TankTurn-v0"])
+@pytest.mark.parametrize("vehicle", [3, None, ["tank"]])
+def test_vehicle_argument_of_a_wrong_type_is_named(env_id, vehicle):
+    with pytest.raises(ValueError, match=r"vehicle = .*; allowed: a preset name \(sedan, "):
+        gym.make(env_id, vehicle=vehicle)
 
 
 def test_tank_weights_are_checked():
@@ -114,6 +125,27 @@ def test_human_rendering_without_a_display_is_refused(monkeypatch):
     monkeypatch.setattr("sys.platform", "linux")
     with pytest.raises(RuntimeError, match="'human' needs a display"):
         gym.make("Traction/TankTurn-v0", render_mode="human")
+
+
+@pytest.mark.parametrize("argv, display, message", [
+    ([], None, "the viewer needs a display"),
+    (["--vehicle", "nope"], ":0", "unknown vehicle preset 'nope'"),
+    (["--terrain", "moon"], ":0", "terrain"),
+    (["CartPole-v1"], ":0", "'CartPole-v1': not a Traction environment; allowed: "),
+])
+def test_drive_cli_gives_usage_errors_before_opening_a_window(monkeypatch, capsys, argv, display,
+                                                             message):
+    from traction.envs import drive
+
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    if display:
+        monkeypatch.setenv("DISPLAY", display)
+    else:
+        monkeypatch.delenv("DISPLAY", raising=False)
+    with pytest.raises(SystemExit) as exit_info:
+        drive.main(argv)
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("steps", [0, -2, 2.5, "3", True])

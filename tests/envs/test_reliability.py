@@ -68,6 +68,25 @@ def test_get_state_set_state_replays_bit_for_bit(env_id):
     assert tail() == first
 
 
+def test_a_snapshot_of_another_environment_is_refused_before_anything_changes():
+    tank, drift = gym.make("Traction/TankTurn-v0").unwrapped, gym.make("Traction/Drift-v0").unwrapped
+    tank.reset(seed=2)
+    drift.reset(seed=2)
+    before = tank.get_state()
+    with pytest.raises(ValueError, match=r"set_state: wheel_angle has shape \(1, 4\); this "
+                       r"environment's has \(1, 12\) \(a snapshot of another environment\?\)"):
+        tank.set_state(drift.get_state())
+    bad = dict(before, terrain=drift.get_state()["terrain"])
+    with pytest.raises(ValueError, match=r"saved terrain of kind 'skidpad' does not fit"):
+        tank.set_state(bad)
+    with pytest.raises(ValueError, match=r"not a get_state snapshot \(missing \['diverged'"):
+        tank.set_state({k: v for k, v in before.items() if k != "diverged"})
+    a = np.array([1.0, -1.0])
+    obs = tank.step(a)[0]
+    tank.set_state(before)                               # it was never touched: same step
+    assert np.array_equal(tank.step(a)[0], obs)
+
+
 def test_mujoco_timers_switch_off_and_on_without_changing_the_rollout():
     code = ROLLOUT.format(env_id="Traction/Drift-v0").replace("print(h.hexdigest())",
                                                               "out = h.hexdigest()")
