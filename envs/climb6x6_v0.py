@@ -9,12 +9,12 @@ import gymnasium as gym
 import numpy as np
 
 from traction.scenes.terrain import spawn_on_grid
-from traction.vehicle_model import VehicleParams, load_vehicle
+from traction.vehicle_model import VehicleParams
 from traction.vehicle_model import layout as L
 from traction.vehicle_model.params import check_number
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv, finite_weights, positive
+from .base import OBS_LIMIT, TractionEnv, finite_weights, positive, vehicle_params
 from .reading import ChassisReading
 
 HEIGHTMAP_AHEAD = np.arange(8) * 1.5            # m ahead of the chassis origin
@@ -22,6 +22,9 @@ HEIGHTMAP_SIDE = np.arange(-2, 3) * 1.0         # m to the left
 _AHEAD, _SIDE = (g.ravel() for g in np.meshgrid(HEIGHTMAP_AHEAD, HEIGHTMAP_SIDE, indexing="ij"))
 _WHEEL_OBS = [L.O_CONTACT, L.O_LONG_SLIP, L.O_LAT_SLIP, L.O_NORMALISED_LOAD]
 _ROLLED_OVER = math.radians(70.0)
+#: Height-map points beyond the terrain's edge read this far below its lowest point (m): no
+#: ground there, a drop deeper than any on the course.
+EDGE_DROP = 10.0
 TERRAINS = {"rough_hill": {}, "crest": {"incline_deg": 5.0}, "slope": {"angle_deg": 12.0,
                                                                       "roughness": 0.03}}
 
@@ -63,10 +66,11 @@ class Climb6x6Env(TractionEnv):
     | 42-47 | normalised tyre load (load / rest load) | - | - |
     | 48 | engine speed / max engine speed | - | - |
     | 49 | gear (-1 reverse, 0 neutral, 1-5) | - | - |
-    | 50-89 | terrain height minus chassis-origin height on a 8 x 5 grid ahead (0-10.5 m ahead, -2..2 m left), row-major by distance ahead | m | heading frame (yaw only) |
+    | 50-89 | terrain height minus chassis-origin height on a 8 x 5 grid ahead (0-10.5 m ahead, -2..2 m left), row-major by distance ahead; points beyond the terrain's edge read 10 m below its lowest point | m | heading frame (yaw only) |
 
     ## Rewards
-    `reward = progress + energy + slip + success + rollover`, each in `info["reward_<term>"]`:
+    `reward = progress + energy + slip + success + rollover + off_terrain`, each in
+    `info["reward_<term>"]`:
 
     | term | value | weight argument (default) |
     |---|---|---|
@@ -75,6 +79,7 @@ class Climb6x6Env(TractionEnv):
     | slip | -mean \|longitudinal slip\| of wheels in contact x control_dt | `slip_weight` (0.5) |
     | success | +1 on reaching the goal | `success_bonus` (10.0) |
     | rollover | -1 when the truck rolls over | `rollover_penalty` (10.0) |
+    | off_terrain | -1 when the CoM leaves the terrain's area (it would fall off the edge) | `off_terrain_penalty` (10.0) |
 
     ## Starting State
     At rest near the foot of the course, heading +x with yaw uniform in +-15 deg and lateral
@@ -83,8 +88,9 @@ class Climb6x6Env(TractionEnv):
     (x, y in m on the terrain, yaw in rad in [-2 pi, 2 pi]).
 
     ## Episode End
-    - Termination: success (horizontal distance to the goal < `goal_radius`) or rollover (up
-      axis tilted more than 70 deg).
+    - Termination: success (horizontal distance to the goal < `goal_radius`), rollover (up
+      axis tilted more than 70 deg) or leaving the terrain (the CoM's horizontal position
+      beyond the height field's edge).
     - Truncation: the time limit (`max_episode_steps=1500`, 60 s) or a diverged simulation
       (`info["diverged"] = True`).
 
@@ -106,10 +112,12 @@ class Climb6x6Env(TractionEnv):
     - v0: initial release.
     - v0 (2026-11-25): the observation is the state at the step's end at one instant (the pose
       had been one 4 ms physics substep older than the velocities).
+    - v0 (2026-11-25): leaving the terrain ends the episode (`off_terrain` term); the height map
+      shows a drop beyond the edge (it showed the edge's height, as if the ground went on).
     """
 
-    reward_names = ("progress", "energy", "slip", "success", "rollover")
-    task_state = ("_prev_dist", "_goal_xyz")
+    reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")
+    task_state = ("_prev_dist", "_goal_xyz", "_no_ground")
     reset_options = {"spawn": None}
     action_map = actions.DRIVE_LEVER
 
@@ -118,7 +126,8 @@ class Climb6x6Env(TractionEnv):
                  control_dt: float = 0.04, physics_dt: float = 0.004, goal_radius: float = 6.0,
                  progress_weight: float = 1.0, energy_weight: float = 0.05,
                  slip_weight: float = 0.5, success_bonus: float = 10.0,
-                 rollover_penalty: float = 10.0, vehicle: str | VehicleParams = "truck_6x6",
+                 rollover_penalty: float = 10.0, off_terrain_penalty: float = 10.0,
+                 vehicle: str | VehicleParams = "truck_6x6",
                  render_mode: str | None = None, width: int = 640, height: int = 480):
         if terrain not in TERRAINS:
             raise ValueError(f"terrain = {terrain!r}; allowed: {', '.join(TERRAINS)}")
@@ -129,8 +138,8 @@ class Climb6x6Env(TractionEnv):
         goal_radius = positive("goal_radius", goal_radius)
         weights = finite_weights({"progress": progress_weight, "energy": energy_weight,
                                   "slip": slip_weight, "success": success_bonus,
-                                  "rollover": rollover_penalty})
-        p = vehicle if isinstance(vehicle, VehicleParams) else load_vehicle(vehicle)
+                                  "rollover": rollover_penalty, "off_terrain": off_terrain_penalty})
+        p = vehicle_params(vehicle)
         if p.n_wheels != 6:
             raise ValueError(f"vehicle {p.name!r} has {p.n_wheels} wheels; Climb6x6-v0's "
                              "observation has six-wheel channels (a 6x6: 6 wheels)")
@@ -174,6 +183,7 @@ class Climb6x6Env(TractionEnv):
             pos, quat = spawn_on_grid(t.grid, self.vehicle, x, y, yaw)
         self.sim.reset(pos=pos, quat=quat)
         self._goal_xyz = tuple(self._goal().tolist())       # fixed for the episode
+        self._no_ground = float(t.grid.heights.min()) - EDGE_DROP
         self._prev_dist = self._goal_distance(self.read_chassis())
 
     def _check_option(self, name: str, spawn) -> tuple[float, float, float]:
@@ -206,7 +216,8 @@ class Climb6x6Env(TractionEnv):
             obs[24 + 6 * j:30 + 6 * j] = w[:, col]
         obs[48:50] = v[L.O_ENGINE_OMEGA] / self.vehicle.engine.max_omega, v[L.O_GEAR]
         x, y, z = c.origin                               # height map, heading frame
-        self.scene.terrain.grid.heights_in_frame(x, y, c.yaw, _AHEAD, _SIDE, obs[50:])
+        grid = self.scene.terrain.grid
+        grid.heights_in_frame(x, y, c.yaw, _AHEAD, _SIDE, obs[50:], self._no_ground)
         obs[50:] -= z
         return obs
 
@@ -229,12 +240,16 @@ class Climb6x6Env(TractionEnv):
     def _reward_terms(self, c: ChassisReading) -> dict[str, float]:
         terminated, success = self._termination(c)
         values = {"progress": self._progress(c), "energy": self._energy(), "slip": self._slip(),
-                  "success": float(success), "rollover": -float(self._rolled_over(c))}
+                  "success": float(success), "rollover": -float(self._rolled_over(c)),
+                  "off_terrain": -float(self._off_terrain(c))}
         return {k: self.weights[k] * v for k, v in values.items()}
 
     def _rolled_over(self, c: ChassisReading) -> bool:
         return c.tilt > _ROLLED_OVER
 
+    def _off_terrain(self, c: ChassisReading) -> bool:
+        return not self.scene.terrain.grid.contains(c.com[0], c.com[1])
+
     def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
         success = self._goal_distance(c) < self.goal_radius
-        return success or self._rolled_over(c), success
+        return success or self._rolled_over(c) or self._off_terrain(c), success

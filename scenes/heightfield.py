@@ -54,13 +54,19 @@ class TerrainGrid:
         _heights(self.heights, self.x0, self.y0, self.cell, x.ravel(), y.ravel(), out.reshape(-1))
         return out
 
+    def contains(self, x: float, y: float) -> bool:
+        """Whether world ``(x, y)`` lies over the grid (edges included)."""
+        length, width = self.extent
+        return self.x0 <= x <= self.x0 + length and self.y0 <= y <= self.y0 + width
+
     def heights_in_frame(self, x: float, y: float, yaw: float, ahead: np.ndarray,
-                         side: np.ndarray, out: np.ndarray) -> None:
+                         side: np.ndarray, out: np.ndarray, off_grid: float = math.nan) -> None:
         """Heights (m), as :meth:`height_at`, at the points ``ahead[i]`` along heading ``yaw`` and
         ``side[i]`` to its left of world ``(x, y)``, written to ``out`` (flat float arrays of one
-        length; for observations, without temporaries)."""
+        length; for observations, without temporaries). Points beyond the grid's edge read
+        ``off_grid`` if it is given (there is no ground there), else the edge's height."""
         _heights_in_frame(self.heights, self.x0, self.y0, self.cell, float(x), float(y),
-                          math.cos(yaw), math.sin(yaw), ahead, side, out)
+                          math.cos(yaw), math.sin(yaw), ahead, side, out, off_grid)
 
     def surface_at(self, x, y) -> np.ndarray:
         """Surface index of the cell nearest to world ``x, y`` (edge cells beyond the grid)."""
@@ -91,10 +97,12 @@ def _heights(h, x0, y0, cell, xs, ys, out) -> None:
 
 
 @jit
-def _heights_in_frame(h, x0, y0, cell, x, y, c, s, ahead, side, out) -> None:
+def _heights_in_frame(h, x0, y0, cell, x, y, c, s, ahead, side, out, off_grid) -> None:
+    x_hi, y_hi = x0 + (h.shape[1] - 1) * cell, y0 + (h.shape[0] - 1) * cell
     for i in range(out.shape[0]):
-        out[i] = _height(h, x0, y0, cell, x + c * ahead[i] - s * side[i],
-                         y + s * ahead[i] + c * side[i])
+        px, py = x + c * ahead[i] - s * side[i], y + s * ahead[i] + c * side[i]
+        outside = px < x0 or px > x_hi or py < y0 or py > y_hi
+        out[i] = off_grid if outside and off_grid == off_grid else _height(h, x0, y0, cell, px, py)
 
 
 def check_knob(terrain: str, name: str, value, lo: float, hi: float, unit: str = "",

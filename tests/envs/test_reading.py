@@ -73,3 +73,9 @@ def test_heights_in_frame_match_height_at():
     px = x + np.cos(yaw) * ahead - np.sin(yaw) * side
     py = y + np.sin(yaw) * ahead + np.cos(yaw) * side
     assert np.allclose(out, grid.height_at(px, py), atol=1e-12)
+    far = np.array([0.0, 1.0, 2000.0, 3.0])            # the third point lies off the grid
+    grid.heights_in_frame(x, y, yaw, far, side, out, off_grid=-99.0)
+    px = x + np.cos(yaw) * far - np.sin(yaw) * side
+    py = y + np.sin(yaw) * far + np.cos(yaw) * side
+    assert out[2] == -99.0 and not grid.contains(px[2], py[2])
+    assert np.allclose(out[[0, 1, 3]], grid.height_at(px[[0, 1, 3]], py[[0, 1, 3]]), atol=1e-12)

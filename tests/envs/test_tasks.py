@@ -6,6 +6,7 @@ import pytest
 
 import traction.envs  # noqa: F401  (registers the ids)
 from traction.envs import actions
+from traction.scenes import names
 
 
 def _run(env, policy, steps, seed=0, options=None):
@@ -60,6 +61,44 @@ def test_climb_rollover_terminates_with_penalty():
     _, r, term, trunc, info = env.step(np.zeros(2))
     assert term and not info["is_success"]
     assert info["reward_rollover"] == -u.weights["rollover"]
+
+
+def test_climb_leaving_the_terrain_terminates_with_penalty_before_the_fall():
+    """Reversing from the start off the course's near edge: the episode ends as the CoM crosses
+    the edge, with the truck still level and at the edge's height (not after falling off)."""
+    env = gym.make("Traction/Climb6x6-v0")
+    env.reset(seed=5)
+    u = env.unwrapped
+    grid = u.scene.terrain.grid
+    for _ in range(200):
+        _, _, term, trunc, info = env.step(np.array([-1.0, 0.0], np.float32))
+        if term or trunc:
+            break
+    c = u.read_chassis()
+    assert term and not trunc and not info["is_success"]
+    assert info["reward_off_terrain"] == -u.weights["off_terrain"] and info["reward_rollover"] == 0
+    assert c.com[0] < grid.x0 < c.com[0] + 0.5                   # just past the edge
+    assert c.tilt < 0.3 and abs(c.com[2] - grid.height_at(grid.x0, c.com[1])) < 2.0
+
+
+def test_climb_height_map_shows_the_drop_beyond_the_edge():
+    """Facing the near edge 4 m away: rows up to 3 m ahead read the ground (as a ray cast
+    does), rows from 4.5 m read 10 m below the terrain's lowest point."""
+    import mujoco
+
+    env = gym.make("Traction/Climb6x6-v0")
+    obs, _ = env.reset(seed=5, options={"spawn": (-46.0, 0.0, np.pi)})
+    u = env.unwrapped
+    grid, z = u.scene.terrain.grid, u.read_chassis().origin[2]
+    rows = obs[50:90].reshape(8, 5)
+    assert np.all(rows[:3] > -3.0)
+    np.testing.assert_allclose(rows[3:], grid.heights.min() - 10.0 - z)
+    x, y = u.read_chassis().origin[:2]
+    hit, chassis = np.zeros(1, np.int32), u.model.body(names.CHASSIS_BODY).id
+    for ahead in (0.0, 1.5, 3.0):                    # heading -x: the point is (x - ahead, y)
+        top = np.array([x - ahead, y, 50.0])
+        d = mujoco.mj_ray(u.model, u.data, top, np.array([0.0, 0.0, -1.0]), None, 1, chassis, hit)
+        assert rows[int(ahead / 1.5), 2] == pytest.approx(50.0 - d - z, abs=0.05)
 
 
 def test_climb_reaching_the_goal_is_success():
