@@ -59,6 +59,11 @@ BADQPOS = 2 * int(mujoco.mjtWarning.mjWARN_BADQPOS)
 BADQVEL = 2 * int(mujoco.mjtWarning.mjWARN_BADQVEL)
 BADQACC = 2 * int(mujoco.mjtWarning.mjWARN_BADQACC)
 N_WARNING_INTS = 2 * int(mujoco.mjtWarning.mjNWARNING) - 1
+#: A chassis faster than this (m/s) or spinning faster than this (rad/s) has diverged: no ground
+#: vehicle gets there, but a blow-up that stays below MuJoCo's 1e10 does (a chassis inertia far
+#: too small for its mass, a body box set into the ground, a damper too stiff for the step).
+MAX_CHASSIS_SPEED = 150.0
+MAX_CHASSIS_SPIN = 50.0
 #: grid_info columns: has a surface grid, x0, y0, cell size (m)
 HAS_GRID, GRID_X0, GRID_Y0, GRID_CELL = range(4)
 #: patch columns: world AABB low corner, high corner, surface type
@@ -139,11 +144,17 @@ def _buffer(address, n):
 @jit
 def diverged(addr, index, nv, wheel_state) -> bool:
     """MuJoCo met a bad position, velocity or acceleration since the last reset (it then resets
-    the world itself), or a position, velocity or wheel spin is not finite."""
+    the world itself), a position, velocity or wheel spin is not finite, or the chassis moves
+    or spins faster than :data:`MAX_CHASSIS_SPEED` / :data:`MAX_CHASSIS_SPIN`."""
     warnings = numba.carray(_pointer(addr[WARNING]), (N_WARNING_INTS,), np.int32)
     if warnings[BADQPOS] > 0 or warnings[BADQVEL] > 0 or warnings[BADQACC] > 0:
         return True
     qpos, qvel = _buffer(addr[QPOS], index[NQ]), _buffer(addr[QVEL], nv)
+    d = index[QVEL_ADR]
+    speed2 = qvel[d] * qvel[d] + qvel[d + 1] * qvel[d + 1] + qvel[d + 2] * qvel[d + 2]
+    spin2 = qvel[d + 3] * qvel[d + 3] + qvel[d + 4] * qvel[d + 4] + qvel[d + 5] * qvel[d + 5]
+    if speed2 > MAX_CHASSIS_SPEED * MAX_CHASSIS_SPEED or spin2 > MAX_CHASSIS_SPIN * MAX_CHASSIS_SPIN:
+        return True
     total = 0.0                  # a sum of finite values is finite (an overflow is flagged too)
     for j in range(qpos.shape[0]):
         total += qpos[j]

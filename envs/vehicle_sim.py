@@ -152,8 +152,8 @@ class VehicleSim:
         world).
 
         Raises:
-            ValueError: a pose or velocity that is not finite numbers of that length, or a
-                zero quaternion (nothing is changed).
+            ValueError: a pose or velocity that is not finite numbers of that length, a zero
+                quaternion or a speed above ``physics.MAX_CHASSIS_SPEED`` (nothing is changed).
         """
         pos = _vector("pos", pos, 3)
         quat = _vector("quat", quat, 4)
@@ -161,6 +161,9 @@ class VehicleSim:
         if quat is not None and not np.linalg.norm(quat) > 1e-9:
             raise ValueError(f"reset quat = {quat.tolist()}: zero; allowed: a rotation "
                              "quaternion (w, x, y, z)")
+        if velocity is not None and not np.linalg.norm(velocity) <= physics.MAX_CHASSIS_SPEED:
+            raise ValueError(f"reset velocity = {velocity.tolist()}; allowed: a speed up to "
+                             f"{physics.MAX_CHASSIS_SPEED:g} m/s (faster counts as diverged)")
         mujoco.mj_resetData(self.model, self.data)
         a = self.qpos_adr
         self.data.qpos[a:a + 3] = self.scene.spawn_pos if pos is None else pos

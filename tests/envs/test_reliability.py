@@ -159,6 +159,35 @@ def test_set_state_after_a_reset_restores_surfaces_poses_and_the_rendered_terrai
     assert tail() == first
 
 
+def test_a_finite_blow_up_is_flagged_as_divergence(caplog):
+    """A chassis inertia 1/500 of the sedan's (validates: any positive inertia does) blows up
+    under full throttle and steer without reaching MuJoCo's 1e10 or inf: the speed bound flags
+    it, and the episode truncates with the flag."""
+    p = load_vehicle("sedan_rwd")
+    p = dataclasses.replace(p, chassis=dataclasses.replace(p.chassis, inertia=[1.0, 1.0, 1.0]))
+    env = gym.make("Traction/Drift-v0", vehicle=p)
+    env.reset(seed=0)
+    u = env.unwrapped
+    speeds = []
+    with caplog.at_level(logging.WARNING):
+        for _ in range(200):
+            _, _, _, trunc, info = env.step(np.float32([1.0, 1.0, 0.0, 0.0]))
+            speeds.append(info["speed"])
+            if trunc:
+                break
+    assert trunc and info["diverged"] and "diverged" in caplog.text
+    assert u.data.warning.number[int(mujoco.mjtWarning.mjWARN_BADQVEL)] == 0   # not MuJoCo's
+    assert np.all(np.isfinite(speeds))
+    env.reset(seed=0)                                     # and a healthy world after reset
+    assert not u.sim.diverged()
+    with pytest.raises(ValueError, match=r"reset velocity = \[200.0, 0.0, 0.0\]; allowed: a "
+                       r"speed up to 150 m/s"):
+        u.sim.reset(velocity=[200.0, 0.0, 0.0])
+    u.data.qvel[u.sim.qvel_adr + 3:u.sim.qvel_adr + 6] = [0.0, 0.0, 60.0]   # 60 rad/s of yaw
+    u.sim.refresh()
+    assert u.sim.diverged()
+
+
 def test_a_velocity_mujoco_resets_the_world_for_is_flagged_as_divergence():
     env = gym.make("Traction/Drift-v0")
     u = env.unwrapped
