@@ -83,7 +83,7 @@ def _add_body_visuals(body, p: VehicleParams) -> None:
     top = ch.body_centre[2] + height / 2
     tyre_top = float(np.max(sus.position[:, 2] + wh.radius))
     inner = float(np.min(np.abs(sus.position[:, 1]) - wh.width / 2)) - 0.03
-    lower_top = min(tyre_top, top - 0.05)
+    lower_top = min(max(min(tyre_top, top - 0.05), bottom), top)   # the split, within the body
     panels = [
         (names.CHASSIS_VISUAL + "_lower", [length, 2 * max(inner, 0.1), lower_top - bottom],
          [ch.body_centre[0], ch.body_centre[1], (bottom + lower_top) / 2], [0.15, 0.35, 0.7, 1]),
@@ -94,6 +94,8 @@ def _add_body_visuals(body, p: VehicleParams) -> None:
          [0.6, 0.75, 0.9, 1]),
     ]
     for name, size, pos, rgba in panels:
+        if size[2] < 1e-3:                             # a body entirely above the tyres (or
+            continue                                   # under 5 cm tall) has one panel
         body.add_geom(name=name, type=mujoco.mjtGeom.mjGEOM_BOX, size=(np.array(size) / 2).tolist(),
                       pos=[float(x) for x in pos], density=0, contype=0, conaffinity=0, rgba=rgba)
 

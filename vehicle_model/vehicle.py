@@ -145,8 +145,18 @@ class VehicleParams:
     def _check_geometry(self, pre: str) -> None:
         """Wheels must sit at (or near) the chassis: a wheel centre more than
         :data:`WHEEL_OUTSIDE_MARGIN` outside the collision box in x or y is a typo (a sign or
-        unit slip), not a vehicle."""
+        unit slip), not a vehicle. The collision solid's bottom must clear the ground at rest
+        (above the lowest tyre's contact point): below it, the body starts inside the ground
+        and the contact solver throws the vehicle out."""
         ch = self.chassis
+        bottom = ch.body_centre[2] - ch.body_size[2] / 2
+        contact = float(np.min(self.suspension.position[:, 2] - self.wheels.radius))
+        if not bottom > contact:
+            raise VehicleConfigError(
+                f"{pre}chassis: the body's bottom (body_centre z - body_size z / 2 = {bottom:g} m) "
+                f"lies {contact - bottom:.3g} m below the tyres' contact points at rest (wheel "
+                f"centre z - radius = {contact:g} m), inside the ground; allowed: above them "
+                "(raise body_centre z or lower body_size z)")
         offset = np.abs(self.suspension.position[:, :2] - ch.body_centre[:2]) - ch.body_size[:2] / 2
         for i, (dx, dy) in enumerate(offset):
             if max(dx, dy) > WHEEL_OUTSIDE_MARGIN:

@@ -71,6 +71,23 @@ def test_a_vehicle_built_in_python_is_validated_before_the_model(sedan):
         build_scene(bad, "flat")
 
 
+@pytest.mark.parametrize("size, centre, panels", [
+    ([4.5, 1.8, 0.75], [0.0, 0.0, 0.225], ["lower", "upper"]),   # the sedan: both panels
+    ([4.5, 1.8, 0.04], [0.0, 0.0, 0.225], ["upper"]),            # a 4 cm slab
+    ([4.5, 1.8, 0.75], [0.0, 0.0, 0.8], ["upper"]),              # a body above the tyres
+])
+def test_body_panels_fit_any_valid_body(sedan, size, centre, panels):
+    """The visual panels split the body at the tyre tops; a body the split misses gets one
+    panel (MuJoCo refused a panel of zero or negative height)."""
+    ch = dataclasses.replace(sedan.chassis, body_size=size, body_centre=centre)
+    model = build_scene(dataclasses.replace(sedan, chassis=ch), "flat").model
+    got = [n for n in ("lower", "upper") if mujoco.mj_name2id(
+        model, mujoco.mjtObj.mjOBJ_GEOM, f"{names.CHASSIS_VISUAL}_{n}") >= 0]
+    assert got == panels
+    heights = [2 * model.geom(f"{names.CHASSIS_VISUAL}_{n}").size[2] for n in got]
+    assert sum(heights) == pytest.approx(size[2])
+
+
 def test_bad_scene_arguments_raise(sedan):
     with pytest.raises(ValueError, match="terrain_name"):
         build_scene(sedan, "moon")

@@ -64,6 +64,8 @@ def test_minimal_file_loads_with_defaults(tmp_path):
     ("[defaults.suspension]\nmax_compression = 0.0\nmax_droop = 0.0", "max_droop"),
     ("[simulation]\nsubsteps_low = 0", "simulation.substeps_low"),
     ("[defaults.wheel]\nbogus = 1", "defaults.wheel.bogus"),
+    ("[gearbox]\nforward_ratios = 3.5", "gearbox.forward_ratios = 3.5 must be a list of numbers"),
+    ("[engine]\ntorque_curve = 1.0", "engine.torque_curve = 1.0 must be a list of [x, y] pairs"),
 ])
 def test_bad_values_name_the_field(tmp_path, edit, field):
     text = BASE.replace("[defaults.wheel]\nradius = 0.3", "[defaults.wheel]\nradius = 0.3\n"
@@ -139,6 +141,16 @@ def test_wheel_substep_too_long_for_the_tyre_warns():
 def test_wheel_far_outside_the_chassis_is_an_error(tmp_path):
     with pytest.raises(VehicleConfigError, match=r"wheels\[0\]\.position.*outside the chassis"):
         _load(tmp_path, BASE.replace("position = [1.2, 0.8, 0.0]", "position = [12.0, 0.8, 0.0]"))
+
+
+def test_a_body_reaching_below_the_tyres_is_an_error(tmp_path):
+    """BASE: wheel centres at z = 0, radius 0.3 -> contact at -0.3 m; a box 0.8 m tall centred at
+    0.3 m has its bottom at -0.1 m (clears); centred at 0.05 m its bottom is at -0.35 m."""
+    assert _load(tmp_path, BASE).chassis.body_centre[2] == 0.3
+    with pytest.raises(VehicleConfigError, match=re.escape(
+            "car.toml: chassis: the body's bottom (body_centre z - body_size z / 2 = -0.35 m) lies "
+            "0.05 m below the tyres' contact points at rest (wheel centre z - radius = -0.3 m)")):
+        _load(tmp_path, BASE.replace("body_centre = [0.0, 0.0, 0.3]", "body_centre = [0.0, 0.0, 0.05]"))
 
 
 def _sticky_amplitude(frequency, damping_ratio, dt, steps=400):
