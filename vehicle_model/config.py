@@ -89,7 +89,8 @@ def _convert(value: Any, meta: dict, path: str, where: str) -> Any:
     except (TypeError, ValueError):
         arr = None
     if arr is not None and shape in ("list", "curve"):
-        want = (len(arr),) if shape == "list" else (len(arr), 2)
+        n = len(arr) if arr.ndim else -1                # a scalar is not a list
+        want = (n,) if shape == "list" else (n, 2)
     if arr is None or arr.shape != want or (shape in ("list", "curve") and not len(arr)):
         kind = {"list": "a list of numbers", "curve": "a list of [x, y] pairs"}.get(
             shape, "a number" if not want else f"an array of shape {want}")
