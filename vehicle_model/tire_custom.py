@@ -84,7 +84,12 @@ def call(index: int, x: np.ndarray, radius: np.ndarray) -> np.ndarray:
     result = np.empty((len(x), 4))
     for col, label, arr in zip((3, 0, 1, 2), ("wheel_torque", "long_force", "lat_force",
                                               "aligning_moment"), out, strict=True):
-        arr = np.broadcast_to(np.asarray(arr, dtype=float), (1, len(x)))
+        try:
+            arr = np.broadcast_to(np.asarray(arr, dtype=float), (1, len(x)))
+        except (TypeError, ValueError):
+            raise ValueError(f"custom tyre {name} returned {label} of shape {np.shape(arr)}; "
+                             f"allowed: a number or one per wheel, shape (1, {len(x)}) or "
+                             f"({len(x)},)") from None
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"custom tyre {name} returned a non-finite {label}")
         result[:, col] = arr[0]

@@ -202,6 +202,18 @@ def test_custom_tyre_gets_arrays_and_its_outputs_are_used():
         vm.parse_vehicle({**_minimal_with_tire({"model": "custom", "custom": "nope"})}, "x.toml")
 
 
+def test_custom_tyre_of_the_wrong_shape_is_named():
+    def seven(friction, long_slip, lat_slip, camber, wheel_omega, wheel_radius, rest_load,
+              normalised_load, load, gravity):
+        return np.zeros(7), np.zeros(7), np.zeros(7), np.zeros(7)
+
+    vm.register_tire_model("seven", seven)
+    p = dataclasses.replace(_params("custom"), custom_tire=seven)
+    with pytest.raises(ValueError, match=r"custom tyre seven returned wheel_torque of shape "
+                       r"\(7,\); allowed: a number or one per wheel, shape \(1, 4\) or \(4,\)"):
+        _forces(p, _inputs(p, 10.0, 0.0, 0.0))
+
+
 def _minimal_with_tire(tire_table):
     wheels = [{"position": [x, y, 0.0]} for x in (1.2, -1.2) for y in (0.8, -0.8)]
     return {"chassis": {"mass": 1000.0, "com": [0, 0, 0.3], "body_size": [4, 1.8, 0.8],
