@@ -133,6 +133,10 @@ class DriftEnv(TractionEnv):
         if not p.differential.has_engine:
             raise ValueError(f"vehicle {p.name!r} has no engine (differential type 'direct'); "
                              "Drift-v0's throttle drives an engine through a gearbox")
+        if len(p.gearbox.forward_ratios) < 2:
+            raise ValueError(f"vehicle {p.name!r} has {len(p.gearbox.forward_ratios)} forward "
+                             "gear(s); Drift-v0 starts each episode in second gear (allowed: "
+                             "a gearbox of 2 or more forward gears)")
         p = dataclasses.replace(p, gearbox=dataclasses.replace(p.gearbox, autobox=0.0))
         super().__init__(p, "skidpad", {"radius": radius}, control_dt, physics_dt, render_mode,
                          width, height)

@@ -1,16 +1,28 @@
 """Bad constructor arguments, reset options and vector-env calls are refused with an error that
 names what was wrong, before anything is built or stepped."""
 
+import dataclasses
+
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.error import ResetNeeded
 
 import traction.envs  # noqa: F401  (registers the environments)
+from traction.vehicle_model import load_vehicle
+
+
+def _one_gear_car():
+    p = load_vehicle("sedan_rwd")
+    return dataclasses.replace(p, gearbox=dataclasses.replace(p.gearbox, forward_ratios=[3.5],
+                                                              up_ratios=[0.65], down_ratios=[0.5]))
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"physics_dt": 0.0}, r"physics_dt = 0.0; allowed: > 0 s"),
+    ({"physics_dt": 0.0}, r"physics_dt = 0.0; allowed: \[0.0001, 0.01\] s"),
+    ({"physics_dt": 1e-5}, r"physics_dt = 1e-05; allowed: \[0.0001, 0.01\] s"),
+    ({"physics_dt": 0.02, "control_dt": 0.04}, r"physics_dt = 0.02; allowed: \[0.0001, 0.01\] s "
+     r"\(MuJoCo's step; above 0.01 s springs and tyres lose stability\)"),
     ({"control_dt": float("nan")}, r"control_dt = nan; allowed"),
     ({"control_dt": float("inf")}, r"control_dt = inf; allowed"),
     ({"control_dt": 0.041}, r"must be a positive multiple of physics_dt"),
@@ -20,6 +32,8 @@ import traction.envs  # noqa: F401  (registers the environments)
     ({"vehicle": "truck_6x6"}, r"has 6 wheels; Drift-v0's observation"),
     ({"vehicle": "sedan"}, r"vehicle 'sedan' has no engine \(differential type 'direct'\)"),
     ({"radius": 2.0}, r"radius = 2.0; allowed: \[5, 60\] m"),
+    ({"vehicle": _one_gear_car()}, r"vehicle 'sedan_rwd' has 1 forward gear\(s\); Drift-v0 "
+     r"starts each episode in second gear"),
     ({"target_sideslip_deg": "30"}, r"target_sideslip_deg = '30'; allowed: \[0, 80\) deg"),
     ({"target_sideslip_deg": None}, r"target_sideslip_deg = None; allowed: \[0, 80\) deg"),
     ({"target_sideslip_deg": 80.0}, r"target_sideslip_deg = 80.0; allowed: \[0, 80\) deg"),
