@@ -85,6 +85,21 @@ def creatable_dir(path: Path, arg: str = "--out") -> Path:
     return path
 
 
+def new_run_dir(path: Path, arg: str = "--out") -> Path:
+    """:func:`creatable_dir`, and new or empty: a run folder's files are read together
+    (``config.yml``, ``model.zip``, ``vecnormalize.pkl``, ``evaluations.npz``), so another run's
+    left in it would be taken for this one's.
+
+    Raises:
+        ValueError: as :func:`creatable_dir`, or the folder holds files, naming ``arg``.
+    """
+    path = creatable_dir(path, arg)
+    if path.is_dir() and any(path.iterdir()):
+        raise ValueError(f"{arg} {path}: not empty (an earlier run's files would mix with this "
+                         "run's); allowed: a new or empty folder")
+    return path
+
+
 def writable_file(path: Path, arg: str = "--out") -> Path:
     """Check that file ``path`` can be written (its folder is created if needed; the file is
     not created).

@@ -16,6 +16,7 @@ import numpy as np
 
 from traction.envs import VehicleSim
 from traction.scenes import build_scene
+from traction.train.checks import writable_dir
 from traction.vehicle_model import layout as L
 
 #: (phase, seconds, rear drive torque per wheel N m, brake 0..1, steer -1..1)
@@ -79,7 +80,10 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("runs/demo"), help="output folder")
     args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        writable_dir(args.out)
+    except ValueError as e:
+        ap.error(str(e))
     paths = [run("flat", args.out), run("slope", args.out, angle_deg=10.0)]
     print("\ntelemetry written to: " + ", ".join(str(p) for p in paths))
 

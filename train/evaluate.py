@@ -64,7 +64,9 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123) -> 
     """Deterministic episodes; returns success rate and return statistics.
 
     Raises:
-        ValueError: ``episodes`` < 1 or ``run`` is not a trained run folder.
+        ValueError: ``episodes`` < 1, ``run`` is not a trained run folder, or it was trained
+            with normalised observations and has no ``vecnormalize.pkl`` (the statistics are
+            read only when its ``config.yml`` says so, not whenever the file is there).
         MissingExtra: ``video`` without imageio (the ``render`` extra).
     """
     int_at_least("--episodes", episodes, 1)
@@ -73,12 +75,14 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123) -> 
         require("evaluate --video", "imageio")
     import stable_baselines3 as sb3
 
-    stats = run / "vecnormalize.pkl"
+    stats = run / "vecnormalize.pkl" if config["run"]["normalize"] else None
+    if stats is not None and not stats.is_file():
+        raise ValueError(f"run folder {run}: no vecnormalize.pkl, but its config.yml says the "
+                         "policy was trained on normalised observations (run: normalize: true)")
     kwargs = dict(config["env_kwargs"])
     if video:
         kwargs.update(render_mode="rgb_array", width=480, height=360)
-    venv = make_vec(config["env_id"], kwargs, 1, seed, False, training=False,
-                    stats=stats if stats.exists() else None)
+    venv = make_vec(config["env_id"], kwargs, 1, seed, False, training=False, stats=stats)
     model = getattr(sb3, config["algo"].upper()).load(run / "model.zip", device="cpu")
     returns, successes, frames = _episodes(venv, model, episodes, video)
     fps = venv.get_attr("metadata")[0]["render_fps"]   # one frame per control step, real time

@@ -318,7 +318,7 @@ def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: f
                          PAIR_REPEATS // 2 if seconds >= 0.3 else 2)
     venv.close()
     threaded.close()
-    return {"env_steps_per_s": steps, "threads": threads,
+    return {"env_steps_per_s": steps, "threads": threaded.unwrapped.batch.threads,   # (<= n)
             "env_steps_per_s_threaded": steps_threaded, "physics_vehicle_substeps_per_s": substeps,
             "physics_cost_per_vehicle_substep_vs_bare_mujoco": bare / substeps,
             "bare_mujoco_same_worlds_substeps_per_s": bare_n,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from traction.train.checks import MissingExtra, require
+from traction.train.checks import MissingExtra, require, writable_dir
 from traction.vehicle_model import TIRE_MODELS, load_vehicle
 from traction.vehicle_model.tire_models import sweep
 
@@ -86,7 +86,10 @@ def main(argv=None) -> list[Path]:
         p = load_vehicle(args.vehicle)
     except (ValueError, OSError) as e:                 # VehicleConfigError: file, field, range
         ap.error(str(e))
-    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        writable_dir(args.out)
+    except ValueError as e:
+        ap.error(str(e))
     paths = []
     for wheel in distinct_tyres(p):
         model = TIRE_MODELS[int(p.tires.model[wheel])]

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from traction.train.checks import MissingExtra, require
+from traction.train.checks import MissingExtra, require, writable_dir
 
 
 def curves(run: Path) -> dict:
@@ -98,6 +98,10 @@ def main(argv=None) -> str:
             if not (run / name).is_file():
                 ap.error(f"{run}: no {name} (not a training run folder, or it ended before "
                          "its first evaluation)")
+    try:
+        writable_dir(args.out)
+    except ValueError as e:
+        ap.error(str(e))
     lines = ["| task | algo | steps | best eval success | final eval success | final mean return |",
              "|---|---|---|---|---|---|"]
     names = png_names(args.runs)

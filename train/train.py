@@ -32,7 +32,7 @@ import yaml
 
 import traction.envs  # registers the ids
 from traction.scenes.export import parse_assignment
-from traction.train.checks import MissingExtra, creatable_dir, int_at_least, positive_int_arg, require
+from traction.train.checks import MissingExtra, int_at_least, new_run_dir, positive_int_arg, require
 from traction.vehicle_model.params import check_number
 
 ALGOS = ("ppo", "sac")
@@ -41,13 +41,18 @@ ALGOS = ("ppo", "sac")
 RUN_MINIMUM = {"n_envs": 1, "sim_threads": 1, "eval_freq": 1, "eval_episodes": 1,
                "checkpoint_freq": 1}
 RUN_KEYS = {*RUN_MINIMUM, "normalize"}
-#: Numeric algorithm arguments -> (lowest, highest, integer), checked before SB3 sees them: out of
-#: range, SB3 either crashes after the first rollout (``n_epochs = 0``: no update ran) or trains
-#: on nonsense without a word (``gamma = 2``). Other keys go to SB3 unchecked.
+#: Numeric algorithm arguments -> (lowest, highest or None, kind: True an integer, False a real
+#: number, OPEN a real number above the lowest), checked before SB3 sees them: out of range, SB3
+#: crashes after the first rollout (``n_epochs = 0``: no update ran) or trains on nonsense
+#: without a word (``gamma = 2``). None passes where SB3's default is None; other keys go to
+#: SB3 unchecked (text where SB3's default is a number is refused).
+OPEN = "open"
 ALGO_RANGES = {
     "ppo": {"n_steps": (1, None, True), "batch_size": (1, None, True), "n_epochs": (1, None, True),
             "gamma": (0, 1, False), "gae_lambda": (0, 1, False), "ent_coef": (0, None, False),
-            "vf_coef": (0, None, False)},
+            "vf_coef": (0, None, False), "clip_range": (0, None, OPEN),
+            "clip_range_vf": (0, None, OPEN), "target_kl": (0, None, OPEN),
+            "max_grad_norm": (0, None, OPEN)},
     "sac": {"buffer_size": (1, None, True), "batch_size": (1, None, True),
             "learning_starts": (0, None, True), "gamma": (0, 1, False), "tau": (0, 1, False)},
 }
@@ -123,10 +128,10 @@ def split_hyperparameters(algo: str, hp: dict) -> tuple[dict, dict]:
 
 def _check_algo_values(algo: str, params, algo_hp: dict) -> None:
     """ValueError unless the algorithm's numeric arguments are numbers in their ranges."""
-    for key, (lo, hi, integer) in ALGO_RANGES[algo].items():
-        if key in algo_hp:
+    for key, (lo, hi, kind) in ALGO_RANGES[algo].items():
+        if key in algo_hp and not (algo_hp[key] is None and params[key].default is None):
             check_number(f"--hp {key}", algo_hp[key], lo, math.inf if hi is None else hi,
-                         integer=integer)
+                         integer=kind is True, lo_open=kind == OPEN)
     for key, value in algo_hp.items():                 # a number's default wants a number
         default = params[key].default if key in params else None
         if isinstance(default, int | float) and not isinstance(default, bool) \
@@ -134,6 +139,15 @@ def _check_algo_values(algo: str, params, algo_hp: dict) -> None:
             raise ValueError(f"--hp {key} = {value!r}; allowed: a number (default {default!r})")
     if isinstance(algo_hp.get("learning_rate"), int | float):     # (a schedule is a callable)
         check_number("--hp learning_rate", algo_hp["learning_rate"], 0, lo_open=True)
+    if "device" in algo_hp:
+        import torch
+
+        try:
+            if algo_hp["device"] != "auto":
+                torch.device(algo_hp["device"])
+        except (RuntimeError, TypeError):
+            raise ValueError(f"--hp device = {algo_hp['device']!r}; allowed: auto, cpu, cuda, "
+                             "cuda:N") from None
 
 
 def make_vec(env_id: str, env_kwargs: dict, n_envs: int, seed: int, normalize: bool,
@@ -188,7 +202,7 @@ def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overri
         raise ValueError(f"--algo {algo!r}; allowed: {', '.join(ALGOS)}")
     int_at_least("--timesteps", timesteps, 1)
     int_at_least("--threads", threads, 1)
-    creatable_dir(out)
+    new_run_dir(out)
     require("training", "stable_baselines3")
     check_env(env_id, env_kwargs)
     run, hp = split_hyperparameters(algo, hyperparameters(algo, env_id, overrides))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from traction.scenes.export import parse_assignment
-from traction.train import benchmark, evaluate, perf, plot_tires, results, soak, train
+from traction.train import benchmark, demo, evaluate, perf, plot_tires, results, soak, train
 
 TANK = ["--env", "Traction/TankTurn-v0", "--no-progress"]
 TRAIN_BAD = [
@@ -30,8 +30,12 @@ TRAIN_BAD = [
     (TANK + ["--algo", "sac", "--hp", "buffer_size=0"], "--hp buffer_size = 0; allowed: an integer >= 1"),
     (TANK + ["--algo", "sac", "--hp", "tau=1.5"], "--hp tau = 1.5; allowed: [0, 1]"),
     (TANK + ["--hp", "ent_coef=abc"], "--hp ent_coef = 'abc'; allowed: >= 0"),
-    (TANK + ["--hp", "max_grad_norm=abc"], "--hp max_grad_norm = 'abc'; allowed: a number (default 0.5)"),
+    (TANK + ["--hp", "stats_window_size=abc"], "--hp stats_window_size = 'abc'; allowed: a number "
+     "(default 100)"),
     (TANK + ["--hp", "ent_coef=-0.1"], "--hp ent_coef = -0.1; allowed: >= 0"),
+    (TANK + ["--hp", "target_kl=abc"], "--hp target_kl = 'abc'; allowed: > 0"),
+    (TANK + ["--hp", "clip_range=-1"], "--hp clip_range = -1; allowed: > 0"),
+    (TANK + ["--hp", "device=foo"], "--hp device = 'foo'; allowed: auto, cpu, cuda, cuda:N"),
     (TANK + ["--env-kwarg", "bogus=1"], "--env-kwarg bogus: not an argument of Traction/TankTurn-v0"),
     (TANK + ["--env-kwarg", "drive_mode=bogus"], "drive_mode = 'bogus'; allowed: special, standard"),
     (TANK + ["--threads", "0"], "argument --threads: '0'; allowed: an integer >= 1"),
@@ -52,6 +56,24 @@ def test_train_refuses_bad_input_before_writing(tmp_path, capsys, argv, message)
     out = tmp_path / "run"
     assert message in _usage_error(capsys, train.main, argv + ["--out", str(out)])
     assert not out.exists()
+
+
+def test_train_refuses_a_folder_holding_an_earlier_run(tmp_path, capsys):
+    """Only the files a new run writes would be replaced: evaluate and results would read the
+    earlier run's statistics and curves as this one's."""
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "evaluations.npz").write_bytes(b"old")
+    err = _usage_error(capsys, train.main, TANK + ["--out", str(out)])
+    assert f"--out {out}: not empty (an earlier run's files would mix with this run's)" in err
+    assert [p.name for p in out.iterdir()] == ["evaluations.npz"]
+
+
+def test_train_hp_none_is_allowed_where_sb3_defaults_to_none():
+    hp = train.hyperparameters("ppo", "Traction/TankTurn-v0", {"target_kl": None,
+                                                              "device": "auto"})
+    run, algo_hp = train.split_hyperparameters("ppo", hp)
+    assert algo_hp["target_kl"] is None and algo_hp["device"] == "auto"
 
 
 def test_train_function_refuses_non_positive_timesteps(tmp_path):
@@ -196,6 +218,14 @@ def test_results_refuses_a_run_without_evaluations_before_any_output(tmp_path, c
     (run / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\n")
     err = _usage_error(capsys, results.main, [str(run), "--out", str(tmp_path / "curves")])
     assert f"{run}: no evaluations.npz" in err and not (tmp_path / "curves").exists()
+
+
+@pytest.mark.parametrize("main, argv", [(plot_tires.main, ["sedan"]), (demo.main, [])])
+def test_an_out_that_is_a_file_is_a_usage_error(tmp_path, capsys, main, argv):
+    f = tmp_path / "afile"
+    f.write_text("x")
+    err = _usage_error(capsys, main, argv + ["--out", str(f)])
+    assert f"--out {f}: not a writable folder" in err
 
 
 def test_results_names_each_run_png_apart_when_run_folders_share_a_name(tmp_path):

@@ -3,13 +3,14 @@
 import json
 
 import gymnasium as gym
+import pytest
 import yaml
 
 import traction.envs  # noqa: F401  (registers the ids)
 from traction.train import evaluate, train
 
 
-def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path):
+def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path, monkeypatch):
     out = tmp_path / "run"
     train.main(["--env", "Traction/TankTurn-v0", "--algo", "ppo", "--timesteps", "512",
                 "--seed", "3", "--out", str(out), "--hp", "n_envs=2", "--hp", "sim_threads=2",
@@ -47,6 +48,26 @@ def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path):
     import imageio.v3 as iio
 
     assert iio.immeta(result["video"])["fps"] == 50.0
+
+    # the observation statistics are read when the run says it normalised, not when a file is there
+    seen = []
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["stats"])
+        return make_vec(*args, **kwargs)
+
+    make_vec = evaluate.make_vec
+    monkeypatch.setattr(evaluate, "make_vec", spy)
+    config["run"]["normalize"] = False
+    (out / "config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    evaluate.evaluate(out, 1)
+    config["run"]["normalize"] = True
+    (out / "config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    evaluate.evaluate(out, 1)
+    (out / "vecnormalize.pkl").unlink()
+    with pytest.raises(ValueError, match="no vecnormalize.pkl, but its config.yml says"):
+        evaluate.evaluate(out, 1)
+    assert seen == [None, out / "vecnormalize.pkl"]
 
 
 def test_adapter_time_limit_follows_gym_make():
