@@ -20,15 +20,21 @@ from traction.vehicle_model import layout as L
 from traction.vehicle_model.layout import GEAR
 
 
+def _free_rev(pk) -> float:
+    """Engine speed after 20 s at full throttle in neutral (1 ms steps), from rest."""
+    w_e, out_g = 0.0, np.zeros(1)
+    for _ in range(20000):
+        w_e, _, _, _ = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, np.zeros(1),
+                                        np.ones(1), np.ones(1), np.zeros(1), np.zeros(1), 1.0,
+                                        0.0, np.ones(1), np.ones(1), 1e-3, out_g)
+    return w_e
+
+
 def test_free_revving_engine_settles_where_torque_equals_damping():
     p = load_vehicle("sedan_rwd")
     ep = dataclasses.replace(p.engine, damping_full_throttle=1.2)
     pk = dataclasses.replace(p, engine=ep).packed
-    w_e, out_g = 0.0, np.zeros(1)
-    for _ in range(20000):                                     # 20 s at 1 ms, neutral
-        w_e, _, _, _ = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, np.zeros(1),
-                                        np.ones(1), np.ones(1), np.zeros(1), np.zeros(1), 1.0,
-                                        0.0, np.ones(1), np.ones(1), 1e-3, out_g)
+    w_e = _free_rev(pk)
     grid = np.linspace(1.0, ep.max_omega * 0.999, 200001)
     torque = np.array([engine.torque(ep.peak_torque, ep.max_omega, pk.torque_curve, 1.0, w)
                        for w in grid])
@@ -44,11 +50,7 @@ def test_flat_two_point_torque_curve_is_accepted_and_balances_at_peak_over_dampi
     p = load_vehicle("sedan_rwd")
     ep = dataclasses.replace(p.engine, damping_full_throttle=1.2, torque_curve=[[0, 1], [1, 1]])
     pk = dataclasses.replace(p, engine=ep).packed
-    w_e, out_g = 0.0, np.zeros(1)
-    for _ in range(20000):                                     # 20 s at 1 ms, neutral
-        w_e, _, _, _ = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, np.zeros(1),
-                                        np.ones(1), np.ones(1), np.zeros(1), np.zeros(1), 1.0,
-                                        0.0, np.ones(1), np.ones(1), 1e-3, out_g)
+    w_e = _free_rev(pk)
     assert ep.peak_torque / 1.2 < ep.max_omega
     assert w_e == pytest.approx(ep.peak_torque / 1.2, rel=1e-6)
     with pytest.raises(vm_errors.VehicleConfigError, match=r"torque_curve needs >= 2 \(x, y\) points"):
