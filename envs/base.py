@@ -14,6 +14,7 @@ termination and diagnostics, so they agree and none of them goes back to MjData.
 from __future__ import annotations
 
 import copy
+import hashlib
 import logging
 import math
 import os
@@ -112,6 +113,7 @@ class TractionEnv(gym.Env):
         self._renderer = None
         self._viewer = None
         self._warned_divergence = False
+        self._env_key: str | None = None           # (see _fingerprint)
         self._steps = 0                          # control steps since the reset
         self.metadata = {**self.metadata, "render_fps": max(1, round(1.0 / control_dt))}
         self.action_space = gym.spaces.Box(-1.0, 1.0, (len(self.action_names),), np.float32)
@@ -292,7 +294,7 @@ class TractionEnv(gym.Env):
             "wheel_angle": sim.wheel_angle, "outputs": sim.outputs, "now": sim.now,
             "diverged": sim.diverged(), "warnings": self.data.warning.number,
             "steps": self._steps, "rng": self.np_random.bit_generator.state,
-            "task": {k: getattr(self, k) for k in self.task_state}})
+            "task": {k: getattr(self, k) for k in self.task_state}, "env": self._fingerprint()})
         snapshot["terrain"] = self.scene.save_terrain()            # (a copy already)
         return snapshot
 
@@ -320,9 +322,10 @@ class TractionEnv(gym.Env):
 
     def _check_snapshot(self, state) -> None:
         """ValueError naming the first part of ``state`` that is not of a :meth:`get_state`
-        snapshot of this environment (another task, vehicle or terrain kind)."""
+        snapshot of this environment (another task, terrain kind, vehicle or vehicle
+        parameters, or other time steps)."""
         keys = {"mujoco", "state", "commands", "wheel_angle", "outputs", "now", "diverged",
-                "warnings", "steps", "rng", "task", "terrain"}
+                "warnings", "steps", "rng", "task", "terrain", "env"}
         if not isinstance(state, dict) or not keys <= state.keys():
             missing = sorted(keys - state.keys()) if isinstance(state, dict) else "a dict"
             raise ValueError(f"set_state: not a get_state snapshot (missing {missing})")
@@ -341,6 +344,20 @@ class TractionEnv(gym.Env):
             raise ValueError(f"set_state: task state {sorted(state['task'])}; this "
                              f"environment's is {sorted(self.task_state)}")
         self.scene.check_saved_terrain(state["terrain"])
+        if state["env"] != self._fingerprint():
+            raise ValueError("set_state: a snapshot of an environment with other vehicle "
+                             "parameters or time steps (it would not replay here)")
+
+    def _fingerprint(self) -> str:
+        """What a snapshot's environment must share with this one: the task, control and physics
+        steps and every parameter of the vehicle's compiled update."""
+        if self._env_key is None:
+            h = hashlib.sha256(f"{type(self).__qualname__} {self.control_dt!r} "
+                               f"{self.physics_dt!r}".encode())
+            for a in self.vehicle.packed:
+                h.update(np.ascontiguousarray(a).tobytes())
+            self._env_key = h.hexdigest()
+        return self._env_key
 
     # --- measurements (read MjData now; the step itself uses its one ChassisReading) -------
     def read_chassis(self) -> ChassisReading:

@@ -85,7 +85,8 @@ class Climb6x6Env(TractionEnv):
     At rest near the foot of the course, heading +x with yaw uniform in +-15 deg and lateral
     offset uniform in +-3 m (rough_hill, slope); on `crest`, straddling the first ditch. Options:
     `reset(options={"terrain_seed": int, "spawn": (x, y, yaw)})` fix the terrain and pose
-    (x, y in m on the terrain, yaw in rad in [-2 pi, 2 pi]).
+    (x, y in m on the terrain, at least the truck's reach, 2.61 m, from its edges; yaw in rad in
+    [-2 pi, 2 pi]).
 
     ## Episode End
     - Termination: success (horizontal distance to the goal < `goal_radius`), rollover (up
@@ -188,16 +189,19 @@ class Climb6x6Env(TractionEnv):
 
     def _check_option(self, name: str, spawn) -> tuple[float, float, float]:
         """The ``spawn`` reset option as ``(x, y, yaw)``; ValueError unless three finite
-        numbers with (x, y) on the terrain (the grid's extent, the same for every seed)."""
+        numbers with (x, y) on the terrain (the grid's extent, the same for every seed) at least
+        the vehicle's reach from its edges, so every wheel is on it at any yaw."""
         try:
             x, y, yaw = (float(v) for v in np.asarray(spawn, dtype=np.float64).reshape(3))
         except (TypeError, ValueError):
             raise ValueError(f"reset option spawn = {spawn!r}; allowed: (x m, y m, yaw "
                              "rad)") from None
-        grid = self.scene.terrain.grid
-        x_hi, y_hi = grid.x0 + grid.extent[0], grid.y0 + grid.extent[1]
-        return (check_number("reset option spawn x", x, grid.x0, x_hi, unit="m"),
-                check_number("reset option spawn y", y, grid.y0, y_hi, unit="m"),
+        grid, p = self.scene.terrain.grid, self.vehicle
+        reach = float(np.max(np.hypot(p.suspension.position[:, 0], p.suspension.position[:, 1])
+                             + p.wheels.radius))         # every wheel on the grid, at any yaw
+        x_hi, y_hi = grid.x0 + grid.extent[0] - reach, grid.y0 + grid.extent[1] - reach
+        return (check_number("reset option spawn x", x, grid.x0 + reach, x_hi, unit="m"),
+                check_number("reset option spawn y", y, grid.y0 + reach, y_hi, unit="m"),
                 check_number("reset option spawn yaw", yaw, -math.tau, math.tau, unit="rad"))
 
     def _goal_distance(self, c: ChassisReading) -> float:

@@ -30,20 +30,23 @@ def curves(run: Path) -> dict:
 def png_names(runs: list[Path]) -> dict[Path, str]:
     """Each run folder's PNG name: the folder's name, or as many of its path's last parts as
     tell it from the other runs' (``a/ppo`` and ``b/ppo`` give ``a_ppo.png`` and ``b_ppo.png``;
-    with the names alone the second PNG overwrote the first)."""
+    with the names alone the second PNG overwrote the first); a name that still clashes (``a_b``
+    and ``a/b``) gets ``-2``, ``-3``."""
     paths = list(dict.fromkeys(run.resolve() for run in runs))
 
-    def name(p: Path, k: int) -> str:
-        return "_".join(p.parts[-k:]).lstrip("/")
-
     def shortest(p: Path) -> str:                      # fewest last parts no other run shares
-        k = next(k for k in range(1, len(p.parts) + 1)
-                 if all(q.parts[-k:] != p.parts[-k:] for q in paths if q != p))
-        return name(p, k)
+        parts = p.parts[1:] or ("run",)                # (not the root)
+        k = next((k for k in range(1, len(parts) + 1)
+                  if all(q.parts[-k:] != p.parts[-k:] for q in paths if q != p)), len(parts))
+        return "_".join(parts[-k:])
 
-    names = {p: shortest(p) for p in paths}
-    if len(set(names.values())) < len(paths):          # e.g. x/a_b against a/b: whole paths
-        names = {p: name(p, len(p.parts)) for p in paths}
+    names, used = {}, set()
+    for p in paths:
+        name, i = shortest(p), 2
+        while name in used:
+            name, i = f"{shortest(p)}-{i}", i + 1
+        names[p] = name
+        used.add(name)
     return {run: names[run.resolve()] + ".png" for run in runs}
 
 

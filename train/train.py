@@ -54,7 +54,8 @@ ALGO_RANGES = {
             "clip_range_vf": (0, None, OPEN), "target_kl": (0, None, OPEN),
             "max_grad_norm": (0, None, OPEN)},
     "sac": {"buffer_size": (1, None, True), "batch_size": (1, None, True),
-            "learning_starts": (0, None, True), "gamma": (0, 1, False), "tau": (0, 1, False)},
+            "learning_starts": (0, None, True), "gamma": (0, 1, False), "tau": (0, 1, False),
+            "target_update_interval": (1, None, True)},
 }
 #: Algorithm constructor arguments that training sets itself.
 SET_BY_TRAIN = {"self", "env", "seed", "verbose", "tensorboard_log", "_init_setup_model"}
@@ -132,6 +133,8 @@ def _check_algo_values(algo: str, params, algo_hp: dict) -> None:
         if key in algo_hp and not (algo_hp[key] is None and params[key].default is None):
             check_number(f"--hp {key}", algo_hp[key], lo, math.inf if hi is None else hi,
                          integer=kind is True, lo_open=kind == OPEN)
+    if algo == "sac":
+        _check_sac_values(algo_hp)
     for key, value in algo_hp.items():                 # a number's default wants a number
         default = params[key].default if key in params else None
         if isinstance(default, int | float) and not isinstance(default, bool) \
@@ -148,6 +151,24 @@ def _check_algo_values(algo: str, params, algo_hp: dict) -> None:
         except (RuntimeError, TypeError):
             raise ValueError(f"--hp device = {algo_hp['device']!r}; allowed: auto, cpu, cuda, "
                              "cuda:N") from None
+
+
+def _check_sac_values(hp: dict) -> None:
+    """SAC's arguments of more than one form: ``train_freq`` (steps, or ``[n, "step"|"episode"]``),
+    ``gradient_steps`` (>= 1, or -1: as many as steps collected), ``ent_coef`` (a number >= 0, or
+    ``"auto"``/``"auto_<start>"`` to learn it)."""
+    freq = hp.get("train_freq", 1)
+    n, unit = (freq, "step") if not isinstance(freq, list | tuple) else (list(freq) + [None])[:2]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1 or unit not in ("step", "episode") \
+            or isinstance(freq, list | tuple) and len(freq) != 2:
+        raise ValueError(f"--hp train_freq = {freq!r}; allowed: an integer >= 1 or [n, step] / "
+                         "[n, episode]")
+    steps = hp.get("gradient_steps", 1)
+    if isinstance(steps, bool) or not isinstance(steps, int) or not (steps >= 1 or steps == -1):
+        raise ValueError(f"--hp gradient_steps = {steps!r}; allowed: an integer >= 1, or -1")
+    coef = hp.get("ent_coef", "auto")
+    if not (isinstance(coef, str) and coef.startswith("auto")):
+        check_number("--hp ent_coef", coef, 0.0, unit="(or auto, auto_<start>)")
 
 
 def make_vec(env_id: str, env_kwargs: dict, n_envs: int, seed: int, normalize: bool,

@@ -87,6 +87,8 @@ def test_tank_weights_are_checked():
                                                 r"terrain_seed, speed"),
     ("Traction/Climb6x6-v0", {"spawn": (np.nan, 0, 0)}, r"reset option spawn x = nan"),
     ("Traction/Climb6x6-v0", {"spawn": (1e6, 0, 0)}, r"reset option spawn x = 1000000.0"),
+    ("Traction/Climb6x6-v0", {"spawn": (-49.0, 0, 0)}, r"reset option spawn x = -49.0; allowed: "
+     r"\[-47.3909, 47.3909\] m"),                      # the truck's wheels off the 100 m grid
     ("Traction/Climb6x6-v0", {"spawn": (1,)}, r"reset option spawn = \(1,\); allowed: \(x m, y m"),
     ("Traction/Climb6x6-v0", {"terrain_seed": "abc"}, r"terrain_seed = 'abc'; allowed: an integer >= 0"),
     ("Traction/Climb6x6-v0", {"terrain_seed": 1.5}, r"terrain_seed = 1.5"),

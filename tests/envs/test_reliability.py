@@ -81,6 +81,21 @@ def test_a_snapshot_of_another_environment_is_refused_before_anything_changes():
         tank.set_state(bad)
     with pytest.raises(ValueError, match=r"not a get_state snapshot \(missing \['diverged'"):
         tank.set_state({k: v for k, v in before.items() if k != "diverged"})
+    heavy = load_vehicle("tank")
+    heavy = dataclasses.replace(heavy, chassis=dataclasses.replace(heavy.chassis, mass=20000.0))
+
+    def snapshot_of(**kwargs):
+        other = gym.make("Traction/TankTurn-v0", **kwargs).unwrapped
+        other.reset(seed=2)
+        return other.get_state()
+
+    with pytest.raises(ValueError, match="set_state: a snapshot of an environment with other "
+                       "vehicle parameters or time steps"):
+        tank.set_state(snapshot_of(vehicle=heavy))
+    with pytest.raises(ValueError, match="other vehicle parameters or time steps"):
+        tank.set_state(snapshot_of(control_dt=0.02))
+    tank.set_state(snapshot_of())                          # the same configuration: accepted
+    tank.set_state(before)
     a = np.array([1.0, -1.0])
     obs = tank.step(a)[0]
     tank.set_state(before)                               # it was never touched: same step

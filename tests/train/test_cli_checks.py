@@ -29,6 +29,14 @@ TRAIN_BAD = [
     (TANK + ["--hp", "learning_rate=0"], "--hp learning_rate = 0; allowed: > 0"),
     (TANK + ["--algo", "sac", "--hp", "buffer_size=0"], "--hp buffer_size = 0; allowed: an integer >= 1"),
     (TANK + ["--algo", "sac", "--hp", "tau=1.5"], "--hp tau = 1.5; allowed: [0, 1]"),
+    (TANK + ["--algo", "sac", "--hp", "train_freq=0"], "--hp train_freq = 0; allowed: an integer "
+     ">= 1 or [n, step] / [n, episode]"),
+    (TANK + ["--algo", "sac", "--hp", "train_freq=[1, 'hour']"], "--hp train_freq = [1, 'hour']"),
+    (TANK + ["--algo", "sac", "--hp", "gradient_steps=0"], "--hp gradient_steps = 0; allowed: an "
+     "integer >= 1, or -1"),
+    (TANK + ["--algo", "sac", "--hp", "ent_coef=-1.0"], "--hp ent_coef = -1.0; allowed: >= 0 (or "
+     "auto, auto_<start>)"),
+    (TANK + ["--algo", "sac", "--hp", "target_update_interval=0"], "--hp target_update_interval = 0"),
     (TANK + ["--hp", "ent_coef=abc"], "--hp ent_coef = 'abc'; allowed: >= 0"),
     (TANK + ["--hp", "stats_window_size=abc"], "--hp stats_window_size = 'abc'; allowed: a number "
      "(default 100)"),
@@ -67,6 +75,13 @@ def test_train_refuses_a_folder_holding_an_earlier_run(tmp_path, capsys):
     err = _usage_error(capsys, train.main, TANK + ["--out", str(out)])
     assert f"--out {out}: not empty (an earlier run's files would mix with this run's)" in err
     assert [p.name for p in out.iterdir()] == ["evaluations.npz"]
+
+
+@pytest.mark.parametrize("override", [{}, {"train_freq": [1, "episode"]}, {"gradient_steps": -1},
+                                      {"ent_coef": "auto_0.1"}, {"ent_coef": 0.05}])
+def test_train_sac_forms_of_its_arguments_are_accepted(override):
+    hp = train.hyperparameters("sac", "Traction/TankTurn-v0", override)
+    assert train.split_hyperparameters("sac", hp)[1].items() >= override.items()
 
 
 def test_train_hp_none_is_allowed_where_sb3_defaults_to_none():
@@ -234,3 +249,7 @@ def test_results_names_each_run_png_apart_when_run_folders_share_a_name(tmp_path
     assert [names[r] for r in runs] == ["a_ppo.png", "b_ppo.png", "sac.png"]
     assert results.png_names([tmp_path / "x" / "run" / "ppo", tmp_path / "y" / "run" / "ppo"]) \
         == {tmp_path / "x" / "run" / "ppo": "x_run_ppo.png", tmp_path / "y" / "run" / "ppo": "y_run_ppo.png"}
+    clash = [tmp_path / "r" / "a_b", tmp_path / "r" / "a" / "b", tmp_path / "r" / "b"]
+    names = results.png_names(clash)
+    assert len(set(names.values())) == 3 and names[clash[0]] == "a_b.png"
+    assert names[clash[1]] == "a_b-2.png" and names[clash[2]] == "r_b.png"
