@@ -114,6 +114,7 @@ class TractionEnv(gym.Env):
         self._viewer = None
         self._warned_divergence = False
         self._env_key: str | None = None           # (see _fingerprint)
+        self._was_reset = False                  # (get_state needs an episode)
         self._steps = 0                          # control steps since the reset
         self.metadata = {**self.metadata, "render_fps": max(1, round(1.0 / control_dt))}
         self.action_space = gym.spaces.Box(-1.0, 1.0, (len(self.action_names),), np.float32)
@@ -169,7 +170,7 @@ class TractionEnv(gym.Env):
         self.scene.regenerate(terrain_seed, self._renderer.context if self._renderer else None)
         self._refresh_viewer_terrain()
         self._reset_task(options)
-        self._steps = 0
+        self._steps, self._was_reset = 0, True
         self.sim.step(1)
         diverged = self.sim.diverged()
         c = ChassisReading(self.sim.now)
@@ -285,6 +286,8 @@ class TractionEnv(gym.Env):
         start), the vehicle state, commands and outputs, the chassis row and divergence flag the
         next step's action map and checks read, the RNG, the terrain and the task's own state.
         (The TimeLimit wrapper's step count lives outside the unwrapped env.)"""
+        if not self._was_reset:
+            raise gym.error.ResetNeeded("get_state before the first reset(): no episode to save")
         spec = mujoco.mjtState.mjSTATE_INTEGRATION
         mj = np.empty(mujoco.mj_stateSize(self.model, spec))
         mujoco.mj_getState(self.model, self.data, mj, spec)

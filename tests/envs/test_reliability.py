@@ -70,6 +70,8 @@ def test_get_state_set_state_replays_bit_for_bit(env_id):
 
 def test_a_snapshot_of_another_environment_is_refused_before_anything_changes():
     tank, drift = gym.make("Traction/TankTurn-v0").unwrapped, gym.make("Traction/Drift-v0").unwrapped
+    with pytest.raises(gym.error.ResetNeeded, match="get_state before the first reset"):
+        tank.get_state()
     tank.reset(seed=2)
     drift.reset(seed=2)
     before = tank.get_state()
