@@ -26,7 +26,7 @@ import numpy as np
 
 from traction.scenes import Scene, build_scene
 from traction.scenes.build import OFFSCREEN
-from traction.vehicle_model import VehicleConfigError, VehicleParams, load_vehicle, preset_names
+from traction.vehicle_model import VehicleParams
 from traction.vehicle_model.params import check_number
 
 from . import actions, diagnostics
@@ -51,17 +51,6 @@ def display_available() -> bool:
     """Whether a window can open: on Linux, DISPLAY or WAYLAND_DISPLAY is set."""
     return not sys.platform.startswith("linux") or bool(
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
-def vehicle_params(vehicle) -> VehicleParams:
-    """The ``vehicle`` argument (preset name, TOML path or :class:`VehicleParams`) as parameters;
-    VehicleConfigError (a ValueError) naming it if it is none of those or does not load."""
-    if isinstance(vehicle, VehicleParams):
-        return vehicle
-    if not isinstance(vehicle, str | os.PathLike):
-        raise VehicleConfigError(f"vehicle = {vehicle!r}; allowed: a preset name "
-                                 f"({', '.join(preset_names())}), a .toml path or VehicleParams")
-    return load_vehicle(vehicle)
 
 
 def finite_weights(weights: dict) -> dict:

@@ -9,12 +9,12 @@ import gymnasium as gym
 import numpy as np
 
 from traction.scenes.terrain import spawn_on_grid
-from traction.vehicle_model import VehicleParams
+from traction.vehicle_model import VehicleParams, vehicle_params
 from traction.vehicle_model import layout as L
 from traction.vehicle_model.params import check_number
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv, finite_weights, positive, vehicle_params
+from .base import OBS_LIMIT, TractionEnv, finite_weights, positive
 from .reading import ChassisReading
 
 HEIGHTMAP_AHEAD = np.arange(8) * 1.5            # m ahead of the chassis origin

@@ -8,12 +8,12 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from traction.vehicle_model import VehicleParams
+from traction.vehicle_model import VehicleParams, vehicle_params
 from traction.vehicle_model import layout as L
 from traction.vehicle_model.params import check_number
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv, finite_weights, positive, vehicle_params
+from .base import OBS_LIMIT, TractionEnv, finite_weights, positive
 from .reading import ChassisReading
 from .rewards import tolerance
 

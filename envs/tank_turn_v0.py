@@ -9,11 +9,11 @@ import gymnasium as gym
 import numpy as np
 
 from traction.scenes.terrain import spawn_on_grid
-from traction.vehicle_model import VehicleParams
+from traction.vehicle_model import VehicleParams, vehicle_params
 from traction.vehicle_model import layout as L
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv, finite_weights, vehicle_params
+from .base import OBS_LIMIT, TractionEnv, finite_weights
 from .reading import ChassisReading
 
 

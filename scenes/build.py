@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from traction.vehicle_model import FrictionTable, VehicleParams, load_vehicle
+from traction.vehicle_model import FrictionTable, VehicleParams, vehicle_params
 from traction.vehicle_model.params import check_number
 
 from . import heightfield, names, terrain
@@ -161,7 +161,7 @@ def build_scene(vehicle: str | VehicleParams = "sedan", terrain_name: str = "fla
         ValueError: unknown terrain, unknown knob, knob out of range, bad seed or timestep.
         VehicleConfigError: unknown vehicle or surface name, or invalid vehicle parameters.
     """
-    params = vehicle if isinstance(vehicle, VehicleParams) else load_vehicle(vehicle)
+    params = vehicle_params(vehicle)
     table = friction_table or FrictionTable.default()
     spec, t = build_spec(params, terrain_name, seed, physics_dt, **terrain_kwargs)
     model = spec.compile()

@@ -11,7 +11,7 @@ Never imports mujoco, gymnasium or other traction packages; the simulator coupli
 from .antiroll import AntiRollParams
 from .chassis import ChassisParams
 from .clutch import ClutchParams
-from .config import load_vehicle, parse_vehicle, preset_names
+from .config import load_vehicle, parse_vehicle, preset_names, vehicle_params
 from .differential import DifferentialParams
 from .engine import EngineParams
 from .errors import VehicleConfigError
@@ -45,5 +45,5 @@ __all__ = [
     "GroundHits", "SimulationParams", "SteeringParams", "StickyParams", "SuspensionParams",
     "TireLoadFilter", "TireParams", "VehicleConfigError", "VehicleOutputs", "VehicleParams",
     "VehicleState", "WheelParams", "check_timestep", "compute_sprung_masses", "load_vehicle",
-    "parse_vehicle", "preset_names", "step",
+    "parse_vehicle", "preset_names", "step", "vehicle_params",
 ]

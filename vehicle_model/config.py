@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -385,3 +386,18 @@ def load_vehicle(name_or_path: str | Path) -> VehicleParams:
     except tomllib.TOMLDecodeError as e:
         raise VehicleConfigError(f"{where}: TOML syntax error: {e}") from None
     return parse_vehicle(data, where)
+
+
+def vehicle_params(vehicle: str | os.PathLike | VehicleParams) -> VehicleParams:
+    """A ``vehicle`` argument (preset name, TOML path or :class:`VehicleParams`) as parameters.
+
+    Raises:
+        VehicleConfigError: it is none of those (naming ``vehicle`` and the presets), or it
+            does not load (see :func:`load_vehicle`).
+    """
+    if isinstance(vehicle, VehicleParams):
+        return vehicle
+    if not isinstance(vehicle, str | os.PathLike):
+        raise VehicleConfigError(f"vehicle = {vehicle!r}; allowed: a preset name "
+                                 f"({', '.join(preset_names())}), a .toml path or VehicleParams")
+    return load_vehicle(vehicle)
