@@ -387,7 +387,6 @@ class TractionEnv(gym.Env):
 
             if self._renderer is None:
                 self._renderer = SceneRenderer(self.model, self.width, self.height)
-            self.sim.update_wheel_visuals()             # (model geom poses, then the world's)
             self.sim.pose_for_render()
             return self._renderer.frame(self.data)
         if self.render_mode == "human":
@@ -395,7 +394,6 @@ class TractionEnv(gym.Env):
 
             if self._viewer is None:
                 self._viewer = mujoco.viewer.launch_passive(self.model, self.data)
-            self.sim.update_wheel_visuals()             # (model geom poses, then the world's)
             self.sim.pose_for_render()
             self._viewer.sync()
         return None

@@ -125,7 +125,6 @@ def main(argv=None) -> None:
             sim.set_commands(**driver.commands(start, sim.forward_speed(),
                                                int(sim.state.gearbox.gear[0]), control_dt))
             sim.step(round(control_dt / sim.dt))
-            sim.update_wheel_visuals()
             sim.pose_for_render()
             v.sync()
             time.sleep(max(0.0, control_dt - (time.time() - start)))

@@ -325,10 +325,12 @@ class VehicleSim:
         return float(k[L.K_VELOCITY:L.K_VELOCITY + 3] @ k[L.K_ROTATION:L.K_ROTATION + 9:3])
 
     def pose_for_render(self) -> None:
-        """Body, geom and camera poses of ``qpos`` now. After a step MjData holds those of the
-        last substep's ``mj_step1``, one physics step behind; this recomputes only derived
-        poses (``mj_kinematics``, ``mj_comPos``, ``mj_camlight``), which the next substep's
-        ``mj_step1`` recomputes anyway, so rendering does not change a rollout."""
+        """The visual tyres (:meth:`update_wheel_visuals`), then body, geom and camera poses of
+        ``qpos`` now. After a step MjData holds those of the last substep's ``mj_step1``, one
+        physics step behind; this recomputes only derived poses (``mj_kinematics``,
+        ``mj_comPos``, ``mj_camlight``), which the next substep's ``mj_step1`` recomputes
+        anyway, so rendering does not change a rollout."""
+        self.update_wheel_visuals()                    # model geom poses, then the world's
         mujoco.mj_kinematics(self.model, self.data)
         mujoco.mj_comPos(self.model, self.data)
         mujoco.mj_camlight(self.model, self.data)
