@@ -78,17 +78,11 @@ def main(argv=None) -> list[Path]:
     ap.add_argument("vehicle", help="preset name or path to a vehicle TOML file")
     ap.add_argument("--out", type=Path, default=Path("runs/tires"), help="output folder")
     args = ap.parse_args(argv)
-    try:
+    try:                                               # VehicleConfigError: file, field, range
         require("plot_tires", "matplotlib")
-    except MissingExtra as e:
-        ap.error(str(e))
-    try:
         p = load_vehicle(args.vehicle)
-    except (ValueError, OSError) as e:                 # VehicleConfigError: file, field, range
-        ap.error(str(e))
-    try:
         writable_dir(args.out)
-    except ValueError as e:
+    except (MissingExtra, ValueError, OSError) as e:
         ap.error(str(e))
     paths = []
     for wheel in distinct_tyres(p):
