@@ -25,6 +25,6 @@ for _id, _entry, _steps in (
         ("Traction/TankTurn-v0", "traction.envs.tank_turn_v0:TankTurnEnv", 400)):
     if _id not in registry:
         register(id=_id, entry_point=_entry, max_episode_steps=_steps,
-                 vector_entry_point=vector_entry_point(_entry, _steps))
+                 vector_entry_point=vector_entry_point(_entry, _steps, _id))
 
 __all__ = ["ENV_IDS", "SimBatch", "TractionVectorEnv", "VehicleSim", "mujoco_timers"]

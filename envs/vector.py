@@ -31,8 +31,10 @@ registration) like ``TimeLimit`` does.
 
 from __future__ import annotations
 
+import copy
 from typing import Any, NamedTuple
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.envs.registration import load_env_creator
 from gymnasium.error import ResetNeeded
@@ -134,6 +136,18 @@ class TractionVectorEnv(VectorEnv):
         for i, info in zip(worlds, infos, strict=True):
             out = self._add_info(out, info, i)
         return self._obs.copy(), out
+
+    def booked_resets(self, worlds: list[int], results: list) -> None:
+        """Book resets of the sub-environments ``worlds`` made by calling their ``reset``
+        directly (``call("reset")``, SB3's ``env_method``), ``results`` what each returned: their
+        observations, step counts and pending autoresets start anew, as after :meth:`reset`."""
+        mask = np.zeros(self.num_envs, np.bool_)
+        mask[worlds] = True
+        for i, (obs, _) in zip(worlds, results, strict=True):
+            self._obs[i] = obs
+        self._elapsed[mask] = 0
+        self._autoreset[mask] = False
+        self._was_reset = self._was_reset or bool(mask.all())
 
     def mark_reset(self, mask: np.ndarray) -> None:
         """Book the worlds flagged in ``mask`` as just reset (episode step counts, pending
@@ -333,7 +347,12 @@ class TractionVectorEnv(VectorEnv):
         return tuple(getattr(env, name) for env in self.envs)
 
     def call(self, name: str, *args, **kwargs) -> tuple:
-        return tuple(getattr(env, name)(*args, **kwargs) for env in self.envs)
+        """Call a method of every sub-environment; ``call("reset", ...)`` is booked as a reset of
+        every world (:meth:`booked_resets`)."""
+        out = tuple(getattr(env, name)(*args, **kwargs) for env in self.envs)
+        if name == "reset":
+            self.booked_resets(self._all, list(out))
+        return out
 
     def set_attr(self, name: str, values) -> None:
         """Set ``name`` on every sub-environment, as Gymnasium's ``SyncVectorEnv`` does: one value
@@ -347,18 +366,38 @@ class TractionVectorEnv(VectorEnv):
             setattr(env, name, value)
 
 
-def vector_entry_point(env_class: str, registered_steps: int | None = None):
+def time_limit(steps: int | None, registered: int | None) -> int | None:
+    """``max_episode_steps`` read as ``gym.make`` reads it: None is the registered limit, -1
+    none."""
+    if steps is None:
+        return registered
+    return None if steps == -1 else steps
+
+
+def give_specs(venv: TractionVectorEnv, env_id: str, kwargs: dict, steps: int | None) -> None:
+    """Give every sub-environment the spec ``gym.make(env_id, **kwargs)`` would give it: the
+    registered one with these arguments (less the vector env's ``num_threads``) and time limit
+    (sub-environments built from their class have none)."""
+    spec = copy.deepcopy(gym.spec(env_id))
+    spec.kwargs = {**spec.kwargs, **{k: v for k, v in kwargs.items() if k != "num_threads"}}
+    spec.max_episode_steps = steps
+    for env in venv.envs:
+        env.unwrapped.spec = spec
+
+
+def vector_entry_point(env_class: str, registered_steps: int | None = None,
+                       env_id: str | None = None):
     """A ``vector_entry_point`` for :func:`gymnasium.register` that builds a
     :class:`TractionVectorEnv` of ``env_class``. ``max_episode_steps`` reads as in
-    ``gym.make``: None (or not given) is the registered limit ``registered_steps``, -1 none."""
+    ``gym.make``: None (or not given) is the registered limit ``registered_steps``, -1 none.
+    With ``env_id``, each sub-environment's ``spec`` is that id's with the arguments given."""
 
     def make(num_envs: int = 1, **kwargs) -> TractionVectorEnv:
-        steps = kwargs.pop("max_episode_steps", None)
-        if steps is None:
-            steps = registered_steps
-        elif steps == -1:
-            steps = None
-        return TractionVectorEnv(env_class, num_envs, max_episode_steps=steps, **kwargs)
+        steps = time_limit(kwargs.pop("max_episode_steps", None), registered_steps)
+        venv = TractionVectorEnv(env_class, num_envs, max_episode_steps=steps, **kwargs)
+        if env_id is not None:
+            give_specs(venv, env_id, kwargs, steps)
+        return venv
 
     return make
 

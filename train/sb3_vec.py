@@ -18,6 +18,7 @@ from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 from traction.envs import TractionVectorEnv
+from traction.envs.vector import give_specs, time_limit
 
 
 class TractionSB3VecEnv(VecEnv):
@@ -27,19 +28,23 @@ class TractionSB3VecEnv(VecEnv):
         env_id: registered id, e.g. ``"Traction/TankTurn-v0"``.
         num_envs: number of sub-environments.
         **kwargs: passed to every sub-environment (e.g. ``render_mode``, task arguments);
-            ``max_episode_steps`` overrides the registered time limit (None keeps it, as in
-            ``gym.make``); ``num_threads`` goes to
-            the vector env (its physics in threads; see :class:`~traction.envs.TractionVectorEnv`).
+            ``max_episode_steps`` overrides the registered time limit as in ``gym.make`` (None
+            keeps it, -1 none); ``num_threads`` goes to the vector env (its physics in threads;
+            see :class:`~traction.envs.TractionVectorEnv`).
+
+    Each sub-environment's ``spec`` is the registered one with these arguments, as
+    ``gym.make`` gives it. Actions are checked as the native vector env checks them: an array of
+    shape ``(num_envs, action size)``, any real dtype (float64 actions step as they do in a
+    single env).
     """
 
     def __init__(self, env_id: str, num_envs: int, **kwargs):
         spec = gym.spec(env_id)
         kwargs = {**spec.kwargs, **kwargs}
-        steps = kwargs.pop("max_episode_steps", None)
-        if steps is None:                        # as gym.make: None keeps the registered limit
-            steps = spec.max_episode_steps
+        steps = time_limit(kwargs.pop("max_episode_steps", None), spec.max_episode_steps)
         self.venv = TractionVectorEnv(spec.entry_point, num_envs, max_episode_steps=steps,
                                       autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
+        give_specs(self.venv, env_id, kwargs, steps)
         self.render_mode = self.venv.render_mode
         super().__init__(num_envs, self.venv.single_observation_space,
                          self.venv.single_action_space)
@@ -60,7 +65,7 @@ class TractionSB3VecEnv(VecEnv):
         return self.venv._obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, dtype=np.float32).reshape(self.venv.action_space.shape)
+        self._actions = actions          # checked (shape, dtype, finite) by the vector env's step
 
     def step_wait(self):
         venv = self.venv
@@ -93,8 +98,13 @@ class TractionSB3VecEnv(VecEnv):
 
     def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None,
                    **method_kwargs) -> list[Any]:
-        return [getattr(self.envs[i], method_name)(*method_args, **method_kwargs)
-                for i in self._indices(indices)]
+        """Call a method of the sub-environments; a ``reset`` so called starts their episodes'
+        step counts (time limit) anew, as it does a ``TimeLimit``-wrapped env's."""
+        worlds = list(self._indices(indices))
+        out = [getattr(self.envs[i], method_name)(*method_args, **method_kwargs) for i in worlds]
+        if method_name == "reset":
+            self.venv.booked_resets(worlds, out)
+        return out
 
     def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None):
         return [isinstance(self.envs[i], wrapper_class) for i in self._indices(indices)]

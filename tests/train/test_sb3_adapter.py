@@ -1,0 +1,86 @@
+"""The SB3 adapter of the native vector env against SB3's own ``DummyVecEnv`` of ``gym.make``
+envs: action checks, float64 actions, time limits, specs and resets made through
+``env_method``."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import traction.envs  # noqa: F401  (registers the ids)
+
+pytest.importorskip("stable_baselines3")
+from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
+
+from traction.train.sb3_vec import TractionSB3VecEnv  # noqa: E402
+
+TANK = "Traction/TankTurn-v0"
+
+
+def test_wrongly_shaped_actions_are_refused_naming_the_expected_shape():
+    venv = TractionSB3VecEnv(TANK, 4)
+    venv.reset()
+    for bad in (np.zeros((2, 4)), np.zeros(8), np.zeros((4, 3))):   # same sizes, or one more
+        with pytest.raises(ValueError, match=r"actions shape .*; expected \(4, 2\) "
+                                             r"\(num_envs, left, right\)"):
+            venv.step(bad)
+    venv.step(np.zeros((4, 2)))                                     # and then it steps
+    venv.close()
+
+
+def test_float64_actions_step_as_dummy_vec_env_steps_them():
+    ours = TractionSB3VecEnv("Traction/Drift-v0", 2)
+    ref = make_vec_env(lambda: gym.make("Traction/Drift-v0"), n_envs=2)
+    ours.seed(5)
+    ref.seed(5)
+    ours.reset()
+    ref.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(6):
+        a = rng.uniform(-1, 1, (2, 4)) * (1 + 1e-9)        # not float32 values
+        o1, r1, _, _ = ours.step(a)
+        o2, r2, _, _ = ref.step(a)
+        assert np.array_equal(o1, o2) and np.array_equal(r1, r2.astype(np.float32))
+    huge = np.zeros((2, 4))
+    huge[0, 1] = 1e39                                      # beyond float32: clipped, as there
+    assert np.array_equal(ours.step(huge)[0], ref.step(huge)[0])
+    ours.close()
+
+
+def test_time_limit_reads_as_gym_make_and_specs_are_gym_makes():
+    assert TractionSB3VecEnv(TANK, 1, max_episode_steps=-1).venv.max_episode_steps is None
+    assert TractionSB3VecEnv(TANK, 1).venv.max_episode_steps == 400
+    venv = TractionSB3VecEnv(TANK, 2, max_episode_steps=7, drive_mode="standard", num_threads=2)
+    spec = venv.get_attr("spec")[0]
+    made = gym.make(TANK, max_episode_steps=7, drive_mode="standard").spec
+    assert (spec.id, spec.max_episode_steps, spec.kwargs) == \
+        (made.id, made.max_episode_steps, made.kwargs)
+    assert gym.make(spec).spec.kwargs["drive_mode"] == "standard"   # the spec remakes the env
+    native = gym.make_vec(TANK, num_envs=2, vectorization_mode="vector_entry_point",
+                          max_episode_steps=7, num_threads=2)
+    assert native.unwrapped.envs[1].spec.max_episode_steps == 7
+    assert "num_threads" not in native.unwrapped.envs[1].spec.kwargs
+
+
+def test_reset_through_env_method_restarts_the_time_limit_as_in_dummy_vec_env():
+    ours = TractionSB3VecEnv(TANK, 2, max_episode_steps=10)
+    ref = make_vec_env(lambda: gym.make(TANK, max_episode_steps=10), n_envs=2)
+    for v in (ours, ref):
+        v.seed(1)
+        v.reset()
+    a = np.zeros((2, 2), np.float32)
+    for _ in range(6):
+        ours.step(a)
+        ref.step(a)
+    for v in (ours, ref):
+        v.env_method("reset", seed=9, indices=[0])
+    for _ in range(6):
+        d1, d2 = ours.step(a)[2], ref.step(a)[2]
+        assert np.array_equal(d1, d2)
+    assert not d1[0]                                     # world 0: 6 steps into its new episode
+    native = gym.make_vec(TANK, num_envs=2, vectorization_mode="vector_entry_point",
+                          max_episode_steps=4)
+    native.reset(seed=0)
+    for _ in range(3):
+        native.step(a)
+    native.call("reset", seed=2)
+    assert not native.step(a)[3].any()                   # step 1 of 4, not 4 of 4
