@@ -38,6 +38,19 @@ def positive_int_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r}; allowed: an integer >= 1") from None
 
 
+#: Largest seed: SB3 seeds numpy's legacy generator, which takes 32 bits.
+MAX_SEED = 2**32 - 1
+
+
+def seed_arg(text: str) -> int:
+    """argparse type: a seed, an integer in [0, 2**32 - 1]."""
+    try:
+        return check_number("value", int(text), 0, MAX_SEED, integer=True)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}; allowed: an integer in [0, {MAX_SEED}]") \
+            from None
+
+
 def require(tool: str, *modules: str) -> None:
     """Import ``modules`` now (not after the work); MissingExtra says which extra installs them.
 

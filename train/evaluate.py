@@ -1,8 +1,12 @@
 """Evaluate a trained run folder (model + normalisation statistics, never updated)::
 
-    python -m traction.train.evaluate runs/tank_ppo --episodes 20 [--video]
+    python -m traction.train.evaluate runs/tank_ppo --episodes 20 [--video] [--model best]
 
-``--video`` writes the first episode as ``evaluation.mp4`` (``.gif`` without ffmpeg): the frame
+``--model final`` (the default) evaluates ``model.zip`` with ``vecnormalize.pkl`` and writes
+``evaluation.json``; ``--model best`` evaluates the model training's evaluations kept,
+``best/best_model.zip``, with the statistics it was scored with, ``best/vecnormalize.pkl``, and
+writes ``best/evaluation.json``. ``--video`` writes the first episode as ``evaluation.mp4`` (in the
+same folder; ``.gif`` without ffmpeg): the frame
 after reset, then one per step up to the step before the episode ended. The frame of the last
 step is dropped: the vector environment resets an ended episode within that step (SB3's
 same-step autoreset), so what it would render is already the next episode's first state.
@@ -20,6 +24,9 @@ import yaml
 from traction.train.checks import MissingExtra, int_at_least, positive_int_arg, require
 from traction.train.train import make_vec
 
+#: ``--model`` -> (folder in the run, model file) of the model to evaluate
+MODELS = {"final": (".", "model.zip"), "best": ("best", "best_model.zip")}
+
 
 def load_config(run: Path) -> dict:
     """The run folder's ``config.yml``, once the folder is known to hold a trained run.
@@ -33,7 +40,39 @@ def load_config(run: Path) -> dict:
         if not (run / name).is_file():
             raise ValueError(f"run folder {run}: no {name} (not a finished training run; "
                              "train writes model.zip when it ends)")
-    return yaml.safe_load((run / "config.yml").read_text())
+    config = yaml.safe_load((run / "config.yml").read_text())
+    missing = [k for k in ("env_id", "algo", "env_kwargs", "run") if k not in (config or {})]
+    if not missing and "normalize" not in (config["run"] or {}):
+        missing = ["run: normalize"]
+    if missing:
+        raise ValueError(f"run folder {run}: config.yml has no {', '.join(missing)} (train "
+                         "writes every key of it)")
+    return config
+
+
+def model_files(run: Path, config: dict, which: str = "final") -> tuple[Path, Path | None]:
+    """The model file of ``which`` (``final`` or ``best``) and its normalisation statistics
+    (None when the run did not normalise; read only when its ``config.yml`` says so).
+
+    Raises:
+        ValueError: ``which`` is unknown, or a file it needs is missing, naming it.
+    """
+    if which not in MODELS:
+        raise ValueError(f"--model {which!r}; allowed: {', '.join(MODELS)}")
+    folder, name = MODELS[which]
+    model = run / folder / name
+    if not model.is_file():
+        raise ValueError(f"run folder {run}: no {folder}/{name} (training's evaluations keep the "
+                         "best model from their first run on)")
+    if not config["run"]["normalize"]:
+        return model, None
+    stats = run / folder / "vecnormalize.pkl"
+    if not stats.is_file():
+        raise ValueError(f"run folder {run}: no {stats.relative_to(run)}, but its config.yml says "
+                         "the policy was trained on normalised observations (run: normalize: "
+                         "true)" + (" (training saves them with the best model since traction "
+                                    "0.1.0 of 2026-11-25)" if which == "best" else ""))
+    return model, stats
 
 
 def _render(venv) -> np.ndarray:
@@ -60,44 +99,42 @@ def _episodes(venv, model, episodes: int, video: bool) -> tuple[list, list, list
     return returns, successes, frames
 
 
-def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123) -> dict:
-    """Deterministic episodes; returns success rate and return statistics.
+def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
+             model: str = "final") -> dict:
+    """Deterministic episodes of the ``final`` or ``best`` model; returns success rate and
+    return statistics (also written to ``evaluation.json`` beside the model).
 
     Raises:
-        ValueError: ``episodes`` < 1, ``run`` is not a trained run folder, or it was trained
-            with normalised observations and has no ``vecnormalize.pkl`` (the statistics are
-            read only when its ``config.yml`` says so, not whenever the file is there).
+        ValueError: ``episodes`` < 1, ``run`` is not a trained run folder, or a file the model
+            needs is missing (:func:`model_files`).
         MissingExtra: ``video`` without imageio (the ``render`` extra).
     """
     int_at_least("--episodes", episodes, 1)
     config = load_config(run)
+    model_path, stats = model_files(run, config, model)
     if video:
         require("evaluate --video", "imageio")
     import stable_baselines3 as sb3
 
-    stats = run / "vecnormalize.pkl" if config["run"]["normalize"] else None
-    if stats is not None and not stats.is_file():
-        raise ValueError(f"run folder {run}: no vecnormalize.pkl, but its config.yml says the "
-                         "policy was trained on normalised observations (run: normalize: true)")
     kwargs = dict(config["env_kwargs"])
     if video:
         kwargs.update(render_mode="rgb_array", width=480, height=360)
     venv = make_vec(config["env_id"], kwargs, 1, seed, False, training=False, stats=stats)
-    model = getattr(sb3, config["algo"].upper()).load(run / "model.zip", device="cpu")
-    returns, successes, frames = _episodes(venv, model, episodes, video)
+    agent = getattr(sb3, config["algo"].upper()).load(model_path, device="cpu")
+    returns, successes, frames = _episodes(venv, agent, episodes, video)
     fps = venv.get_attr("metadata")[0]["render_fps"]   # one frame per control step, real time
     venv.close()
-    result = {"env_id": config["env_id"], "episodes": episodes,
+    result = {"env_id": config["env_id"], "model": model, "episodes": episodes,
               "success_rate": float(np.mean(successes)), "mean_return": float(np.mean(returns)),
               "std_return": float(np.std(returns))}
     if video and frames:
         from traction.scenes.video import VideoWriter
 
-        with VideoWriter(run / "evaluation.mp4", fps=fps) as writer:
+        with VideoWriter(model_path.parent / "evaluation.mp4", fps=fps) as writer:
             for f in frames:
                 writer.append(f)
         result["video"] = str(writer.path)
-    (run / "evaluation.json").write_text(json.dumps(result, indent=2))
+    (model_path.parent / "evaluation.json").write_text(json.dumps(result, indent=2))
     return result
 
 
@@ -106,13 +143,15 @@ def main(argv=None) -> dict:
     ap.add_argument("run", type=Path)
     ap.add_argument("--episodes", type=positive_int_arg, default=10, help="episodes (>= 1)")
     ap.add_argument("--video", action="store_true", help="write evaluation.mp4 (first episode)")
+    ap.add_argument("--model", choices=tuple(MODELS), default="final",
+                    help="final: model.zip (default); best: best/best_model.zip")
     args = ap.parse_args(argv)
     try:
-        load_config(args.run)
+        model_files(args.run, load_config(args.run), args.model)
         require("evaluate", "stable_baselines3", *(("imageio",) if args.video else ()))
     except (ValueError, MissingExtra) as e:
         ap.error(str(e))
-    result = evaluate(args.run, args.episodes, args.video)
+    result = evaluate(args.run, args.episodes, args.video, model=args.model)
     print(json.dumps(result, indent=2))
     return result
 

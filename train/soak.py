@@ -17,7 +17,7 @@ import gymnasium as gym
 import numpy as np
 
 import traction.envs
-from traction.train.checks import int_at_least, positive_int_arg, writable_file
+from traction.train.checks import int_at_least, positive_int_arg, seed_arg, writable_file
 
 
 def _rss_mb() -> float:
@@ -65,7 +65,7 @@ def soak(steps: int, seed: int = 0, episode_steps: int | None = None) -> dict:
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description="Soak test of every Traction environment.")
     ap.add_argument("--steps", type=positive_int_arg, default=20_000, help="steps in all (>= 1)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=seed_arg, default=0)
     ap.add_argument("--episode-steps", type=positive_int_arg, default=None,
                     help="shorter time limit than the registered one (>= 1; more resets)")
     ap.add_argument("--out", type=Path, default=None, help="also write the report as JSON")

@@ -7,8 +7,10 @@ Hyperparameters come from ``train/hyperparams/<algo>.yml`` (``default`` entry, t
 entry if there is one, then ``--hp`` overrides; values are read as in the YAML files, so
 ``--hp normalize=false`` is False). The run folder is self-describing: ``model.zip``,
 ``vecnormalize.pkl`` (observation/reward statistics), ``config.yml`` (everything resolved),
-``command.txt``, ``evaluations.npz`` (EvalCallback: returns and success rates), ``checkpoints/``
-and ``tb/`` (TensorBoard, including every ``reward_<term>`` as ``reward_terms/<term>``).
+``command.txt``, ``evaluations.npz`` (EvalCallback: returns and success rates), ``best/`` (the
+model the evaluations scored best, ``best_model.zip``, with the statistics it was scored with,
+``vecnormalize.pkl``; ``evaluate --model best`` reads them), ``checkpoints/`` and ``tb/``
+(TensorBoard, including every ``reward_<term>`` as ``reward_terms/<term>``).
 
 Everything is checked, and the environments and the model are built, before the run folder is
 written: a bad environment id, argument or hyperparameter ends with a usage error naming it.
@@ -31,8 +33,9 @@ import gymnasium as gym
 import yaml
 
 import traction.envs  # registers the ids
+from traction.envs.base import display_available
 from traction.scenes.export import parse_assignment
-from traction.train.checks import MissingExtra, int_at_least, new_run_dir, positive_int_arg, require
+from traction.train.checks import MissingExtra, int_at_least, new_run_dir, positive_int_arg, require, seed_arg
 from traction.vehicle_model.params import check_number
 
 ALGOS = ("ppo", "sac")
@@ -57,6 +60,10 @@ ALGO_RANGES = {
             "learning_starts": (0, None, True), "gamma": (0, 1, False), "tau": (0, 1, False),
             "target_update_interval": (1, None, True)},
 }
+#: Algorithm constructor arguments that take a Python object, which neither a YAML file nor
+#: ``--hp`` can give (None, their default, passes).
+OBJECT_ARGS = {"action_noise": "an ActionNoise", "replay_buffer_class": "a ReplayBuffer class",
+               "rollout_buffer_class": "a RolloutBuffer class"}
 #: Algorithm constructor arguments that training sets itself.
 SET_BY_TRAIN = {"self", "env", "seed", "verbose", "tensorboard_log", "_init_setup_model"}
 
@@ -67,6 +74,20 @@ def hyperparameters(algo: str, env_id: str, overrides: dict) -> dict:
     table = yaml.safe_load(text)
     hp = {**table.get("default", {}), **table.get(env_id, {}), **overrides}
     return hp
+
+
+def assignment(text: str) -> tuple[str, object]:
+    """argparse type of ``--hp`` and ``--env-kwarg``: ``NAME=VALUE`` read as
+    :func:`~traction.scenes.export.parse_assignment` reads it (numbers such as ``1e-4``, which
+    YAML 1.1 reads as text, Python literals, YAML's true/false/null), and a YAML flow list or
+    mapping (``[1, episode]``) as YAML reads it."""
+    key, value = parse_assignment(text)
+    if isinstance(value, str) and value[:1] in "[{":
+        try:
+            value = yaml.safe_load(value)
+        except yaml.YAMLError:
+            pass
+    return key, value
 
 
 def check_env(env_id: str, env_kwargs: dict) -> None:
@@ -83,6 +104,9 @@ def check_env(env_id: str, env_kwargs: dict) -> None:
     if not str(spec.entry_point).startswith("traction.envs"):
         raise ValueError(f"--env {env_id!r}: not a Traction environment (training runs Traction's "
                          f"native vector environment); allowed: {allowed_ids}")
+    if env_kwargs.get("render_mode") == "human" and not display_available():
+        raise ValueError("--env-kwarg render_mode=human: needs a display (DISPLAY and "
+                         "WAYLAND_DISPLAY are unset); allowed here: rgb_array, or leave it out")
     from gymnasium.envs.registration import load_env_creator
 
     params = inspect.signature(load_env_creator(spec.entry_point)).parameters
@@ -117,7 +141,14 @@ def split_hyperparameters(algo: str, hp: dict) -> tuple[dict, dict]:
         int_at_least(f"--hp {key}", run.setdefault(key, 1 if key == "sim_threads" else None), lo)
     if not isinstance(run.get("normalize"), bool):
         raise ValueError(f"--hp normalize = {run.get('normalize')!r}; allowed: true, false")
-    _check_algo_values(algo, params, algo_hp)
+    for key, what in OBJECT_ARGS.items():
+        if algo_hp.get(key) is not None:
+            raise ValueError(f"--hp {key} = {algo_hp[key]!r}: takes {what} object, which a "
+                             "hyperparameter file or --hp cannot give; allowed: null (set it in "
+                             "code on the model prepare() returns)")
+    _check_algo_values(algo, params, algo_hp, run["n_envs"])
+    if isinstance(algo_hp.get("train_freq"), list):     # YAML's [n, unit]; SB3 wants a tuple
+        algo_hp["train_freq"] = tuple(algo_hp["train_freq"])
     if isinstance(algo_hp.get("policy_kwargs"), str):
         try:
             algo_hp["policy_kwargs"] = eval(algo_hp["policy_kwargs"], {"dict": dict})  # noqa: S307
@@ -127,14 +158,14 @@ def split_hyperparameters(algo: str, hp: dict) -> tuple[dict, dict]:
     return run, algo_hp
 
 
-def _check_algo_values(algo: str, params, algo_hp: dict) -> None:
+def _check_algo_values(algo: str, params, algo_hp: dict, n_envs: int) -> None:
     """ValueError unless the algorithm's numeric arguments are numbers in their ranges."""
     for key, (lo, hi, kind) in ALGO_RANGES[algo].items():
         if key in algo_hp and not (algo_hp[key] is None and params[key].default is None):
             check_number(f"--hp {key}", algo_hp[key], lo, math.inf if hi is None else hi,
                          integer=kind is True, lo_open=kind == OPEN)
     if algo == "sac":
-        _check_sac_values(algo_hp)
+        _check_sac_values(algo_hp, n_envs)
     for key, value in algo_hp.items():                 # a number's default wants a number
         default = params[key].default if key in params else None
         if isinstance(default, int | float) and not isinstance(default, bool) \
@@ -153,16 +184,20 @@ def _check_algo_values(algo: str, params, algo_hp: dict) -> None:
                              "cuda:N") from None
 
 
-def _check_sac_values(hp: dict) -> None:
-    """SAC's arguments of more than one form: ``train_freq`` (steps, or ``[n, "step"|"episode"]``),
-    ``gradient_steps`` (>= 1, or -1: as many as steps collected), ``ent_coef`` (a number >= 0, or
-    ``"auto"``/``"auto_<start>"`` to learn it)."""
+def _check_sac_values(hp: dict, n_envs: int) -> None:
+    """SAC's arguments of more than one form: ``train_freq`` (steps, or ``[n, "step"|"episode"]``;
+    episodes only with one env, as SB3 asserts), ``gradient_steps`` (>= 1, or -1: as many as
+    steps collected), ``ent_coef`` (a number >= 0, or ``"auto"``/``"auto_<start>"`` to learn
+    it)."""
     freq = hp.get("train_freq", 1)
     n, unit = (freq, "step") if not isinstance(freq, list | tuple) else (list(freq) + [None])[:2]
     if isinstance(n, bool) or not isinstance(n, int) or n < 1 or unit not in ("step", "episode") \
             or isinstance(freq, list | tuple) and len(freq) != 2:
         raise ValueError(f"--hp train_freq = {freq!r}; allowed: an integer >= 1 or [n, step] / "
                          "[n, episode]")
+    if unit == "episode" and n_envs != 1:
+        raise ValueError(f"--hp train_freq = {freq!r} with n_envs = {n_envs}: SB3 trains per "
+                         "episode with one env only; allowed: n_envs=1, or [n, step]")
     steps = hp.get("gradient_steps", 1)
     if isinstance(steps, bool) or not isinstance(steps, int) or not (steps >= 1 or steps == -1):
         raise ValueError(f"--hp gradient_steps = {steps!r}; allowed: an integer >= 1, or -1")
@@ -204,6 +239,21 @@ def _reward_terms_callback():
             return True
 
     return RewardTerms()
+
+
+def _save_stats_callback(path: Path):
+    """Saves the training env's VecNormalize statistics to ``path`` each time the evaluation
+    keeps a new best model: the statistics it was evaluated with (the evaluation env copies
+    them from the training env before each evaluation), which a later checkpoint's differ from."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class SaveStats(BaseCallback):
+        def _on_step(self) -> bool:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.model.get_vec_normalize_env().save(str(path))
+            return True
+
+    return SaveStats()
 
 
 def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overrides: dict,
@@ -270,9 +320,11 @@ def run_prepared(p: dict, out: Path, progress_bar: bool = True,
                                                  *args]) + "\n")
     (out / "config.yml").write_text(yaml.safe_dump(p["config"], sort_keys=False))
     every = max(run["eval_freq"] // run["n_envs"], 1)
+    on_best = _save_stats_callback(out / "best" / "vecnormalize.pkl") if run["normalize"] else None
     callbacks = CallbackList([
         EvalCallback(eval_env, n_eval_episodes=run["eval_episodes"], eval_freq=every,
-                     log_path=str(out), best_model_save_path=str(out / "best"), verbose=0),
+                     log_path=str(out), best_model_save_path=str(out / "best"),
+                     callback_on_new_best=on_best, verbose=0),
         CheckpointCallback(max(run["checkpoint_freq"] // run["n_envs"], 1), str(out / "checkpoints"),
                            save_vecnormalize=True),
         _reward_terms_callback()])
@@ -291,11 +343,11 @@ def main(argv=None) -> Path:
     ap.add_argument("--algo", default="ppo", choices=ALGOS)
     ap.add_argument("--timesteps", type=positive_int_arg, default=200_000,
                     help="environment steps in total (>= 1)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=seed_arg, default=0)
     ap.add_argument("--out", type=Path, default=None, help="run folder")
-    ap.add_argument("--hp", type=parse_assignment, action="append", default=[],
+    ap.add_argument("--hp", type=assignment, action="append", default=[],
                     help="hyperparameter override NAME=VALUE (repeatable; YAML-style values)")
-    ap.add_argument("--env-kwarg", type=parse_assignment, action="append", default=[],
+    ap.add_argument("--env-kwarg", type=assignment, action="append", default=[],
                     help="environment argument NAME=VALUE (repeatable)")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     ap.add_argument("--threads", type=positive_int_arg, default=1,

@@ -46,6 +46,13 @@ TRAIN_BAD = [
     (TANK + ["--hp", "device=foo"], "--hp device = 'foo'; allowed: auto, cpu, cuda, cuda:N"),
     (TANK + ["--env-kwarg", "bogus=1"], "--env-kwarg bogus: not an argument of Traction/TankTurn-v0"),
     (TANK + ["--env-kwarg", "drive_mode=bogus"], "drive_mode = 'bogus'; allowed: special, standard"),
+    (TANK + ["--algo", "sac", "--hp", "action_noise=normal"], "--hp action_noise = 'normal': takes "
+     "an ActionNoise object, which a hyperparameter file or --hp cannot give; allowed: null"),
+    (TANK + ["--hp", "rollout_buffer_class=DictRolloutBuffer"], "--hp rollout_buffer_class"),
+    (TANK + ["--algo", "sac", "--hp", "train_freq=[1, episode]"], "--hp train_freq = [1, 'episode'] "
+     "with n_envs = 2: SB3 trains per episode with one env only; allowed: n_envs=1, or [n, step]"),
+    (TANK + ["--seed", "-1"], "argument --seed: '-1'; allowed: an integer in [0, 4294967295]"),
+    (TANK + ["--seed", "4294967296"], "argument --seed: '4294967296'; allowed: an integer in"),
     (TANK + ["--threads", "0"], "argument --threads: '0'; allowed: an integer >= 1"),
     (TANK + ["--timesteps", "-5"], "argument --timesteps: '-5'; allowed: an integer >= 1"),
     (TANK + ["--timesteps", "0"], "argument --timesteps: '0'; allowed: an integer >= 1"),
@@ -77,11 +84,40 @@ def test_train_refuses_a_folder_holding_an_earlier_run(tmp_path, capsys):
     assert [p.name for p in out.iterdir()] == ["evaluations.npz"]
 
 
-@pytest.mark.parametrize("override", [{}, {"train_freq": [1, "episode"]}, {"gradient_steps": -1},
+@pytest.mark.parametrize("override", [{}, {"train_freq": [1, "episode"], "n_envs": 1},
+                                      {"train_freq": [4, "step"]}, {"gradient_steps": -1},
                                       {"ent_coef": "auto_0.1"}, {"ent_coef": 0.05}])
 def test_train_sac_forms_of_its_arguments_are_accepted(override):
     hp = train.hyperparameters("sac", "Traction/TankTurn-v0", override)
-    assert train.split_hyperparameters("sac", hp)[1].items() >= override.items()
+    run, algo_hp = train.split_hyperparameters("sac", hp)
+    expected = {k: tuple(v) if k == "train_freq" else v for k, v in override.items()
+                if k != "n_envs"}                       # SB3 takes train_freq as a tuple only
+    assert algo_hp.items() >= expected.items()
+
+
+def test_train_sac_episodic_train_freq_builds_and_learns(tmp_path):
+    """The list form a YAML file gives reaches SB3 as the tuple it asserts on."""
+    overrides = dict([train.assignment("train_freq=[1, episode]"), train.assignment("n_envs=1"),
+                      train.assignment("learning_starts=0"), train.assignment("batch_size=8")])
+    p = train.prepare("Traction/TankTurn-v0", "sac", 16, 0, tmp_path / "run", overrides,
+                      {"max_episode_steps": 5})
+    p["model"].learn(12)
+    assert p["model"].train_freq.unit.value == "episode" and p["model"].num_timesteps >= 12
+
+
+def test_hp_and_env_kwarg_values_read_as_in_the_yaml_files():
+    read = dict(train.assignment(t) for t in ("a=1e-4", "b=[1, episode]", "c=false", "d=null",
+                                              "e={x: 1}", "f=[64, 64]", "g=[oops", "h=text"))
+    assert read == {"a": 1e-4, "b": [1, "episode"], "c": False, "d": None, "e": {"x": 1},
+                    "f": [64, 64], "g": "[oops", "h": "text"}
+
+
+def test_train_refuses_human_rendering_without_a_display(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(train, "display_available", lambda: False)
+    err = _usage_error(capsys, train.main, TANK + ["--env-kwarg", "render_mode=human", "--out",
+                                                   str(tmp_path / "run")])
+    assert "--env-kwarg render_mode=human: needs a display" in err
+    assert not (tmp_path / "run").exists()
 
 
 def test_train_hp_none_is_allowed_where_sb3_defaults_to_none():
@@ -105,6 +141,19 @@ def test_hp_normalize_false_switches_normalisation_off():
     assert "normalize" not in algo_hp and isinstance(algo_hp["policy_kwargs"], dict)
 
 
+def test_evaluate_refuses_a_config_without_its_keys_and_a_missing_best_model(tmp_path, capsys):
+    (tmp_path / "model.zip").write_bytes(b"")
+    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\n")
+    err = _usage_error(capsys, evaluate.main, [str(tmp_path)])
+    assert f"run folder {tmp_path}: config.yml has no env_kwargs, run" in err
+    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\nenv_kwargs: {}\n"
+                                         "run: {normalize: true}\n")
+    err = _usage_error(capsys, evaluate.main, [str(tmp_path), "--model", "best"])
+    assert f"run folder {tmp_path}: no best/best_model.zip" in err
+    err = _usage_error(capsys, evaluate.main, [str(tmp_path)])
+    assert "no vecnormalize.pkl, but its config.yml says" in err
+
+
 def test_evaluate_refuses_a_missing_run_folder(tmp_path, capsys):
     err = _usage_error(capsys, evaluate.main, [str(tmp_path / "nope")])
     assert f"run folder {tmp_path / 'nope'}: not found" in err
@@ -122,7 +171,8 @@ def test_evaluate_refuses_non_positive_episodes(tmp_path, capsys, episodes):
 
 
 def test_evaluate_video_without_imageio_fails_before_the_episodes(tmp_path, capsys, monkeypatch):
-    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\nenv_kwargs: {}\n")
+    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\nenv_kwargs: {}\n"
+                                         "run: {normalize: false}\n")
     (tmp_path / "model.zip").write_bytes(b"")
     monkeypatch.setitem(sys.modules, "imageio", None)
     err = _usage_error(capsys, evaluate.main, [str(tmp_path), "--video"])

@@ -70,6 +70,35 @@ def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path, monkeypatch
     assert seen == [None, out / "vecnormalize.pkl"]
 
 
+def test_best_model_is_kept_with_the_statistics_it_was_scored_with(tmp_path):
+    """The evaluation callback keeps the best model and the training env's statistics of that
+    moment (a later checkpoint's differ); ``evaluate --model best`` reads the two together."""
+    import numpy as np
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
+
+    out = tmp_path / "run"
+    train.main(["--env", "Traction/TankTurn-v0", "--timesteps", "512", "--out", str(out),
+                "--hp", "n_envs=2", "--hp", "n_steps=128", "--hp", "batch_size=64",
+                "--hp", "eval_freq=128", "--hp", "eval_episodes=1",
+                "--env-kwarg", "max_episode_steps=20", "--no-progress"])
+    evals = np.load(out / "evaluations.npz")
+    best_step = int(evals["timesteps"][np.argmax(evals["results"].mean(axis=1))])  # first max
+
+    def count(path):
+        return VecNormalize.load(str(path), DummyVecEnv([lambda: gym.make(
+            "Traction/TankTurn-v0")])).obs_rms.count
+
+    # every reset and step observation of the 2 worlds updates the statistics
+    assert count(out / "best" / "vecnormalize.pkl") == pytest.approx(2 + best_step, abs=1e-3)
+    assert count(out / "vecnormalize.pkl") == pytest.approx(2 + 512, abs=1e-3)
+    result = evaluate.main([str(out), "--episodes", "1", "--model", "best"])
+    assert result["model"] == "best"
+    assert json.loads((out / "best" / "evaluation.json").read_text()) == result
+    (out / "best" / "vecnormalize.pkl").unlink()
+    with pytest.raises(ValueError, match=r"no best/vecnormalize.pkl, but its config.yml says"):
+        evaluate.evaluate(out, 1, model="best")
+
+
 def test_adapter_time_limit_follows_gym_make():
     """``max_episode_steps``: a number overrides the registered limit; None keeps it, as
     ``gym.make`` does (it once meant no limit at all)."""
