@@ -14,7 +14,7 @@ import traction.scenes  # noqa: F401  isort: skip
 from gymnasium.envs.registration import register, registry  # noqa: E402
 
 from .physics import mujoco_timers  # noqa: E402
-from .vector import TractionVectorEnv, vector_entry_point  # noqa: E402
+from .vector import TractionVectorEnv, make_vector  # noqa: E402
 from .vehicle_sim import SimBatch, VehicleSim  # noqa: E402
 
 ENV_IDS = ("Traction/Climb6x6-v0", "Traction/Drift-v0", "Traction/TankTurn-v0")
@@ -25,6 +25,6 @@ for _id, _entry, _steps in (
         ("Traction/TankTurn-v0", "traction.envs.tank_turn_v0:TankTurnEnv", 400)):
     if _id not in registry:
         register(id=_id, entry_point=_entry, max_episode_steps=_steps,
-                 vector_entry_point=vector_entry_point(_entry, _steps, _id))
+                 vector_entry_point=_entry.split(":")[0] + ":vector_env")
 
-__all__ = ["ENV_IDS", "SimBatch", "TractionVectorEnv", "VehicleSim", "mujoco_timers"]
+__all__ = ["ENV_IDS", "SimBatch", "TractionVectorEnv", "VehicleSim", "make_vector", "mujoco_timers"]

@@ -13,8 +13,6 @@ termination and diagnostics, so they agree and none of them goes back to MjData.
 
 from __future__ import annotations
 
-import copy
-import hashlib
 import logging
 import math
 import os
@@ -31,6 +29,7 @@ from traction.vehicle_model.params import check_number
 
 from . import actions, diagnostics
 from .reading import ChassisReading
+from .snapshot import Snapshots
 from .vehicle_sim import VehicleSim
 
 logger = logging.getLogger(__name__)
@@ -58,7 +57,7 @@ def finite_weights(weights: dict) -> dict:
     return {k: check_number(f"weight of reward term {k!r}", v) for k, v in weights.items()}
 
 
-class TractionEnv(gym.Env):
+class TractionEnv(Snapshots, gym.Env):
     """Base class; see the task environments for the documented interfaces."""
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 25}
@@ -268,88 +267,6 @@ class TractionEnv(gym.Env):
     def _diagnostics(self, c: ChassisReading) -> dict:
         """The vehicle diagnostics of the info (``envs/diagnostics.py``)."""
         return diagnostics.of_world(c, self.sim.outputs.wheel[0], self.sim.outputs.vehicle[0])
-
-    # --- save / restore ------------------------------------------------------------------
-    def get_state(self) -> dict:
-        """Everything needed to continue bit for bit: MuJoCo's integration state (incl. warm
-        start), the vehicle state, commands and outputs, the chassis row and divergence flag the
-        next step's action map and checks read, the RNG, the terrain and the task's own state.
-        (The TimeLimit wrapper's step count lives outside the unwrapped env.)"""
-        if not self._was_reset:
-            raise gym.error.ResetNeeded("get_state before the first reset(): no episode to save")
-        spec = mujoco.mjtState.mjSTATE_INTEGRATION
-        mj = np.empty(mujoco.mj_stateSize(self.model, spec))
-        mujoco.mj_getState(self.model, self.data, mj, spec)
-        sim = self.sim
-        snapshot = copy.deepcopy({
-            "mujoco": mj, "state": sim.state, "commands": sim.commands,
-            "wheel_angle": sim.wheel_angle, "outputs": sim.outputs, "now": sim.now,
-            "diverged": sim.diverged(), "warnings": self.data.warning.number,
-            "steps": self._steps, "rng": self.np_random.bit_generator.state,
-            "task": {k: getattr(self, k) for k in self.task_state}, "env": self._fingerprint()})
-        snapshot["terrain"] = self.scene.save_terrain()            # (a copy already)
-        return snapshot
-
-    def set_state(self, state: dict) -> None:
-        """Restore a :meth:`get_state` snapshot (of this environment): the next steps replay
-        bit for bit, and MjData's derived quantities (poses for rendering and
-        :meth:`read_chassis`) are recomputed for the restored state."""
-        self._check_snapshot(state)                          # before anything is written
-        terrain = state["terrain"]                          # restore_terrain copies it
-        state = copy.deepcopy({k: v for k, v in state.items() if k != "terrain"})
-        spec = mujoco.mjtState.mjSTATE_INTEGRATION
-        mujoco.mj_setState(self.model, self.data, state["mujoco"], spec)
-        sim = self.sim                                   # write into the bound arrays
-        for name in ("state", "commands", "outputs"):
-            for buf, value in vars(state[name]).items():
-                getattr(getattr(sim, name), buf)[...] = value
-        sim.wheel_angle[...] = state["wheel_angle"]
-        self.np_random.bit_generator.state = state["rng"]
-        self.scene.restore_terrain(terrain, self._renderer.context if self._renderer else None)
-        self._refresh_viewer_terrain()
-        for key, value in state["task"].items():
-            setattr(self, key, value)
-        self._steps = state["steps"]
-        sim.restore(state["now"], state["diverged"], state["warnings"])
-
-    def _check_snapshot(self, state) -> None:
-        """ValueError naming the first part of ``state`` that is not of a :meth:`get_state`
-        snapshot of this environment (another task, terrain kind, vehicle or vehicle
-        parameters, or other time steps)."""
-        keys = {"mujoco", "state", "commands", "wheel_angle", "outputs", "now", "diverged",
-                "warnings", "steps", "rng", "task", "terrain", "env"}
-        if not isinstance(state, dict) or not keys <= state.keys():
-            missing = sorted(keys - state.keys()) if isinstance(state, dict) else "a dict"
-            raise ValueError(f"set_state: not a get_state snapshot (missing {missing})")
-        size = mujoco.mj_stateSize(self.model, mujoco.mjtState.mjSTATE_INTEGRATION)
-        parts = [("mujoco", np.shape(state["mujoco"]), (size,)),
-                 ("wheel_angle", np.shape(state["wheel_angle"]), self.sim.wheel_angle.shape)]
-        for name in ("state", "commands", "outputs"):
-            theirs = vars(state[name]) if hasattr(state[name], "__dict__") else {}
-            parts += [(f"{name}.{buf}", np.shape(theirs.get(buf)), np.shape(mine))
-                      for buf, mine in vars(getattr(self.sim, name)).items()]
-        for what, got, expected in parts:
-            if got != expected:
-                raise ValueError(f"set_state: {what} has shape {got}; this environment's has "
-                                 f"{expected} (a snapshot of another environment?)")
-        if set(state["task"]) != set(self.task_state):
-            raise ValueError(f"set_state: task state {sorted(state['task'])}; this "
-                             f"environment's is {sorted(self.task_state)}")
-        self.scene.check_saved_terrain(state["terrain"])
-        if state["env"] != self._fingerprint():
-            raise ValueError("set_state: a snapshot of an environment with other vehicle "
-                             "parameters or time steps (it would not replay here)")
-
-    def _fingerprint(self) -> str:
-        """What a snapshot's environment must share with this one: the task, control and physics
-        steps and every parameter of the vehicle's compiled update."""
-        if self._env_key is None:
-            h = hashlib.sha256(f"{type(self).__qualname__} {self.control_dt!r} "
-                               f"{self.physics_dt!r}".encode())
-            for a in self.vehicle.packed:
-                h.update(np.ascontiguousarray(a).tobytes())
-            self._env_key = h.hexdigest()
-        return self._env_key
 
     # --- measurements (read MjData now; the step itself uses its one ChassisReading) -------
     def read_chassis(self) -> ChassisReading:

@@ -16,6 +16,7 @@ from traction.vehicle_model.params import check_number
 from . import actions
 from .base import OBS_LIMIT, TractionEnv, finite_weights, positive
 from .reading import ChassisReading
+from .vector import make_vector
 
 HEIGHTMAP_AHEAD = np.arange(8) * 1.5            # m ahead of the chassis origin
 HEIGHTMAP_SIDE = np.arange(-2, 3) * 1.0         # m to the left
@@ -257,3 +258,9 @@ class Climb6x6Env(TractionEnv):
     def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
         success = self._goal_distance(c) < self.goal_radius
         return success or self._rolled_over(c) or self._off_terrain(c), success
+
+
+def vector_env(num_envs: int = 1, **kwargs):
+    """``Traction/Climb6x6-v0``'s registered ``vector_entry_point``: its native vector env
+    (:func:`~traction.envs.vector.make_vector`)."""
+    return make_vector("Traction/Climb6x6-v0", num_envs, **kwargs)

@@ -16,6 +16,7 @@ from . import actions
 from .base import OBS_LIMIT, TractionEnv, finite_weights, positive
 from .reading import ChassisReading
 from .rewards import tolerance
+from .vector import make_vector
 
 _BAND = math.radians(10)                         # sustained drift: sideslip within the band
 _SIDESLIP_BOUNDS, _SIDESLIP_MARGIN = (-math.radians(5), math.radians(5)), math.radians(15)
@@ -215,3 +216,9 @@ class DriftEnv(TractionEnv):
         beta, e = self._slide(c)
         done = abs(beta) > _SPIN_OUT or abs(e) > 15.0
         return done, self._succeeded
+
+
+def vector_env(num_envs: int = 1, **kwargs):
+    """``Traction/Drift-v0``'s registered ``vector_entry_point``: its native vector env
+    (:func:`~traction.envs.vector.make_vector`)."""
+    return make_vector("Traction/Drift-v0", num_envs, **kwargs)

@@ -15,6 +15,7 @@ from traction.vehicle_model import layout as L
 from . import actions
 from .base import OBS_LIMIT, TractionEnv, finite_weights
 from .reading import ChassisReading
+from .vector import make_vector
 
 
 def _wrap(a: float) -> float:
@@ -165,3 +166,9 @@ class TankTurnEnv(TractionEnv):
     def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
         success = self._held >= self.HOLD_SECONDS - 1e-9
         return success, success
+
+
+def vector_env(num_envs: int = 1, **kwargs):
+    """``Traction/TankTurn-v0``'s registered ``vector_entry_point``: its native vector env
+    (:func:`~traction.envs.vector.make_vector`)."""
+    return make_vector("Traction/TankTurn-v0", num_envs, **kwargs)

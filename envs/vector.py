@@ -47,7 +47,7 @@ from . import actions as action_maps
 from . import diagnostics
 from .base import OBS_LIMIT
 from .reading import ChassisReading
-from .vehicle_sim import SimBatch
+from .vehicle_sim import SimBatch, refuse_copies
 
 
 class StepResults(NamedTuple):
@@ -75,6 +75,9 @@ class TractionVectorEnv(VectorEnv):
             docstring). Results do not depend on it.
         **kwargs: passed to every sub-environment's constructor.
     """
+
+    __copy__ = __deepcopy__ = __reduce_ex__ = refuse_copies(
+        "make another with gym.make_vec, or copy its sub-environments (copy.deepcopy(env))")
 
     def __init__(self, env_class, num_envs: int, max_episode_steps: int | None = None,
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
@@ -343,6 +346,16 @@ class TractionVectorEnv(VectorEnv):
         for env in self.envs:
             env.close()
 
+    @property
+    def np_random_seed(self) -> tuple:
+        """Every sub-environment's seed (as ``SyncVectorEnv``: the worlds seed themselves)."""
+        return self.get_attr("np_random_seed")
+
+    @property
+    def np_random(self) -> tuple:
+        """Every sub-environment's random generator (as ``SyncVectorEnv``)."""
+        return self.get_attr("np_random")
+
     def get_attr(self, name: str) -> tuple:
         return tuple(getattr(env, name) for env in self.envs)
 
@@ -366,6 +379,10 @@ class TractionVectorEnv(VectorEnv):
             setattr(env, name, value)
 
 
+#: arguments of the vector env itself, not of its sub-environments
+VECTOR_ONLY = ("num_threads", "autoreset_mode")
+
+
 def time_limit(steps: int | None, registered: int | None) -> int | None:
     """``max_episode_steps`` read as ``gym.make`` reads it: None is the registered limit, -1
     none."""
@@ -376,30 +393,28 @@ def time_limit(steps: int | None, registered: int | None) -> int | None:
 
 def give_specs(venv: TractionVectorEnv, env_id: str, kwargs: dict, steps: int | None) -> None:
     """Give every sub-environment the spec ``gym.make(env_id, **kwargs)`` would give it: the
-    registered one with these arguments (less the vector env's ``num_threads``) and time limit
-    (sub-environments built from their class have none)."""
+    registered one with these arguments (less the vector env's own: ``num_threads``,
+    ``autoreset_mode``) and time limit (sub-environments built from their class have none)."""
     spec = copy.deepcopy(gym.spec(env_id))
-    spec.kwargs = {**spec.kwargs, **{k: v for k, v in kwargs.items() if k != "num_threads"}}
+    spec.kwargs = {**spec.kwargs, **{k: v for k, v in kwargs.items() if k not in VECTOR_ONLY}}
     spec.max_episode_steps = steps
     for env in venv.envs:
         env.unwrapped.spec = spec
 
 
-def vector_entry_point(env_class: str, registered_steps: int | None = None,
-                       env_id: str | None = None):
-    """A ``vector_entry_point`` for :func:`gymnasium.register` that builds a
-    :class:`TractionVectorEnv` of ``env_class``. ``max_episode_steps`` reads as in
-    ``gym.make``: None (or not given) is the registered limit ``registered_steps``, -1 none.
-    With ``env_id``, each sub-environment's ``spec`` is that id's with the arguments given."""
-
-    def make(num_envs: int = 1, **kwargs) -> TractionVectorEnv:
-        steps = time_limit(kwargs.pop("max_episode_steps", None), registered_steps)
-        venv = TractionVectorEnv(env_class, num_envs, max_episode_steps=steps, **kwargs)
-        if env_id is not None:
-            give_specs(venv, env_id, kwargs, steps)
-        return venv
-
-    return make
+def make_vector(env_id: str, num_envs: int = 1, **kwargs) -> TractionVectorEnv:
+    """The native vector env of ``num_envs`` worlds of the registered Traction task ``env_id``,
+    as ``gym.make_vec(env_id, num_envs, vectorization_mode="vector_entry_point", **kwargs)``
+    builds it (each task's ``vector_env`` is its registered ``vector_entry_point``, a
+    ``"module:function"`` string, so specs pickle and serialise). ``kwargs`` go over the
+    registered ones; ``max_episode_steps`` reads as in ``gym.make`` (None: the registered limit,
+    -1: none); each sub-environment gets the spec ``gym.make`` would give it."""
+    spec = gym.spec(env_id)
+    kwargs = {**spec.kwargs, **kwargs}
+    steps = time_limit(kwargs.pop("max_episode_steps", None), spec.max_episode_steps)
+    venv = TractionVectorEnv(spec.entry_point, num_envs, max_episode_steps=steps, **kwargs)
+    give_specs(venv, env_id, kwargs, steps)
+    return venv
 
 
-__all__ = ["TractionVectorEnv", "vector_entry_point"]
+__all__ = ["TractionVectorEnv", "make_vector"]

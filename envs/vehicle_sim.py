@@ -58,6 +58,19 @@ def _command_values(name: str, value, dtype) -> np.ndarray:
     return raw.astype(dtype)
 
 
+def refuse_copies(instead: str):
+    """``__copy__``/``__deepcopy__``/``__reduce_ex__`` of a class that holds raw addresses of
+    one process's MuJoCo data (the compiled loop's bindings): a copy would step the original's
+    memory, and after the original is freed, freed memory. Each raises a TypeError saying what to
+    copy ``instead``."""
+
+    def refuse(self, *args):
+        raise TypeError(f"a {type(self).__name__} cannot be copied or pickled: it holds addresses "
+                        f"of this process's MuJoCo data; {instead}")
+
+    return refuse
+
+
 class VehicleSim:
     """One MuJoCo world with one vehicle, stepped at the model's timestep.
 
@@ -76,6 +89,9 @@ class VehicleSim:
         action: ``(1, n_actions)``: the env's last action, clipped to [-1, 1] (read by a
             task's compiled action map, :meth:`step_mapped`).
     """
+
+    __copy__ = __deepcopy__ = __reduce_ex__ = refuse_copies(
+        "copy the environment instead (copy.deepcopy(env) and pickle rebuild it)")
 
     def __init__(self, scene: Scene, friction_table: vm.FrictionTable | None = None,
                  telemetry: int = 0, n_actions: int = 0):
@@ -361,6 +377,9 @@ class SimBatch:
     each stepped by its own compiled loop call in its own thread (:class:`ThreadedLoop`), with
     results bit for bit those of one thread; :meth:`close` stops the threads.
     """
+
+    __copy__ = __deepcopy__ = __reduce_ex__ = refuse_copies(
+        "copy the environments instead (copy.deepcopy(env) and pickle rebuild one)")
 
     def __init__(self, sims: list[VehicleSim], threads: int = 1):
         if not isinstance(threads, int) or threads < 1:

@@ -17,8 +17,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
-from traction.envs import TractionVectorEnv
-from traction.envs.vector import give_specs, time_limit
+from traction.envs import make_vector
 
 
 class TractionSB3VecEnv(VecEnv):
@@ -39,12 +38,8 @@ class TractionSB3VecEnv(VecEnv):
     """
 
     def __init__(self, env_id: str, num_envs: int, **kwargs):
-        spec = gym.spec(env_id)
-        kwargs = {**spec.kwargs, **kwargs}
-        steps = time_limit(kwargs.pop("max_episode_steps", None), spec.max_episode_steps)
-        self.venv = TractionVectorEnv(spec.entry_point, num_envs, max_episode_steps=steps,
-                                      autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
-        give_specs(self.venv, env_id, kwargs, steps)
+        self.venv = make_vector(env_id, num_envs, autoreset_mode=AutoresetMode.SAME_STEP,
+                                **kwargs)
         self.render_mode = self.venv.render_mode
         super().__init__(num_envs, self.venv.single_observation_space,
                          self.venv.single_action_space)

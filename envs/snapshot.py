@@ -1,0 +1,130 @@
+"""Saving and restoring a Traction environment: snapshots, copies and pickles.
+
+:meth:`Snapshots.get_state` / :meth:`Snapshots.set_state` save and restore everything a step
+reads, so a restored environment replays bit for bit. ``copy.deepcopy`` and ``pickle`` build on
+them: an environment is rebuilt from its constructor's arguments (its MjModel and MjData, the
+compiled loop's bound addresses and the renderer belong to one process and one object, so they
+are made anew, never copied) and, once reset, the snapshot is restored into it. A copy then steps
+exactly as the original would, and independently of it.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+
+import gymnasium as gym
+import mujoco
+import numpy as np
+
+
+class Snapshots:
+    """Save/restore, copy and pickle support of :class:`~traction.envs.base.TractionEnv`."""
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self._init_args = (args, kwargs)         # what a copy or an unpickled env is built from
+        return self
+
+    def __getstate__(self) -> dict:
+        """What a pickle or a deep copy holds: the constructor's arguments, the spec
+        ``gym.make`` gave, and after a reset a :meth:`get_state` snapshot."""
+        return {"init": self._init_args, "spec": self.spec, "seed": self._np_random_seed,
+                "snapshot": self.get_state() if self._was_reset else None}
+
+    def __setstate__(self, saved: dict) -> None:
+        args, kwargs = saved["init"]
+        self._init_args = saved["init"]
+        self.__init__(*args, **kwargs)
+        self.spec = saved["spec"]
+        if saved["snapshot"] is not None:
+            self.reset()                                 # an episode to restore into
+            self.set_state(saved["snapshot"])
+            self._np_random_seed = saved["seed"]
+
+    def __deepcopy__(self, memo: dict):
+        new = object.__new__(type(self))
+        new.__setstate__(copy.deepcopy(self.__getstate__(), memo))
+        return new
+
+    def get_state(self) -> dict:
+        """Everything needed to continue bit for bit: MuJoCo's integration state (incl. warm
+        start), the vehicle state, commands and outputs, the chassis row and divergence flag the
+        next step's action map and checks read, the RNG, the terrain and the task's own state.
+        (The TimeLimit wrapper's step count lives outside the unwrapped env.)"""
+        if not self._was_reset:
+            raise gym.error.ResetNeeded("get_state before the first reset(): no episode to save")
+        spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        mj = np.empty(mujoco.mj_stateSize(self.model, spec))
+        mujoco.mj_getState(self.model, self.data, mj, spec)
+        sim = self.sim
+        snapshot = copy.deepcopy({
+            "mujoco": mj, "state": sim.state, "commands": sim.commands,
+            "wheel_angle": sim.wheel_angle, "outputs": sim.outputs, "now": sim.now,
+            "diverged": sim.diverged(), "warnings": self.data.warning.number,
+            "steps": self._steps, "rng": self.np_random.bit_generator.state,
+            "task": {k: getattr(self, k) for k in self.task_state}, "env": self._fingerprint()})
+        snapshot["terrain"] = self.scene.save_terrain()            # (a copy already)
+        return snapshot
+
+    def set_state(self, state: dict) -> None:
+        """Restore a :meth:`get_state` snapshot (of this environment): the next steps replay
+        bit for bit, and MjData's derived quantities (poses for rendering and
+        :meth:`read_chassis`) are recomputed for the restored state."""
+        self._check_snapshot(state)                          # before anything is written
+        terrain = state["terrain"]                          # restore_terrain copies it
+        state = copy.deepcopy({k: v for k, v in state.items() if k != "terrain"})
+        spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        mujoco.mj_setState(self.model, self.data, state["mujoco"], spec)
+        sim = self.sim                                   # write into the bound arrays
+        for name in ("state", "commands", "outputs"):
+            for buf, value in vars(state[name]).items():
+                getattr(getattr(sim, name), buf)[...] = value
+        sim.wheel_angle[...] = state["wheel_angle"]
+        self.np_random.bit_generator.state = state["rng"]
+        self.scene.restore_terrain(terrain, self._renderer.context if self._renderer else None)
+        self._refresh_viewer_terrain()
+        for key, value in state["task"].items():
+            setattr(self, key, value)
+        self._steps = state["steps"]
+        sim.restore(state["now"], state["diverged"], state["warnings"])
+
+    def _check_snapshot(self, state) -> None:
+        """ValueError naming the first part of ``state`` that is not of a :meth:`get_state`
+        snapshot of this environment (another task, terrain kind, vehicle or vehicle
+        parameters, or other time steps)."""
+        keys = {"mujoco", "state", "commands", "wheel_angle", "outputs", "now", "diverged",
+                "warnings", "steps", "rng", "task", "terrain", "env"}
+        if not isinstance(state, dict) or not keys <= state.keys():
+            missing = sorted(keys - state.keys()) if isinstance(state, dict) else "a dict"
+            raise ValueError(f"set_state: not a get_state snapshot (missing {missing})")
+        size = mujoco.mj_stateSize(self.model, mujoco.mjtState.mjSTATE_INTEGRATION)
+        parts = [("mujoco", np.shape(state["mujoco"]), (size,)),
+                 ("wheel_angle", np.shape(state["wheel_angle"]), self.sim.wheel_angle.shape)]
+        for name in ("state", "commands", "outputs"):
+            theirs = vars(state[name]) if hasattr(state[name], "__dict__") else {}
+            parts += [(f"{name}.{buf}", np.shape(theirs.get(buf)), np.shape(mine))
+                      for buf, mine in vars(getattr(self.sim, name)).items()]
+        for what, got, expected in parts:
+            if got != expected:
+                raise ValueError(f"set_state: {what} has shape {got}; this environment's has "
+                                 f"{expected} (a snapshot of another environment?)")
+        if set(state["task"]) != set(self.task_state):
+            raise ValueError(f"set_state: task state {sorted(state['task'])}; this "
+                             f"environment's is {sorted(self.task_state)}")
+        self.scene.check_saved_terrain(state["terrain"])
+        if state["env"] != self._fingerprint():
+            raise ValueError("set_state: a snapshot of an environment with other vehicle "
+                             "parameters or time steps (it would not replay here)")
+
+    def _fingerprint(self) -> str:
+        """What a snapshot's environment must share with this one: the task, control and physics
+        steps and every parameter of the vehicle's compiled update."""
+        if self._env_key is None:
+            h = hashlib.sha256(f"{type(self).__qualname__} {self.control_dt!r} "
+                               f"{self.physics_dt!r}".encode())
+            for a in self.vehicle.packed:
+                h.update(np.ascontiguousarray(a).tobytes())
+            self._env_key = h.hexdigest()
+        return self._env_key
+
