@@ -74,7 +74,12 @@ class SuspensionParams:
     force_point: np.ndarray = param(unit="m", lo=-50, hi=50, shape="wheel3",
                                     doc="suspension force application point, chassis frame")
     tire_force_point: np.ndarray = param(unit="m", lo=-50, hi=50, shape="wheel3",
-                                         doc="tyre force application point, chassis frame")
+                                         doc="tyre force application point, chassis frame "
+                                         "(default the wheel centre, as PhysX starts: load "
+                                         "transfers as m a h / L with h the CoM over this point, "
+                                         "the brake and drive torques' reaction on the body not "
+                                         "being modelled; at the contact patch, centre - radius "
+                                         "along z, h is over the ground, as for a rigid car)")
 
     def __post_init__(self):
         freeze_arrays(self)
