@@ -61,6 +61,9 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
         torque the clutch passed over ``h`` (N m, ``strength x clutch_slip`` when engaged, else
         0), the engine's own torque (N m) and the clutch slip ``w_e - ratio sum(alpha_g w_g)``
         at the new spins, before the brakes (rad/s; with ``ratio`` 0 it is the engine spin).
+        Where the solved engine spin passes the maximum (or 0) it is held there, as PhysX's
+        limiter does; the engine torque returned is then net of the limiter's cut and the slip
+        is the solve's, so the engine's and the wheels' equations both balance.
     """
     n = len(w_g)
     engaged = ratio != 0.0
@@ -99,10 +102,12 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
                 new = (b_g - k * u_g * rest) / (m_g + k * u_g * v_g)
                 vx += v_g * (new - out_g[g])
                 out_g[g] = new
-    x_e = min(max(x_e, 0.0), vp[MAX_OMEGA])
-    slip = x_e
+    slip = x_e                                     # what the clutch passed to the wheels
     for g in range(n):
         slip += -ratio * alpha[g] * out_g[g]
+    held = min(max(x_e, 0.0), vp[MAX_OMEGA])       # the rev limiter (and no backward spin)
+    t_eng -= m_e * (x_e - held)                    # its cut: the engine's net torque balances
+    x_e = held
     for g in range(n):
         out_g[g] = apply_brake(out_g[g], h * brake_g[g] / inertia_g[g])
     return x_e, k * slip, t_eng, slip

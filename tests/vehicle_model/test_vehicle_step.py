@@ -253,6 +253,37 @@ def test_drivetrain_outputs_are_substep_means_that_reconcile():
     assert abs(out.clutch_slip[0] - last) > 0.1                 # not the last substep's value
 
 
+@pytest.mark.parametrize("overrun", [0.9, 1.05, 1.3])
+def test_drivetrain_outputs_reconcile_at_the_rev_limiter(overrun):
+    """At full throttle with the wheels driving the engine to (or past) its maximum spin, the
+    limiter holds the engine there. The outputs still balance: the engine torque is the net
+    torque after the limiter's cut, and the clutch torque (``K x clutch_slip``) is what the
+    wheels received (they once got 4 % more than reported, and the engine equation was off by
+    a third of its torque)."""
+    rwd = vm.load_vehicle("sedan_rwd")
+    p = dataclasses.replace(rwd, engine=dataclasses.replace(rwd.engine,
+                                                            damping_full_throttle=1e-9))
+    w_max = p.engine.max_omega
+    state, kin, hits, cmd = _level(p, velocity=(20.0, 0.0, 0.0), spin=1.0, engine_omega=w_max)
+    state.gearbox.current = state.gearbox.target = 1
+    g1 = p.gearbox.forward_ratios[0] * p.gearbox.final_ratio
+    state.omega[:] = overrun * w_max / g1                    # the wheels turn the engine this fast
+    w_wheels, dt = state.omega[0].copy(), 0.002
+    out = vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), dt)
+    k, ratio = p.clutch.strength, out.gear_ratio[0]
+    assert ratio == pytest.approx(g1) and state.engine_omega[0] == pytest.approx(w_max) \
+        if overrun > 1 else state.engine_omega[0] <= w_max
+    clutch_torque = k * out.clutch_slip[0]
+    assert out.drive_torque[0].sum() == pytest.approx(ratio * clutch_torque, rel=1e-9)
+    spin_up = p.engine.moi * (state.engine_omega[0] - w_max) / dt
+    assert spin_up == pytest.approx(out.engine_torque[0] - clutch_torque, abs=1e-6 * k)
+    rear = slice(2, 4)                                         # each driven wheel's own balance
+    road = out.long_force[0, rear] * p.wheels.radius[rear]
+    bearing = p.wheels.damping_rate[rear] * state.omega[0, rear]
+    np.testing.assert_allclose(p.wheels.moi[rear] * (state.omega[0, rear] - w_wheels[rear]) / dt,
+                               out.drive_torque[0, rear] - road - bearing, rtol=1e-6, atol=1e-6)
+
+
 def test_clutch_slip_while_shifting_is_the_engine_spin_and_no_torque_passes():
     """During a change the gear ratio is 0: nothing reaches the wheels and the slip is the
     engine's own (mean) spin, as PhysX's telemetry has it, not 0."""
