@@ -108,6 +108,8 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
     held = min(max(x_e, 0.0), vp[MAX_OMEGA])       # the rev limiter (and no backward spin)
     t_eng -= m_e * (x_e - held)                    # its cut: the engine's net torque balances
     x_e = held
+    if not engaged:                                # nothing passed: the slip is the engine's spin
+        slip = held
     for g in range(n):
         out_g[g] = apply_brake(out_g[g], h * brake_g[g] / inertia_g[g])
     return x_e, k * slip, t_eng, slip

@@ -284,11 +284,13 @@ def test_drivetrain_outputs_reconcile_at_the_rev_limiter(overrun):
                                out.drive_torque[0, rear] - road - bearing, rtol=1e-6, atol=1e-6)
 
 
-def test_clutch_slip_while_shifting_is_the_engine_spin_and_no_torque_passes():
+@pytest.mark.parametrize("engine_omega", [200.0, 600.0])       # 600: at the rev limiter
+def test_clutch_slip_while_shifting_is_the_engine_spin_and_no_torque_passes(engine_omega):
     """During a change the gear ratio is 0: nothing reaches the wheels and the slip is the
-    engine's own (mean) spin, as PhysX's telemetry has it, not 0."""
+    engine's own (mean) spin, as PhysX's telemetry has it, not 0; at the limiter too."""
     p = vm.load_vehicle("sedan_rwd")
-    state, kin, hits, cmd = _level(p)
+    assert p.engine.max_omega == 600.0
+    state, kin, hits, cmd = _level(p, engine_omega=engine_omega)
     state.gearbox.target = 2
     state.vehicle[:, L.SWITCH_TIMER] = 0.2
     w0 = state.engine_omega[0]
