@@ -12,10 +12,28 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import inspect
 
 import gymnasium as gym
 import mujoco
 import numpy as np
+
+#: types of the public attributes a copy takes over from its original (settings such as
+#: ``target_sideslip_deg`` that ``set_attr`` may have changed after construction)
+SETTINGS = (bool, int, float, str, tuple, type(None))
+
+
+def refuse_copies(instead: str):
+    """``__copy__``/``__deepcopy__``/``__reduce_ex__`` of a class that holds raw addresses of
+    one process's MuJoCo data (the compiled loop's bindings): a copy would step the original's
+    memory, and after the original is freed, freed memory. Each raises a TypeError saying what to
+    copy ``instead``."""
+
+    def refuse(self, *args):
+        raise TypeError(f"a {type(self).__name__} cannot be copied or pickled: it holds addresses "
+                        f"of this process's MuJoCo data; {instead}")
+
+    return refuse
 
 
 class Snapshots:
@@ -27,15 +45,25 @@ class Snapshots:
         return self
 
     def __getstate__(self) -> dict:
-        """What a pickle or a deep copy holds: the constructor's arguments, the spec
-        ``gym.make`` gave, and after a reset a :meth:`get_state` snapshot."""
-        return {"init": self._init_args, "spec": self.spec, "seed": self._np_random_seed,
+        """What a pickle or a deep copy holds: the constructor's arguments (the vehicle as the
+        parameters it was loaded to, not a file path read again), the public settings changed
+        since, the spec ``gym.make`` gave, and after a reset a :meth:`get_state` snapshot."""
+        args, kwargs = self._init_args
+        bound = inspect.signature(type(self).__init__).bind(self, *args, **kwargs).arguments
+        init = {k: v for k, v in bound.items() if k != "self"}
+        if "vehicle" in inspect.signature(type(self).__init__).parameters:
+            init["vehicle"] = self.vehicle
+        settings = {k: v for k, v in vars(self).items()
+                    if not k.startswith("_") and isinstance(v, SETTINGS)}
+        return {"init": init, "settings": settings, "spec": self.spec,
+                "seed": self._np_random_seed,
                 "snapshot": self.get_state() if self._was_reset else None}
 
     def __setstate__(self, saved: dict) -> None:
-        args, kwargs = saved["init"]
-        self._init_args = saved["init"]
-        self.__init__(*args, **kwargs)
+        self._init_args = ((), saved["init"])
+        self.__init__(**saved["init"])
+        for key, value in saved["settings"].items():
+            setattr(self, key, value)
         self.spec = saved["spec"]
         if saved["snapshot"] is not None:
             self.reset()                                 # an episode to restore into

@@ -47,7 +47,8 @@ from . import actions as action_maps
 from . import diagnostics
 from .base import OBS_LIMIT
 from .reading import ChassisReading
-from .vehicle_sim import SimBatch, refuse_copies
+from .snapshot import refuse_copies
+from .vehicle_sim import SimBatch
 
 
 class StepResults(NamedTuple):

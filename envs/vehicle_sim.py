@@ -22,6 +22,7 @@ from traction.vehicle_model.telemetry import Telemetry
 
 from . import actions, physics
 from .loop import NO_ACTION, Arrays, Loop, ThreadedLoop, substeps
+from .snapshot import refuse_copies
 from .surfaces import SurfaceLookup
 
 _SCALAR_COMMANDS = {"throttle": L.THROTTLE, "brake": L.BRAKE, "handbrake": L.HANDBRAKE,
@@ -56,19 +57,6 @@ def _command_values(name: str, value, dtype) -> np.ndarray:
                 "finite (or NaN: no override)" if name == "torque_split" else "finite")
         raise ValueError(f"command {name} must be {kind}, got {value!r}")
     return raw.astype(dtype)
-
-
-def refuse_copies(instead: str):
-    """``__copy__``/``__deepcopy__``/``__reduce_ex__`` of a class that holds raw addresses of
-    one process's MuJoCo data (the compiled loop's bindings): a copy would step the original's
-    memory, and after the original is freed, freed memory. Each raises a TypeError saying what to
-    copy ``instead``."""
-
-    def refuse(self, *args):
-        raise TypeError(f"a {type(self).__name__} cannot be copied or pickled: it holds addresses "
-                        f"of this process's MuJoCo data; {instead}")
-
-    return refuse
 
 
 class VehicleSim:

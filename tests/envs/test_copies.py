@@ -41,6 +41,32 @@ def test_deep_copies_and_pickles_replay_the_original_bit_for_bit_and_independent
     for c in copies:                        # the spec and the time limit's count come along
         assert c.spec.id == env_id and c.spec.max_episode_steps == 50
         assert c.unwrapped.np_random_seed == 4
+        assert c.get_wrapper_attr("_elapsed_steps") == env.get_wrapper_attr("_elapsed_steps") == 25
+
+
+def test_a_copy_keeps_the_loaded_vehicle_and_settings_changed_since(tmp_path, monkeypatch):
+    """The vehicle file is not read again (edited or out of reach after a chdir, the copy would
+    be another vehicle or fail), and a setting changed after construction (``set_attr``) holds
+    in the copy, which then rewards as the original does."""
+    from pathlib import Path
+
+    import traction.vehicle_model as vm
+
+    car = tmp_path / "car.toml"
+    car.write_text((Path(vm.__file__).parent / "presets" / "sedan_rwd.toml").read_text())
+    monkeypatch.chdir(tmp_path)
+    env = gym.make("Traction/Drift-v0", vehicle="car.toml")
+    env.reset(seed=2)
+    env.unwrapped.target_sideslip_deg = 45.0
+    car.write_text(car.read_text().replace("mass = ", "mass = 2 * ", 1))   # now unreadable
+    monkeypatch.chdir("/")
+    copies = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+    a = np.array([0.3, 1.0, 0.0, 0.0], np.float32)
+    expected = env.step(a)[1]
+    for c in copies:
+        assert c.unwrapped.target_sideslip_deg == 45.0
+        assert c.unwrapped.vehicle.chassis.mass == env.unwrapped.vehicle.chassis.mass
+        assert c.step(a)[1] == expected
 
 
 def test_a_copy_of_a_fresh_env_outlives_the_original():
