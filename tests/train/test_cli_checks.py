@@ -107,9 +107,32 @@ def test_train_sac_episodic_train_freq_builds_and_learns(tmp_path):
 
 def test_hp_and_env_kwarg_values_read_as_in_the_yaml_files():
     read = dict(train.assignment(t) for t in ("a=1e-4", "b=[1, episode]", "c=false", "d=null",
-                                              "e={x: 1}", "f=[64, 64]", "g=[oops", "h=text"))
+                                              "e={x: 1}", "f=[64, 64]", "g=[oops", "h=text",
+                                              "i={eps: 1e-5, n: [2E3, .5, 7]}"))
     assert read == {"a": 1e-4, "b": [1, "episode"], "c": False, "d": None, "e": {"x": 1},
-                    "f": [64, 64], "g": "[oops", "h": "text"}
+                    "f": [64, 64], "g": "[oops", "h": "text", "i": {"eps": 1e-5, "n": [2e3, 0.5, 7]}}
+    assert train.hyperparameters("ppo", "Traction/Drift-v0", {})["learning_rate"] == 3e-4
+
+
+@pytest.mark.parametrize("text", ["policy_kwargs=dict(net_arch=[32], activation_fn=nn.Tanh)",
+                                  "policy_kwargs={net_arch: [32], activation_fn: nn.Tanh, "
+                                  "optimizer_kwargs: {eps: 1e-5}}"])
+def test_policy_kwargs_as_python_or_a_yaml_mapping_build_the_policy(tmp_path, text):
+    import torch
+
+    p = train.prepare("Traction/TankTurn-v0", "ppo", 64, 0, tmp_path / "run",
+                      dict([train.assignment(text), train.assignment("n_envs=1")]), {})
+    policy = p["model"].policy
+    assert policy.activation_fn is torch.nn.Tanh and policy.net_arch == [32]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("policy_kwargs=[64, 64]", "--hp policy_kwargs = [64, 64]; allowed: a dict"),
+    ("policy_kwargs={activation_fn: nn.Nope}", "--hp policy_kwargs activation_fn = 'nn.Nope': "
+     "module 'torch.nn' has no attribute 'Nope'")])
+def test_policy_kwargs_that_are_no_dict_are_refused_by_name(tmp_path, capsys, text, message):
+    err = _usage_error(capsys, train.main, TANK + ["--hp", text, "--out", str(tmp_path / "r")])
+    assert message in err
 
 
 def test_train_refuses_human_rendering_without_a_display(tmp_path, capsys, monkeypatch):
