@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from traction.envs.base import display_available
 from traction.train.checks import MissingExtra, int_at_least, positive_int_arg, require
 from traction.train.train import make_vec
 
@@ -29,17 +30,16 @@ MODELS = {"final": (".", "model.zip"), "best": ("best", "best_model.zip")}
 
 
 def load_config(run: Path) -> dict:
-    """The run folder's ``config.yml``, once the folder is known to hold a trained run.
+    """The run folder's ``config.yml``.
 
     Raises:
-        ValueError: the folder, its ``config.yml`` or its ``model.zip`` is missing.
+        ValueError: the folder or its ``config.yml`` is missing, or a key of it.
     """
     if not run.is_dir():
         raise ValueError(f"run folder {run}: not found")
-    for name in ("config.yml", "model.zip"):
-        if not (run / name).is_file():
-            raise ValueError(f"run folder {run}: no {name} (not a finished training run; "
-                             "train writes model.zip when it ends)")
+    if not (run / "config.yml").is_file():
+        raise ValueError(f"run folder {run}: no config.yml (not a training run; train writes it "
+                         "before it starts learning)")
     config = yaml.safe_load((run / "config.yml").read_text())
     missing = [k for k in ("env_id", "algo", "env_kwargs", "run") if k not in (config or {})]
     if not missing and "normalize" not in (config["run"] or {}):
@@ -62,17 +62,38 @@ def model_files(run: Path, config: dict, which: str = "final") -> tuple[Path, Pa
     folder, name = MODELS[which]
     model = run / folder / name
     if not model.is_file():
-        raise ValueError(f"run folder {run}: no {folder}/{name} (training's evaluations keep the "
-                         "best model from their first run on)")
+        why = ("training's evaluations keep it from the first one on" if which == "best" else
+               "not a finished training run: train writes it when it ends; an interrupted "
+               "run's best model: --model best")
+        raise ValueError(f"run folder {run}: no {model.relative_to(run)} ({why})")
     if not config["run"]["normalize"]:
         return model, None
     stats = run / folder / "vecnormalize.pkl"
     if not stats.is_file():
         raise ValueError(f"run folder {run}: no {stats.relative_to(run)}, but its config.yml says "
                          "the policy was trained on normalised observations (run: normalize: "
-                         "true)" + (" (training saves them with the best model since traction "
-                                    "0.1.0 of 2026-11-25)" if which == "best" else ""))
+                         "true)" + (" (runs trained before the statistics were saved with the "
+                                    "best model have none there: use --model final)"
+                                    if which == "best" else ""))
     return model, stats
+
+
+def check_run(run: Path, which: str = "final", video: bool = False) -> dict:
+    """Everything an evaluation needs, checked before any work: the run's config, the model
+    and statistics files (:func:`model_files`), a display if the run renders to a window.
+    Returns the config.
+
+    Raises:
+        ValueError: naming what is missing.
+    """
+    config = load_config(run)
+    model_files(run, config, which)
+    if not video and config["env_kwargs"].get("render_mode") == "human" \
+            and not display_available():
+        raise ValueError(f"run folder {run}: its env_kwargs render to a window (render_mode: "
+                         "human) and there is no display (DISPLAY and WAYLAND_DISPLAY are "
+                         "unset); allowed here: --video, or a display")
+    return config
 
 
 def _render(venv) -> np.ndarray:
@@ -105,12 +126,11 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
     return statistics (also written to ``evaluation.json`` beside the model).
 
     Raises:
-        ValueError: ``episodes`` < 1, ``run`` is not a trained run folder, or a file the model
-            needs is missing (:func:`model_files`).
+        ValueError: ``episodes`` < 1, or what :func:`check_run` refuses.
         MissingExtra: ``video`` without imageio (the ``render`` extra).
     """
     int_at_least("--episodes", episodes, 1)
-    config = load_config(run)
+    config = check_run(run, model, video)
     model_path, stats = model_files(run, config, model)
     if video:
         require("evaluate --video", "imageio")
@@ -147,7 +167,7 @@ def main(argv=None) -> dict:
                     help="final: model.zip (default); best: best/best_model.zip")
     args = ap.parse_args(argv)
     try:
-        model_files(args.run, load_config(args.run), args.model)
+        check_run(args.run, args.model, args.video)
         require("evaluate", "stable_baselines3", *(("imageio",) if args.video else ()))
     except (ValueError, MissingExtra) as e:
         ap.error(str(e))

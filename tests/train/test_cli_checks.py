@@ -175,6 +175,24 @@ def test_evaluate_refuses_a_config_without_its_keys_and_a_missing_best_model(tmp
     assert f"run folder {tmp_path}: no best/best_model.zip" in err
     err = _usage_error(capsys, evaluate.main, [str(tmp_path)])
     assert "no vecnormalize.pkl, but its config.yml says" in err
+    (tmp_path / "model.zip").unlink()             # an interrupted run: its best model only
+    (tmp_path / "best").mkdir()
+    (tmp_path / "best" / "best_model.zip").write_bytes(b"")
+    err = _usage_error(capsys, evaluate.main, [str(tmp_path)])
+    assert "no model.zip (not a finished training run" in err and "--model best" in err
+    err = _usage_error(capsys, evaluate.main, [str(tmp_path), "--model", "best"])
+    assert "no best/vecnormalize.pkl" in err and "use --model final" in err
+
+
+def test_evaluate_refuses_a_run_rendering_to_a_window_without_a_display(tmp_path, capsys,
+                                                                        monkeypatch):
+    monkeypatch.setattr(evaluate, "display_available", lambda: False)
+    (tmp_path / "model.zip").write_bytes(b"")
+    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\n"
+                                         "env_kwargs: {render_mode: human}\n"
+                                         "run: {normalize: false}\n")
+    err = _usage_error(capsys, evaluate.main, [str(tmp_path)])
+    assert "render to a window (render_mode: human) and there is no display" in err
 
 
 def test_evaluate_refuses_a_missing_run_folder(tmp_path, capsys):
