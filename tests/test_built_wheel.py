@@ -16,17 +16,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("envs", "vehicle_model", "scenes", "train")
-#: data files that must ship, by folder (the glob is the package-data entry of pyproject.toml)
-DATA = {"vehicle_model": "presets/*.toml", "train": "hyperparams/*.yml"}
 
 
 def _expected() -> set[str]:
+    """Every file of the package folders (a module, a preset, a hyperparameter file, in any
+    subfolder), as the wheel names it: what an installed traction needs."""
     names = set()
     for folder in FOLDERS:
-        for path in (ROOT / folder).glob("*.py"):
-            names.add(f"traction/{folder}/{path.name}")
-        if folder in DATA:
-            for path in (ROOT / folder).glob(DATA[folder]):
+        for path in (ROOT / folder).rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts:
                 names.add(f"traction/{folder}/{path.relative_to(ROOT / folder).as_posix()}")
     return names
 
