@@ -20,7 +20,8 @@ loop over its share of the worlds (the loop releases the GIL); the worlds are in
 the trajectories are bit for bit those of one thread. The task code after the physics still
 runs in the calling thread, and handing work to a thread costs some tens of microseconds per
 step: on a 2-core machine, Drift-v0 with 2 threads gave 1.3-1.5x the env steps per second at
-N = 64, 1.26x at N = 16 and 0.88x at N = 4 (see ``docs/performance.md``).
+N = 64, 1.26x at N = 16 and 0.88x at N = 4 (see ``docs/performance-log.md``, 2026-11-24,
+sixth session).
 
 Autoreset follows Gymnasium 1.x ``AutoresetMode.NEXT_STEP`` by default (``SAME_STEP`` on
 request): a sub-environment that terminated or truncated is reset by the *next* ``step`` call
