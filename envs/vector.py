@@ -390,7 +390,12 @@ def time_limit(steps: int | None, registered: int | None) -> int | None:
     none."""
     if steps is None:
         return registered
-    return None if steps == -1 else steps
+    if steps == -1 and not isinstance(steps, bool):
+        return None
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"max_episode_steps = {steps!r}; allowed: an integer >= 1, -1 (no "
+                         "limit) or None (the registered limit)")
+    return steps
 
 
 def give_specs(venv: TractionVectorEnv, env_id: str, kwargs: dict, steps: int | None) -> None:

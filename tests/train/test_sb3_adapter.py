@@ -49,6 +49,10 @@ def test_float64_actions_step_as_dummy_vec_env_steps_them():
 def test_time_limit_reads_as_gym_make_and_specs_are_gym_makes():
     assert TractionSB3VecEnv(TANK, 1, max_episode_steps=-1).venv.max_episode_steps is None
     assert TractionSB3VecEnv(TANK, 1).venv.max_episode_steps == 400
+    for bad in (0, -2, 2.5, True):
+        with pytest.raises(ValueError, match=r"max_episode_steps = .*; allowed: an integer >= 1, "
+                                             r"-1 \(no limit\) or None"):
+            TractionSB3VecEnv(TANK, 1, max_episode_steps=bad)
     venv = TractionSB3VecEnv(TANK, 2, max_episode_steps=7, drive_mode="standard", num_threads=2)
     spec = venv.get_attr("spec")[0]
     made = gym.make(TANK, max_episode_steps=7, drive_mode="standard").spec
