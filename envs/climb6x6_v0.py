@@ -36,7 +36,8 @@ class Climb6x6Env(TractionEnv):
     A 6 t six-wheel-drive truck (`truck_6x6`: engine, 5-speed autobox, front four wheels steer)
     must climb a procedurally generated rough hill - fractal roughness, rocks, ditches, mud and
     gravel patches - to the summit plateau. Terrain and start pose are regenerated from the
-    environment's RNG at every reset. The torque-vectoring differential (default) sends torque to
+    environment's RNG at every reset (`rough_hill`, `slope`; `crest` is one fixed course with a
+    fixed start). The torque-vectoring differential (default) sends torque to
     the wheels that carry load; `differential="equal"` splits it equally, which strands the truck
     when a wheel hangs in the air (see the `crest` terrain).
 
@@ -46,7 +47,7 @@ class Climb6x6Env(TractionEnv):
 
     | index | name | meaning | min | max | unit |
     |---|---|---|---|---|---|
-    | 0 | drive | > 0 throttle; < 0 brake, or reverse throttle once below 0.5 m/s | -1 | 1 | - |
+    | 0 | drive | > 0 throttle; < 0 brake, or reverse throttle once below 0.5 m/s; while reversing the roles swap (> 0 brakes until below 0.5 m/s, then first gear) | -1 | 1 | - |
     | 1 | steer | steering command, positive turns left (max angle 0.55 rad) | -1 | 1 | - |
     | 2-7 | wheel_share | `wheel_torques` only: share of drive torque per wheel FL, FR, ML, MR, RL, RR, mapped to `(a + 1) / 2` and normalised | -1 | 1 | - |
 

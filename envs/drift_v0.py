@@ -53,7 +53,7 @@ class DriftEnv(TractionEnv):
     | index | observation | unit | frame |
     |---|---|---|---|
     | 0 | speed of the CoM | m/s | - |
-    | 1 | sideslip angle, positive when drifting the right way (nose inside the circle) | rad | - |
+    | 1 | sideslip angle, positive when drifting the right way (nose inside the circle); 0 below 0.5 m/s | rad | - |
     | 2 | yaw rate | rad/s | world z |
     | 3-4 | CoM velocity x, y | m/s | body |
     | 5 | cross-track error: distance from the circle, positive outside | m | - |
@@ -93,7 +93,7 @@ class DriftEnv(TractionEnv):
     ## Arguments
     | argument | default | meaning |
     |---|---|---|
-    | `target_sideslip_deg` | 30.0 | deg |
+    | `target_sideslip_deg` | 30.0 | deg, in [0, 80) (80: spin-out) |
     | `radius` | 20.0 | circle radius, 5-60 m |
     | `hold_seconds` | 3.0 | s of drift for success (> 0) |
     | `vehicle` | `"sedan_rwd"` | preset name, TOML path or `VehicleParams` (4 wheels, engine) |
