@@ -49,9 +49,10 @@ class Snapshots:
         parameters it was loaded to, not a file path read again), the public settings changed
         since, the spec ``gym.make`` gave, and after a reset a :meth:`get_state` snapshot."""
         args, kwargs = self._init_args
-        bound = inspect.signature(type(self).__init__).bind(self, *args, **kwargs).arguments
-        init = {k: v for k, v in bound.items() if k != "self"}
-        if "vehicle" in inspect.signature(type(self).__init__).parameters:
+        signature = inspect.signature(type(self).__init__)
+        init = {k: v for k, v in signature.bind(self, *args, **kwargs).arguments.items()
+                if k != "self"}
+        if "vehicle" in signature.parameters:
             init["vehicle"] = self.vehicle
         settings = {k: v for k, v in vars(self).items()
                     if not k.startswith("_") and isinstance(v, SETTINGS)}

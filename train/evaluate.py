@@ -78,22 +78,23 @@ def model_files(run: Path, config: dict, which: str = "final") -> tuple[Path, Pa
     return model, stats
 
 
-def check_run(run: Path, which: str = "final", video: bool = False) -> dict:
+def check_run(run: Path, which: str = "final", video: bool = False) -> tuple[dict, Path,
+                                                                              Path | None]:
     """Everything an evaluation needs, checked before any work: the run's config, the model
     and statistics files (:func:`model_files`), a display if the run renders to a window.
-    Returns the config.
+    Returns the config, the model file and the statistics file (or None).
 
     Raises:
         ValueError: naming what is missing.
     """
     config = load_config(run)
-    model_files(run, config, which)
+    files = model_files(run, config, which)
     if not video and config["env_kwargs"].get("render_mode") == "human" \
             and not display_available():
         raise ValueError(f"run folder {run}: its env_kwargs render to a window (render_mode: "
                          "human) and there is no display (DISPLAY and WAYLAND_DISPLAY are "
                          "unset); allowed here: --video, or a display")
-    return config
+    return config, *files
 
 
 def _render(venv) -> np.ndarray:
@@ -130,8 +131,7 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
         MissingExtra: ``video`` without imageio (the ``render`` extra).
     """
     int_at_least("--episodes", episodes, 1)
-    config = check_run(run, model, video)
-    model_path, stats = model_files(run, config, model)
+    config, model_path, stats = check_run(run, model, video)
     if video:
         require("evaluate --video", "imageio")
     import stable_baselines3 as sb3
