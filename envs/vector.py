@@ -144,22 +144,20 @@ class TractionVectorEnv(VectorEnv):
 
     def booked_resets(self, worlds: list[int], results: list) -> None:
         """Book resets of the sub-environments ``worlds`` made by calling their ``reset``
-        directly (``call("reset")``, SB3's ``env_method``), ``results`` what each returned: their
+        directly (``call("reset")``, the SB3 adapter), ``results`` what each returned: their
         observations, step counts and pending autoresets start anew, as after :meth:`reset`."""
         mask = np.zeros(self.num_envs, np.bool_)
         mask[worlds] = True
         for i, (obs, _) in zip(worlds, results, strict=True):
             self._obs[i] = obs
-        self._elapsed[mask] = 0
-        self._autoreset[mask] = False
-        self._was_reset = self._was_reset or bool(mask.all())
+        self.mark_reset(mask)
 
     def mark_reset(self, mask: np.ndarray) -> None:
         """Book the worlds flagged in ``mask`` as just reset (episode step counts, pending
-        autoresets); for callers that reset sub-environments themselves (the SB3 adapter)."""
+        autoresets); the vector env counts as reset once every world has been."""
         self._elapsed[mask] = 0
         self._autoreset[mask] = False
-        self._was_reset = True
+        self._was_reset = self._was_reset or bool(mask.all())
 
     def _reset_mask(self, mask) -> np.ndarray:
         """The worlds to reset: all, or the ``reset_mask`` option checked (ValueError)."""
@@ -390,7 +388,7 @@ def time_limit(steps: int | None, registered: int | None) -> int | None:
     none."""
     if steps is None:
         return registered
-    if steps == -1 and not isinstance(steps, bool):
+    if steps == -1:
         return None
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise ValueError(f"max_episode_steps = {steps!r}; allowed: an integer >= 1, -1 (no "

@@ -50,11 +50,10 @@ class TractionSB3VecEnv(VecEnv):
 
     def reset(self):
         seeds = [None if s is None else int(s) for s in self._seeds]
-        for i, env in enumerate(self.envs):
-            opts = self._options[i] or None
-            obs, self.reset_infos[i] = env.reset(seed=seeds[i], options=opts)
-            self.venv._obs[i] = obs
-        self.venv.mark_reset(self.venv._every)
+        results = [env.reset(seed=seeds[i], options=self._options[i] or None)
+                   for i, env in enumerate(self.envs)]
+        self.reset_infos = [info for _, info in results]
+        self.venv.booked_resets(self.venv._all, results)
         self._reset_seeds()
         self._reset_options()
         return self.venv._obs.copy()
