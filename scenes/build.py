@@ -90,6 +90,7 @@ class Scene:
         t, hfield, hsize, gpos, spos = copy.deepcopy(saved)
         m = self.model
         m.hfield_data[:], m.hfield_size[:], m.geom_pos[:], m.site_pos[:] = hfield, hsize, gpos, spos
+        terrain.refresh_bounds(m)
         self.terrain = t
         if context is not None:
             for hid in range(m.nhfield):

@@ -279,6 +279,41 @@ def regenerate(model: mujoco.MjModel, terrain: Terrain, grid: heightfield.Terrai
     model.hfield_data[adr:adr + grid.heights.size] = ((grid.heights - lo) / span).ravel()
     model.hfield_size[hid, 2] = span
     model.geom_pos[gid, 2] = lo
+    refresh_bounds(model)
     terrain.grid = grid
     if context is not None:
         mujoco.mjr_uploadHField(model, context, hid)
+
+
+def refresh_bounds(model: mujoco.MjModel) -> None:
+    """Recompute what MuJoCo's compiler derives from each heightfield's size and geom pose: the
+    geom's size, bounding box and radius, and the bounding volumes of its body. The collision
+    broadphase reads them, so a heightfield rewritten taller without them lets bodies sink
+    through its top. Matches a fresh compile (tested)."""
+    for gid in np.flatnonzero(model.geom_type == mujoco.mjtGeom.mjGEOM_HFIELD):
+        sx, sy, top, base = model.hfield_size[model.geom_dataid[gid]]
+        model.geom_size[gid, 2] = 0.25 * top + 0.5 * base
+        model.geom_aabb[gid] = [0.0, 0.0, 0.5 * (top - base), sx, sy, 0.5 * (top + base)]
+        model.geom_rbound[gid] = np.sqrt(sx * sx + sy * sy + max(top, base) ** 2)
+    for body in np.unique(model.geom_bodyid[model.geom_type == mujoco.mjtGeom.mjGEOM_HFIELD]):
+        _refresh_body_bvh(model, body)
+
+
+def _refresh_body_bvh(model: mujoco.MjModel, body: int) -> None:
+    """Leaves from their geoms' boxes in the body frame, inner nodes as their children's union
+    (children come after their parent, so one backward pass suffices)."""
+    adr, count = model.body_bvhadr[body], model.body_bvhnum[body]
+    rot = np.empty(9)
+    for node in range(adr + count - 1, adr - 1, -1):
+        if model.bvh_nodeid[node] >= 0:
+            gid = model.body_geomadr[body] + model.bvh_nodeid[node]
+            mujoco.mju_quat2Mat(rot, model.geom_quat[gid])
+            r = rot.reshape(3, 3)
+            centre = model.geom_pos[gid] + r @ model.geom_aabb[gid, :3]
+            half = np.abs(r) @ model.geom_aabb[gid, 3:]
+        else:
+            kids = model.bvh_aabb[adr + model.bvh_child[node][model.bvh_child[node] >= 0]]
+            lo = np.min(kids[:, :3] - kids[:, 3:], axis=0)
+            hi = np.max(kids[:, :3] + kids[:, 3:], axis=0)
+            centre, half = 0.5 * (hi + lo), 0.5 * (hi - lo)
+        model.bvh_aabb[node] = np.concatenate([centre, half])

@@ -123,6 +123,48 @@ def test_regenerate_rewrites_heightfield_without_recompiling():
     assert mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, names.GOAL_MARKER) >= 0
 
 
+BOUNDS = ("hfield_size", "geom_pos", "geom_size", "geom_aabb", "geom_rbound", "bvh_aabb")
+
+
+def _summit_contacts(scene) -> int:
+    """Contacts of the chassis placed with its body's bottom 0.2 m into the highest vertex."""
+    grid, chassis = scene.terrain.grid, scene.vehicle.chassis
+    row, col = np.unravel_index(np.argmax(grid.heights), grid.heights.shape)
+    bottom = chassis.body_centre[2] - chassis.body_size[2] / 2
+    data = mujoco.MjData(scene.model)
+    data.qpos[:7] = [grid.x0 + col * grid.cell, grid.y0 + row * grid.cell,
+                     grid.heights.max() - 0.2 - bottom, 1.0, 0.0, 0.0, 0.0]
+    mujoco.mj_forward(scene.model, data)
+    return int(data.ncon)
+
+
+@pytest.mark.parametrize(("terrain", "knobs"), [("rough_hill", {"difficulty": 1.0}),
+                                                  ("slope", {"roughness": 0.3}), ("arena", {})])
+def test_regenerate_and_restore_match_a_fresh_compile(terrain, knobs):
+    """The broadphase's bounds follow the rewritten heightfield: after regenerate (and after
+    restoring a saved terrain) every bound equals a fresh compile's, so a body pressed into the
+    new highest point collides (it sank through when the bounds kept the old, lower top)."""
+    scene = build_scene("truck_6x6", terrain, seed=10, **knobs)
+    saved = scene.save_terrain()
+    scene.regenerate(seed=3)
+    fresh = build_scene("truck_6x6", terrain, seed=3, **knobs).model
+    for name in BOUNDS:
+        np.testing.assert_allclose(getattr(scene.model, name), getattr(fresh, name),
+                                   rtol=1e-12, atol=1e-12, err_msg=name)
+    scene.restore_terrain(saved)
+    again = build_scene("truck_6x6", terrain, seed=10, **knobs).model
+    for name in BOUNDS:
+        np.testing.assert_allclose(getattr(scene.model, name), getattr(again, name),
+                                   rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+def test_the_chassis_collides_with_a_regenerated_taller_summit():
+    scene = build_scene("truck_6x6", "rough_hill", seed=10, difficulty=1.0)   # 22.84 m tall
+    scene.regenerate(seed=3)                                                   # 23.84 m tall
+    fresh = build_scene("truck_6x6", "rough_hill", seed=3, difficulty=1.0)
+    assert _summit_contacts(scene) == _summit_contacts(fresh) > 0
+
+
 def test_bad_terrain_knobs_raise():
     with pytest.raises(ValueError, match="terrain_name"):
         build_scene("sedan", "moon")
