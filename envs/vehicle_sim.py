@@ -85,7 +85,9 @@ class VehicleSim:
                  telemetry: int = 0, n_actions: int = 0):
         """Args:
             scene: compiled scene from :func:`traction.scenes.build_scene`.
-            friction_table: tyre/surface friction (default table if None).
+            friction_table: tyre/surface friction (the table the scene's surface names were
+                resolved in if None, so a custom table given to ``build_scene`` applies). A
+                table given here must list the same surfaces in the same order.
             telemetry: ring-buffer capacity in substeps (0 = no telemetry recorded; recording
                 runs the compiled loop one substep at a time).
             n_actions: width of :attr:`action`, the row a task's compiled action map reads
@@ -95,7 +97,15 @@ class VehicleSim:
         self.data = mujoco.MjData(self.model)
         self.params = scene.vehicle
         self.scene = scene
-        self.friction_table = friction_table or vm.FrictionTable.default()
+        if friction_table is not None and not isinstance(friction_table, vm.FrictionTable):
+            raise ValueError(f"friction_table = {friction_table!r}; allowed: a FrictionTable "
+                             "or None")
+        self.friction_table = friction_table or scene.friction_table
+        if self.friction_table.surfaces != scene.friction_table.surfaces:
+            raise vm.VehicleConfigError(
+                f"friction_table: surfaces {self.friction_table.surfaces} differ from the "
+                f"scene's {scene.friction_table.surfaces} (the surface numbers were resolved "
+                "there); pass the same table to build_scene")
         self.params.validate(self.params.name)       # also parameters built in code
         self.friction_table.check_tire_types(self.params.tires.tire_type, self.params.name)
         self.dt = float(self.model.opt.timestep)

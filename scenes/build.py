@@ -159,10 +159,13 @@ def build_scene(vehicle: str | VehicleParams = "sedan", terrain_name: str = "fla
         friction_table: table the surface names are looked up in (default table if None).
 
     Raises:
-        ValueError: unknown terrain, unknown knob, knob out of range, bad seed or timestep.
+        ValueError: unknown terrain, unknown knob, knob out of range, bad seed, timestep or
+            friction table.
         VehicleConfigError: unknown vehicle or surface name, or invalid vehicle parameters.
     """
     params = vehicle_params(vehicle)
+    if friction_table is not None and not isinstance(friction_table, FrictionTable):
+        raise ValueError(f"friction_table = {friction_table!r}; allowed: a FrictionTable or None")
     table = friction_table or FrictionTable.default()
     spec, t = build_spec(params, terrain_name, seed, physics_dt, **terrain_kwargs)
     model = spec.compile()

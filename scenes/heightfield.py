@@ -16,7 +16,7 @@ import numpy as np
 from traction.vehicle_model.jit import jit
 from traction.vehicle_model.params import check_number
 
-#: Most cells a terrain grid may have (the defaults have 16,000-80,000).
+#: Most cells a terrain grid may have (the defaults have 58,000-145,000).
 MAX_CELLS = 4_000_000
 #: rough_hill knob -> (lowest, highest, unit, integer); see :func:`rough_hill`.
 HILL_RANGES = {"slope_deg": (0.0, 45.0, "deg", False), "roughness": (0.0, 1.0, "m", False),
@@ -177,7 +177,7 @@ def rough_hill(seed: int, difficulty: float = 0.5, *, slope_deg: float | None = 
         roughness: amplitude of the fractal roughness (m).
         bump_scale: height (m) of the rocks (their radius is 3x that).
         ditches: number of ditches crossing the climb.
-        length, width: terrain size (m); the vehicle starts near ``x = -length/2 + 10``.
+        length, width: terrain size (m); the vehicle starts at ``x = -length/2 + 8``.
         resolution: cell size (m).
         Allowed ranges: :data:`HILL_RANGES`.
 
@@ -185,8 +185,8 @@ def rough_hill(seed: int, difficulty: float = 0.5, *, slope_deg: float | None = 
         ``(grid, summit)``: the terrain and the summit centre ``(x, y, z)`` (m).
 
     Raises:
-        ValueError: a knob out of range (or a grid over :data:`MAX_CELLS` cells), naming the
-            knob, its value and the allowed range.
+        ValueError: a knob or the seed (an integer >= 0) out of range, or a grid over
+            :data:`MAX_CELLS` cells, naming the knob, its value and the allowed range.
     """
     k = hill_knobs(difficulty)
     slope_deg = k["slope_deg"] if slope_deg is None else slope_deg
@@ -198,7 +198,7 @@ def rough_hill(seed: int, difficulty: float = 0.5, *, slope_deg: float | None = 
                         ("width", width), ("resolution", resolution)):
         check_knob("rough_hill", name, value, *HILL_RANGES[name])
     check_cells("rough_hill", length, width, resolution)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_number("seed", seed, 0, integer=True))
     x0 = -length / 2
     xs, ys = _grid(length, width, resolution, x0)
     start, summit_x = x0 + 15.0, length / 2 - 15.0
@@ -239,7 +239,8 @@ def bumpy_plane(seed: int, amplitude: float = 0.05, *, length: float = 60.0,
     """A plane (optionally inclined toward +x) with mild fractal bumps of ``amplitude`` (m).
 
     Raises:
-        ValueError: a knob out of range, named with its allowed range.
+        ValueError: a knob or the seed (an integer >= 0) out of range, named with its allowed
+            range.
     """
     for name, value, lo, hi, unit in (("amplitude", amplitude, 0.0, 1.0, "m"),
                                       ("length", length, 10.0, 1000.0, "m"),
@@ -248,7 +249,7 @@ def bumpy_plane(seed: int, amplitude: float = 0.05, *, length: float = 60.0,
                                       ("incline_deg", incline_deg, 0.0, 60.0, "deg")):
         check_knob("bumpy_plane", name, value, lo, hi, unit)
     check_cells("bumpy_plane", length, width, resolution)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_number("seed", seed, 0, integer=True))
     xs, ys = _grid(length, width, resolution, -length / 2)
     h = xs * math.tan(math.radians(incline_deg))
     h = h + amplitude * fractal_noise(rng, h.shape, 8.0 / resolution)

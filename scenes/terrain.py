@@ -83,7 +83,11 @@ def spawn_on_grid(grid: heightfield.TerrainGrid, vehicle: VehicleParams, x: floa
 
 
 def add_heightfield(spec: mujoco.MjSpec, grid: heightfield.TerrainGrid, rgba) -> None:
-    """The grid as the ``ground`` heightfield geom (data normalised to [0, 1])."""
+    """The grid as the ``ground`` heightfield geom (data normalised to [0, 1]); ValueError for a
+    grid MuJoCo cannot take (under 2 x 2 points)."""
+    if np.ndim(grid.heights) != 2 or min(np.shape(grid.heights)) < 2:
+        raise ValueError(f"heightfield heights of shape {np.shape(grid.heights)}; allowed: "
+                         "(nrow, ncol) with nrow, ncol >= 2")
     lo, span = _normalise(grid)
     length, width = grid.extent
     nrow, ncol = grid.heights.shape
@@ -143,6 +147,9 @@ def _check_patch(i: int, patch) -> None:
 def flat(spec, vehicle, seed=0, patches: tuple = ()):
     """Flat plane at z = 0 with optional ``(surface, (x, y), (length, width))`` patches (thin
     boxes lying on the ground with their own surface)."""
+    if isinstance(patches, (str, bytes)) or not hasattr(patches, "__iter__"):
+        raise ValueError(f"flat patches = {patches!r}; allowed: a sequence of (surface name, "
+                         "(x m, y m), (length m, width m))")
     for i, patch in enumerate(patches):
         _check_patch(i, patch)
     _plane(spec, [0.45, 0.45, 0.42, 1.0])

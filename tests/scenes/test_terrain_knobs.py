@@ -1,10 +1,11 @@
 """Terrain knobs: out-of-range values are refused naming terrain, knob and allowed range; every
 knob is recorded, so regenerate(seed) gives what a fresh build with that seed gives."""
 
+import mujoco
 import numpy as np
 import pytest
 
-from traction.scenes import build_scene, heightfield
+from traction.scenes import build_scene, heightfield, terrain
 
 BAD = [
     ("truck_6x6", "rough_hill", {"slope_deg": 95.0}, r"rough_hill slope_deg = 95.0; allowed: \[0, 45\] deg"),
@@ -33,6 +34,8 @@ BAD = [
     ("sedan", "flat", {"patches": (("ice", (0, 0)),)}, r"flat patches\[0\] = \('ice', \(0, 0\)\); "
      r"allowed: \(surface name, \(x m, y m\), \(length m, width m\)\)"),
     ("sedan", "flat", {"patches": ((3, (0, 0), (1, 1)),)}, r"flat patches\[0\] surface = 3"),
+    ("sedan", "flat", {"patches": None}, r"flat patches = None; allowed: a sequence of"),
+    ("sedan", "flat", {"friction_table": "x"}, r"friction_table = 'x'; allowed: a FrictionTable"),
     ("sedan", "flat", {"bogus": 1}, r"flat knob 'bogus' is unknown; allowed: patches"),
     ("sedan", "slope", {"angel_deg": 3}, r"slope knob 'angel_deg' is unknown; allowed: angle_deg, "
      r"roughness"),
@@ -51,6 +54,20 @@ def test_bad_knob_names_terrain_knob_and_range(vehicle, terrain, knobs, message)
 def test_bumpy_plane_checks_its_arguments():
     with pytest.raises(ValueError, match=r"bumpy_plane resolution = 0; allowed: \[0.05, 1\] m"):
         heightfield.bumpy_plane(0, resolution=0)
+
+
+@pytest.mark.parametrize("generator", [heightfield.rough_hill, heightfield.bumpy_plane])
+@pytest.mark.parametrize("seed", [-1, 1.5, "3", None])
+def test_generators_name_a_bad_seed(generator, seed):
+    with pytest.raises(ValueError, match=r"seed = .*; allowed: an integer >= 0"):
+        generator(seed)
+
+
+def test_a_grid_under_two_by_two_points_is_refused_before_mujoco():
+    grid = heightfield.TerrainGrid(np.zeros((1, 5)), np.zeros((1, 5), dtype=np.int64),
+                                   ("tarmac",), 0.0, 0.0, 1.0)
+    with pytest.raises(ValueError, match=r"heights of shape \(1, 5\); allowed: \(nrow, ncol\)"):
+        terrain.add_heightfield(mujoco.MjSpec(), grid, [1, 1, 1, 1])
 
 
 def test_rough_hill_without_rocks_is_finite():

@@ -5,8 +5,10 @@ import mujoco
 import numpy as np
 import pytest
 
+import traction.vehicle_model as vm
 from traction.envs import VehicleSim
 from traction.scenes import TERRAINS, build_scene, heightfield, names
+from traction.vehicle_model import layout
 
 VEHICLES = ("sedan", "sedan_rwd", "truck_6x6", "tank")
 #: terrains whose spawn point is level ground
@@ -101,6 +103,20 @@ def test_surface_map_is_used_under_the_wheels():
     np.testing.assert_array_equal(sim.surfaces.lookup(pts),
                                   [[table.surface_index("wet_tarmac"),
                                     table.surface_index("gravel")]])
+
+
+def test_a_custom_friction_table_given_to_build_scene_reaches_the_tyres():
+    """The scene's surface numbers index the table they were resolved in, so the sim reads that
+    table; one with other surfaces is refused (it used to read the default table: ice -> 1.0)."""
+    custom = vm.FrictionTable(["ice", "tarmac"], ["road", "offroad", "track"],
+                              [[0.1, 0.1, 0.1], [1.0, 1.0, 1.0]])
+    scene = build_scene("sedan", "flat", surface="ice", friction_table=custom)
+    sim = VehicleSim(scene)
+    assert sim.friction_table is custom
+    sim.substep()
+    np.testing.assert_array_equal(sim.outputs.wheel[0][:, layout.O_FRICTION], 0.1)
+    with pytest.raises(vm.VehicleConfigError, match="friction_table: surfaces"):
+        VehicleSim(scene, friction_table=vm.FrictionTable.default())
 
 
 def test_regenerate_rewrites_heightfield_without_recompiling():
