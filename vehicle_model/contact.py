@@ -141,9 +141,10 @@ def sticky_tyres(pk: Packed, ws, dt, s, out) -> None:
         locked = omega == 0.0 and s[w, L.S_BRAKE] > 0.0
         still = abs(v_long) < speed and abs(v_long - omega * wp[w, L.RADIUS]) < speed
         m_s = wp[w, L.SPRUNG_MASS]
+        brake_limit = s[w, L.S_BRAKE] / wp[w, L.RADIUS]     # more would turn the locked wheel
         ws[w, L.ANCHOR], ws[w, L.TIMER], active, f = sticky.update(
             speed, time, freq, zeta, ws[w, L.ANCHOR], ws[w, L.TIMER], v_long, contact and locked,
-            m_s, mu_limit, dt)
+            m_s, min(mu_limit, brake_limit), dt)
         s[w, L.S_STICK_LONG], s[w, L.S_F_STICK_LONG] = 1.0 if active else 0.0, f
         ws[w, L.ANCHOR + 1], ws[w, L.TIMER + 1], active, f = sticky.update(
             speed, time, freq, zeta, ws[w, L.ANCHOR + 1], ws[w, L.TIMER + 1], s[w, L.S_V_LAT],

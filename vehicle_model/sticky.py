@@ -11,8 +11,10 @@ the same idea is an explicit spring-damper anchored where the contact patch came
 * while sticky, the patch displacement from its anchor is integrated and the force is
   ``-k * displacement - c * velocity`` with ``k = m_s (2 pi f)^2`` and ``c = 2 zeta sqrt(k m_s)``
   from the wheel's sprung mass, so the patch behaves like a critically damped ``f`` Hz mode;
-* the force is limited by friction x load; when the spring part alone exceeds it, the anchor
-  slides (it is moved so the spring force sits on the limit) - the tyre breaks loose.
+* the force is limited by friction x load, and longitudinally also by what the brake holds
+  (brake torque / radius: a larger force would turn the locked wheel, unlock it and drop the
+  sticky state); when the spring part alone exceeds the limit, the anchor slides (it is moved
+  so the spring force sits on the limit) - the tyre breaks loose or the brake slips.
 
 The triggers differ from PhysX's too: there a direction sticks at once when the patch is below
 0.2 m/s with the wheel not turning and no intent to accelerate, or after 1 s below 0.2 m/s

@@ -96,6 +96,40 @@ def test_parked_on_10_degree_slope_does_not_creep_or_jitter(sedan, holds_still):
     holds_still(sim)
 
 
+@pytest.mark.parametrize("angle_deg", [12.0, 15.0, 20.0])
+def test_braked_tank_holds_where_its_sticky_force_outgrew_the_brake(angle_deg, holds_still):
+    """The tank's brake (4000 N m) is just under friction x load x radius per wheel: the
+    sticky force used to turn the locked wheel, drop its sticky state and slide at 0.35-0.66
+    m/s on 12-20 deg. Limited to what the brake holds, it stays put."""
+    sim = _sim("tank", "slope", angle_deg=angle_deg)
+    sim.set_commands(brake=1.0)
+    sim.step(1000)                                         # settle 2 s
+    holds_still(sim)
+
+
+@pytest.mark.parametrize("brake", [0.1, 0.2, 0.3])
+def test_brakes_hold_a_slope_exactly_when_their_torque_can(brake):
+    """Brake torque sum(T) against the slope's m g sin(a) r: a brake that can hold it does (0.3:
+    1.08 x what is needed), a weaker one slips at its torque and the tank accelerates at
+    (m g sin(a) - sum(T) / r) / (m + sum(I) / r^2), its wheels turning."""
+    sim = _sim("tank", "slope", angle_deg=15.0)
+    p, a = sim.params, np.radians(15.0)
+    r, mass = p.wheels.radius[0], p.chassis.mass
+    torque = brake * p.wheels.max_brake_torque.sum()
+    sim.set_commands(brake=brake)
+    sim.step(1000)                                         # 2 s
+    v0 = np.linalg.norm(sim.com_velocity())
+    sim.step(500)                                          # 1 s
+    accel = np.linalg.norm(sim.com_velocity()) - v0
+    expected = (mass * G * np.sin(a) - torque / r) / (mass + p.wheels.moi.sum() / r**2)
+    if expected <= 0:
+        assert torque / (mass * G * np.sin(a) * r) == pytest.approx(1.08, abs=0.01)
+        assert abs(accel) < 1e-3 and np.all(sim.state.omega == 0)
+    else:
+        assert accel == pytest.approx(expected, rel=0.03)  # bearing drag takes ~1.5 %
+        assert np.all(sim.state.omega < 0)                 # rolling downhill, not sliding
+
+
 def test_drives_straight(sedan):
     sim = _sim(sedan)
     sim.set_commands(wheel_torque=[0, 0, 500, 500])
