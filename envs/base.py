@@ -155,7 +155,7 @@ class TractionEnv(Snapshots, gym.Env):
         options = self._read_options(options)           # all checked before anything changes
         super().reset(seed=seed)
         terrain_seed = options.pop("terrain_seed", int(self.np_random.integers(2**31 - 1)))
-        self.scene.regenerate(terrain_seed, self._renderer.context if self._renderer else None)
+        self.scene.regenerate(terrain_seed)
         self._refresh_viewer_terrain()
         self._reset_task(options)
         self._steps, self._was_reset = 0, True

@@ -111,7 +111,7 @@ class Snapshots:
                 getattr(getattr(sim, name), buf)[...] = value
         sim.wheel_angle[...] = state["wheel_angle"]
         self.np_random.bit_generator.state = state["rng"]
-        self.scene.restore_terrain(terrain, self._renderer.context if self._renderer else None)
+        self.scene.restore_terrain(terrain)
         self._refresh_viewer_terrain()
         for key, value in state["task"].items():
             setattr(self, key, value)

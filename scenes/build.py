@@ -49,16 +49,18 @@ class Scene:
     def spawn_quat(self) -> np.ndarray:
         return self.terrain.spawn_quat
 
-    def regenerate(self, seed: int, context: mujoco.MjrContext | None = None) -> None:
+    def regenerate(self, seed: int) -> None:
         """New terrain from ``seed`` with the same knobs, written into the model in place (no
         recompilation); spawn pose and goal follow. Terrains without a seeded heightfield keep
-        their shape. ``context``: a render context whose heightfield copy must be refreshed."""
+        their shape. A :class:`~traction.scenes.render.SceneRenderer` refreshes its GPU copy at
+        its next frame; a ``mujoco.Renderer`` of your own needs ``mjr_uploadHField`` with its
+        GL context current."""
         check_number("seed", seed, 0, integer=True)
         t = self.terrain
         if t.grid is None or t.name in ("crest", "skidpad"):
             return
         fresh = terrain.BUILDERS[t.name](mujoco.MjSpec(), self.vehicle, seed, **t.knobs)
-        terrain.regenerate(self.model, t, fresh.grid, context)
+        terrain.regenerate(self.model, t, fresh.grid)
         t.spawn_pos, t.spawn_quat, t.goal = fresh.spawn_pos, fresh.spawn_quat, fresh.goal
         if t.goal is not None:
             sid = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, names.GOAL_MARKER)
@@ -83,18 +85,14 @@ class Scene:
             raise ValueError(f"saved terrain of kind {kind!r} does not fit this scene "
                              f"({self.terrain.name!r}, {m.nhfield} height field(s))")
 
-    def restore_terrain(self, saved: tuple, context: mujoco.MjrContext | None = None) -> None:
-        """Put back a :meth:`save_terrain` copy; ``context``: a render context whose
-        heightfield copies must be refreshed."""
+    def restore_terrain(self, saved: tuple) -> None:
+        """Put back a :meth:`save_terrain` copy (renderers: as for :meth:`regenerate`)."""
         self.check_saved_terrain(saved)
         t, hfield, hsize, gpos, spos = copy.deepcopy(saved)
         m = self.model
         m.hfield_data[:], m.hfield_size[:], m.geom_pos[:], m.site_pos[:] = hfield, hsize, gpos, spos
         terrain.refresh_bounds(m)
         self.terrain = t
-        if context is not None:
-            for hid in range(m.nhfield):
-                mujoco.mjr_uploadHField(m, context, hid)
 
 
 def terrain_knobs(terrain_name: str) -> list[str]:

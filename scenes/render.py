@@ -32,6 +32,7 @@ class SceneRenderer:
         self.camera = self._camera(camera)
         self.renderer = mujoco.Renderer(model, height=height, width=width)
         self.option = mujoco.MjvOption()
+        self._uploaded = (model.hfield_data.copy(), model.hfield_size.copy())
 
     def _camera(self, camera: str | int) -> str | int:
         """``camera`` if the model has it (ValueError listing the model's cameras)."""
@@ -43,16 +44,27 @@ class SceneRenderer:
             return camera
         raise ValueError(f"camera = {camera!r}; allowed: {', '.join(map(str, cams))} or -1 (free)")
 
-    @property
-    def context(self) -> mujoco.MjrContext:
-        """The GL context (to refresh a regenerated heightfield with ``mjr_uploadHField``)."""
-        return self.renderer._mjr_context
+    def refresh_heightfields(self) -> None:
+        """Upload the model's heightfields to this renderer's GPU copy if they changed since
+        (a regenerated or restored terrain); :meth:`frame` calls it. The upload goes to the
+        current GL context, so this renderer's is made current first: with several renderers
+        in one process, another's would get it (and this one draw the old terrain)."""
+        data, size = self._uploaded
+        if np.array_equal(self.model.hfield_data, data) and \
+                np.array_equal(self.model.hfield_size, size):
+            return
+        if self.renderer._gl_context is not None:
+            self.renderer._gl_context.make_current()
+        for hid in range(self.model.nhfield):
+            mujoco.mjr_uploadHField(self.model, self.renderer._mjr_context, hid)
+        data[:], size[:] = self.model.hfield_data, self.model.hfield_size
 
     def frame(self, data: mujoco.MjData, overlay: str | None = None,
               camera: str | int | None = None, segmentation: bool = False) -> np.ndarray:
         """One frame ``(height, width, 3)`` uint8 (or ``(h, w, 2)`` object ids/types when
         ``segmentation``); ``overlay`` is drawn as text in the top-left corner."""
         cam = self.camera if camera is None else self._camera(camera)
+        self.refresh_heightfields()
         if segmentation:
             self.renderer.enable_segmentation_rendering()
         self.renderer.update_scene(data, camera=cam, scene_option=self.option)

@@ -274,9 +274,9 @@ BUILDERS = {"flat": flat, "slope": slope, "rough_hill": rough_hill, "crest": cre
             "skidpad": skidpad, "arena": arena}
 
 
-def regenerate(model: mujoco.MjModel, terrain: Terrain, grid: heightfield.TerrainGrid,
-               context: mujoco.MjrContext | None = None) -> None:
-    """Write a new grid of the same shape into the model's heightfield (and GPU copy, if any)."""
+def regenerate(model: mujoco.MjModel, terrain: Terrain, grid: heightfield.TerrainGrid) -> None:
+    """Write a new grid of the same shape into the model's heightfield and the bounds derived
+    from it (renderers refresh their GPU copies themselves, see ``SceneRenderer``)."""
     hid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_HFIELD, names.TERRAIN_HFIELD)
     gid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_GEOM, names.GROUND)
     if hid < 0 or grid.heights.shape != (model.hfield_nrow[hid], model.hfield_ncol[hid]):
@@ -288,8 +288,6 @@ def regenerate(model: mujoco.MjModel, terrain: Terrain, grid: heightfield.Terrai
     model.geom_pos[gid, 2] = lo
     refresh_bounds(model)
     terrain.grid = grid
-    if context is not None:
-        mujoco.mjr_uploadHField(model, context, hid)
 
 
 def refresh_bounds(model: mujoco.MjModel) -> None:

@@ -281,6 +281,27 @@ def test_rgb_array_rendering_returns_a_frame(env_id):
     env.close()
 
 
+@pytest.mark.parametrize("env_id", ["Traction/Climb6x6-v0", "Traction/TankTurn-v0"])
+def test_each_renderer_draws_its_own_new_terrain(env_id):
+    """Two rendering envs in one process: after a reset to a new terrain each frame equals a
+    fresh env's. The heightfield upload went to whichever GL context had rendered last, so the
+    reset env drew its old terrain and the other env the new one."""
+    def frame(env, seed=None):
+        if seed is not None:
+            env.reset(seed=seed)
+        return env.render()
+
+    make = [gym.make(env_id, render_mode="rgb_array", width=96, height=72) for _ in range(3)]
+    a, b, fresh = make
+    frame(a, 1)
+    b_before = frame(b, 7)                                # b rendered last: its context current
+    a.reset(seed=0)
+    assert np.array_equal(frame(a), frame(fresh, 0))
+    assert np.array_equal(frame(b), b_before)
+    for env in make:
+        env.close()
+
+
 def test_frames_show_the_step_end_and_rendering_leaves_the_rollout_unchanged(env_id):
     """A frame drawn after a step equals the frame of that state restored with set_state (it
     was one physics substep behind, 0.04 m at 10 m/s); stepping with rendering gives the
