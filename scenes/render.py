@@ -1,7 +1,8 @@
 """Offscreen rendering of scenes: RGB frames from a named camera, optional text overlay.
 
 Headless machines need ``MUJOCO_GL=egl`` (or ``osmesa`` with Debian's ``libosmesa6``);
-``import traction.scenes`` sets ``egl`` when nothing is set and there is no display.
+``import traction.scenes`` sets ``egl`` when nothing is set and there is no display, but only
+if it comes before ``import mujoco`` (MuJoCo reads the variable at its first import).
 """
 
 from __future__ import annotations
@@ -30,7 +31,13 @@ class SceneRenderer:
         check_number("height", height, 1, glob.offheight, integer=True, unit="px")
         self.model = model
         self.camera = self._camera(camera)
-        self.renderer = mujoco.Renderer(model, height=height, width=width)
+        try:
+            self.renderer = mujoco.Renderer(model, height=height, width=width)
+        except mujoco.FatalError as e:
+            raise RuntimeError(
+                f"MuJoCo could not open an OpenGL context ({e}). Without a display, set "
+                "MUJOCO_GL=egl (or osmesa) before mujoco is first imported: MuJoCo reads it "
+                "then (importing traction before mujoco sets egl for you)") from None
         self.option = mujoco.MjvOption()
         self._uploaded = (model.hfield_data.copy(), model.hfield_size.copy())
 

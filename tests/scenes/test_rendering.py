@@ -1,6 +1,10 @@
 """Offscreen frames are not blank and show the vehicle; videos are written and readable; the
 export CLI writes XML MuJoCo loads; key handling of the live viewer."""
 
+import os
+import subprocess
+import sys
+
 import imageio.v2 as imageio
 import mujoco
 import numpy as np
@@ -117,3 +121,18 @@ def test_keyboard_driver_maps_keys_to_commands():
 def test_command_line_values_read_as_in_the_yaml_files(text, value):
     key, parsed = export.parse_assignment(text)
     assert key == text.split("=")[0] and parsed == value and type(parsed) is type(value)
+
+
+def test_headless_with_mujoco_imported_first_says_what_to_set():
+    """MUJOCO_GL unset, no display and mujoco imported before traction: too late for traction
+    to pick egl; the renderer says so instead of MuJoCo's 'OpenGL platform library' error."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MUJOCO_GL", "DISPLAY", "WAYLAND_DISPLAY", "PYOPENGL_PLATFORM")}
+    code = ("import mujoco\nfrom traction.scenes import build_scene\n"
+            "from traction.scenes.render import SceneRenderer\n"
+            "SceneRenderer(build_scene('sedan').model, 32, 24)\n")
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode != 0
+    assert "RuntimeError: MuJoCo could not open an OpenGL context" in run.stderr
+    assert "set MUJOCO_GL=egl (or osmesa) before mujoco is first imported" in run.stderr
