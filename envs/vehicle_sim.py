@@ -383,6 +383,11 @@ class SimBatch:
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads = {threads!r}; allowed: an integer >= 1")
         first = sims[0]
+        for i, s in enumerate(sims):
+            if s.telemetry is not None:
+                raise ValueError(f"SimBatch: sims[{i}] records telemetry, which a batch does not "
+                                 "(it steps all worlds in one call); step it on its own, or "
+                                 "create it with telemetry=0")
         for s in sims[1:]:
             same = all(np.array_equal(a, b) for a, b in zip(s.params.packed, first.params.packed,
                                                             strict=True))

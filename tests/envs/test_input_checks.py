@@ -9,6 +9,9 @@ import pytest
 from gymnasium.error import ResetNeeded
 
 import traction.envs  # noqa: F401  (registers the environments)
+from traction.envs import VehicleSim
+from traction.envs.vehicle_sim import SimBatch
+from traction.scenes import build_scene
 from traction.vehicle_model import load_vehicle
 
 
@@ -254,3 +257,11 @@ def test_vehicle_sim_reset_pose_is_checked_before_anything_changes(kwargs, match
     assert sim.data.time == time
     with pytest.raises(ValueError, match=r"n_substeps = -1; allowed: an integer >= 0"):
         sim.step(-1)                                     # with telemetry too
+
+
+def test_a_batch_refuses_sims_that_record_telemetry():
+    """A batch steps its worlds in one call and records nothing, so a sim recording telemetry
+    is refused by name (its buffer stayed empty and gave header-only CSVs)."""
+    sims = [VehicleSim(build_scene("sedan"), telemetry=t) for t in (0, 100)]
+    with pytest.raises(ValueError, match=r"SimBatch: sims\[1\] records telemetry"):
+        SimBatch(sims)
