@@ -3,9 +3,11 @@
     python -m traction.train.plot_tires sedan_rwd --out runs/tires
 
 For every distinct tyre on the vehicle (by axle or wheel) it writes ``<wheel>_<model>.png`` with
-three panels: longitudinal force vs slip ratio and lateral force vs slip angle, each at 0.5, 1 and
-1.5 times the rest load, and the friction circle (force pairs over a grid of combined slips) at
-rest load. Forces are steady-state values from ``traction.vehicle_model.tire_models.sweep``.
+three panels: longitudinal force vs longitudinal slip and lateral force vs slip angle, each at
+0.5, 1 and 1.5 times the rest load, and the friction circle (force pairs over a grid of combined
+slips) at rest load. Forces are steady-state values from
+``traction.vehicle_model.tire_models.sweep``. The slip axis is the model's (and telemetry's)
+``long_slip``, PhysX's (omega r - v) / max(|v|, |omega r|), so telemetry overlays it directly.
 """
 
 from __future__ import annotations
@@ -20,6 +22,16 @@ from traction.vehicle_model import TIRE_MODELS, load_vehicle
 from traction.vehicle_model.tire_models import sweep
 
 LOAD_FACTORS = (0.5, 1.0, 1.5)
+#: longitudinal slips plotted (1 = a wheel spinning on the spot is out of reach: omega r = inf)
+LONG_SLIPS = np.linspace(-1.0, 0.99, 399)
+
+
+def slip_ratio(long_slip: np.ndarray) -> np.ndarray:
+    """The ``sweep``'s slip ratio (omega r - v) / v for the model's ``long_slip``
+    (omega r - v) / max(|v|, |omega r|) of a wheel rolling forward: driving (> 0) divides by
+    omega r, braking by v."""
+    s = np.asarray(long_slip, dtype=float)
+    return np.where(s > 0, s / (1.0 - np.minimum(s, 0.999)), s)
 
 
 def distinct_tyres(p) -> list[int]:
@@ -46,20 +58,22 @@ def plot_wheel(p, wheel: int, path: Path) -> Path:
     rest = float(p.suspension.sprung_mass[wheel] * 9.81)
     model = TIRE_MODELS[int(p.tires.model[wheel])]
     fig, ax = plt.subplots(1, 3, figsize=(15, 4.5))
-    sr = np.linspace(-1.0, 1.0, 401)
+    sr = slip_ratio(LONG_SLIPS)
     alpha = np.radians(np.linspace(-30, 30, 401))
     for k in LOAD_FACTORS:
         f_long, _ = sweep(p, wheel, sr, np.zeros_like(sr), k * rest)
         _, f_lat = sweep(p, wheel, np.zeros_like(alpha), alpha, k * rest)
-        ax[0].plot(sr, f_long, label=f"{k:g} x rest load ({k * rest:.0f} N)")
+        ax[0].plot(LONG_SLIPS, f_long, label=f"{k:g} x rest load ({k * rest:.0f} N)")
         ax[1].plot(np.degrees(alpha), f_lat, label=f"{k:g} x rest load")
-    grid_sr, grid_a = np.meshgrid(np.linspace(-1, 1, 41), np.radians(np.linspace(-25, 25, 41)))
+    grid_sr, grid_a = np.meshgrid(slip_ratio(np.linspace(-1, 0.95, 40)),
+                                  np.radians(np.linspace(-25, 25, 41)))
     f_long, f_lat = sweep(p, wheel, grid_sr, grid_a, rest)
     ax[2].scatter(f_lat.ravel(), f_long.ravel(), s=3, c=np.abs(grid_a).ravel(), cmap="viridis")
     circle = np.linspace(0, 2 * np.pi, 200)
     ax[2].plot(rest * np.cos(circle), rest * np.sin(circle), "k--", lw=0.8,
                label="friction x load (mu = 1)")
-    ax[0].set(xlabel="slip ratio (-)", ylabel="longitudinal force (N)", title="pure longitudinal")
+    ax[0].set(xlabel="longitudinal slip, (omega r - v) / max(|v|, |omega r|) (-)",
+              ylabel="longitudinal force (N)", title="pure longitudinal")
     ax[1].set(xlabel="slip angle (deg)", ylabel="lateral force (N)", title="pure lateral")
     ax[2].set(xlabel="lateral force (N)", ylabel="longitudinal force (N)", aspect="equal",
               title="friction circle, rest load (colour: |slip angle|)")

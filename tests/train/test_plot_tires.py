@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from traction.train import plot_tires
-from traction.vehicle_model import load_vehicle
+from traction.vehicle_model import load_vehicle, tire
 from traction.vehicle_model.tire_models import sweep
 
 
@@ -37,3 +37,21 @@ def test_sweep_matches_pure_slip_expectations():
     # PhysX linear region: F = C_long * slip, slip = (wr - v) / max(|v|, |wr|, 4)
     expected = p.tires.long_stiff_per_unit_gravity[0] * 9.81 * 1e-3 / 1.001
     assert f_long[1] == pytest.approx(expected, rel=1e-3)
+
+
+def test_the_slip_axis_is_the_models_long_slip():
+    """The plot's x is telemetry's long_slip, (omega r - v) / max(|v|, |omega r|): the sweep at
+    those points reports exactly that slip, and the PhysX curve is odd in it (the axis was
+    (omega r - v) / v, where +1 is long_slip 0.5: about 3000 N at +1 against -3541 N at -1)."""
+    p = load_vehicle("sedan_rwd")
+    v = 15.0
+    omega_r = v * (1.0 + plot_tires.slip_ratio(plot_tires.LONG_SLIPS))
+    sim = p.simulation
+    got = [tire.slips(v, 0.0, w, sim.min_long_slip_denominator, sim.min_lat_slip_denominator)[0]
+           for w in omega_r]
+    np.testing.assert_allclose(got, plot_tires.LONG_SLIPS, atol=1e-12)
+    s = np.array([0.1, 0.3, 0.5, 0.9])
+    rest = p.suspension.sprung_mass[0] * 9.81
+    f_drive, _ = sweep(p, 0, plot_tires.slip_ratio(s), np.zeros(4), rest)
+    f_brake, _ = sweep(p, 0, plot_tires.slip_ratio(-s), np.zeros(4), rest)
+    np.testing.assert_allclose(f_drive, -f_brake, rtol=1e-9)
