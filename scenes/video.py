@@ -23,10 +23,22 @@ def ffmpeg_exe() -> str | None:
     return exe if exe and (Path(exe).is_file() or shutil.which(exe)) else None
 
 
+def _with_suffix(path: Path, suffix: str) -> Path:
+    """``path`` with its ``.mp4``/``.gif`` suffix replaced by ``suffix``, or ``suffix`` appended
+    (``climb_0.4`` -> ``climb_0.4.mp4``, not ``climb_0.mp4``)."""
+    if path.suffix.lower() in (".mp4", ".gif"):
+        return path.with_suffix(suffix)
+    return path.with_name(path.name + suffix)
+
+
 class VideoWriter:
     """Streams frames to ``path``. MP4 (H.264) if an ffmpeg binary is available, else a GIF
-    next to it (``.gif``, ``1000 / fps`` ms per frame); :attr:`path` is the file actually
-    written.
+    next to it (``.gif``); :attr:`path` is the file actually written (``.mp4`` or ``.gif``
+    replaces those suffixes and is appended to any other name).
+
+    MP4 frames of an odd width or height are resized to the next even size (H.264's 4:2:0
+    colour). A GIF keeps frame times in whole 10 ms (its unit): ``1000 / fps`` ms rounded, so
+    30 fps plays at 33.3 fps, and many viewers show frames under 20 ms at 100 ms.
 
     Use as a context manager or call :meth:`close`.
 
@@ -47,13 +59,13 @@ class VideoWriter:
         self._writer = None
         if ffmpeg_exe() is not None:
             try:
-                self._writer = imageio.get_writer(self.path.with_suffix(".mp4"), fps=fps,
-                                                  codec="libx264", quality=7, macro_block_size=8)
-                self.path = self.path.with_suffix(".mp4")
+                self._writer = imageio.get_writer(_with_suffix(self.path, ".mp4"), fps=fps,
+                                                  codec="libx264", quality=7, macro_block_size=2)
+                self.path = _with_suffix(self.path, ".mp4")
             except (ImportError, RuntimeError, ValueError):
                 self._writer = None
         if self._writer is None:
-            self.path = self.path.with_suffix(".gif")
+            self.path = _with_suffix(self.path, ".gif")
             # imageio's GIF writer (Pillow) takes the frame duration in milliseconds
             self._writer = imageio.get_writer(self.path, mode="I", duration=1000.0 / fps)
         self.frames = 0
@@ -71,9 +83,10 @@ class VideoWriter:
         self._writer.append_data(frame)
         self.frames += 1
 
-    def close(self) -> Path:
+    def close(self) -> Path | None:
+        """Finish the file: its path, or None when no frame was appended (no file is written)."""
         self._writer.close()
-        return self.path
+        return self.path if self.frames else None
 
     def __enter__(self) -> VideoWriter:
         return self

@@ -37,6 +37,10 @@ SEED0 = 1000
 NEEDS = ("matplotlib", "imageio")   # plots (the plot extra), videos (the render extra)
 
 
+#: the videos hold every FRAME_EVERY-th control step's frame
+FRAME_EVERY = 2
+
+
 def _episode(env, controller, seed, record):
     controller.reset()
     obs, info = env.reset(seed=seed)
@@ -60,7 +64,7 @@ def _episode(env, controller, seed, record):
         track["reward"].append(r)
         if hasattr(u, "sideslip"):
             track["sideslip"].append(float(np.degrees(u.sideslip())))
-        if record and steps % 2 == 0:
+        if record and steps % FRAME_EVERY == 0:
             frames.append(env.render())
         if term or trunc:
             break
@@ -104,7 +108,8 @@ def run(out: Path, quick: bool = False, progress=True) -> dict:
             if k == 0:
                 tracks[name] = track
             if frames:
-                with VideoWriter(out / f"{name}.mp4", fps=12) as writer:
+                fps = env.metadata["render_fps"] / FRAME_EVERY         # plays in real time
+                with VideoWriter(out / f"{name}.mp4", fps=fps) as writer:
                     for f in frames:
                         writer.append(f)
                 videos_done.add(env_id)

@@ -73,3 +73,23 @@ def test_frames_must_be_rgb_bytes_of_one_size(tmp_path):
         with pytest.raises(ValueError, match=r"frame \(32, 16, 3\); the video's frames are"):
             writer.append(np.zeros((32, 16, 3), np.uint8))
         assert writer.frames == 1
+
+
+@pytest.mark.parametrize("name, written", [("climb_0.4", "climb_0.4"), ("my.run.v2", "my.run.v2"),
+                                           ("clip.mp4", "clip"), ("clip.GIF", "clip")])
+def test_a_dot_in_the_name_is_kept(tmp_path, monkeypatch, name, written):
+    """Only a .mp4/.gif suffix is replaced: climb_0.4 and climb_0.6 wrote one climb_0 file."""
+    monkeypatch.setattr(video, "ffmpeg_exe", lambda: None)
+    assert _write(tmp_path / name, fps=10).path == tmp_path / f"{written}.gif"
+
+
+def test_odd_mp4_frames_keep_their_size_up_to_even_and_close_without_frames_is_none(tmp_path):
+    if video.ffmpeg_exe() is None:
+        pytest.skip("no ffmpeg binary on this machine")
+    import imageio.v2 as imageio
+
+    with VideoWriter(tmp_path / "odd", fps=10) as writer:
+        for i in range(3):
+            writer.append(np.full((241, 321, 3), 60 * i, np.uint8))
+    assert imageio.get_reader(writer.path).get_data(0).shape == (242, 322, 3)   # was 248 x 328
+    assert VideoWriter(tmp_path / "empty", fps=10).close() is None

@@ -30,6 +30,17 @@ def test_outputs_and_schema(quick):
         assert (out / name).stat().st_size > 500, name
 
 
+def test_videos_play_in_real_time(quick):
+    """A frame every FRAME_EVERY control steps (0.04 s) is shown for that long: 12.5 fps (it
+    was written at 12, so the videos ran 4 % slow)."""
+    import imageio.v2 as imageio
+
+    out, _ = quick
+    for name in ("climb_rough_hill.mp4", "drift.mp4", "tank_turn_special.mp4"):
+        fps = imageio.get_reader(out / name).get_meta_data()["fps"]
+        assert fps == pytest.approx(1.0 / (0.04 * benchmark.FRAME_EVERY)), name
+
+
 def test_scripted_thresholds(quick):
     _, s = quick
     assert s["tank_turn_special"]["success_rate"] >= 0.9
