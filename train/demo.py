@@ -35,11 +35,15 @@ def _columns(names: tuple[str, ...]) -> list[str]:
     return cols
 
 
+def _yaw_rate(sim: VehicleSim) -> float:
+    """Angular velocity about world z (rad/s), in the table and the CSV alike."""
+    return float(sim.chassis_row()[L.K_ANGULAR + 2])
+
+
 def _row(sim: VehicleSim, t: float, phase: str) -> list:
     o = sim.outputs
     x, y, z = sim.com_position()
-    yaw_rate = float(sim.chassis_row()[L.K_ANGULAR + 2])             # world z (rad/s)
-    return ([round(t, 4), phase, x, y, z, sim.forward_speed(), yaw_rate]
+    return ([round(t, 4), phase, x, y, z, sim.forward_speed(), _yaw_rate(sim)]
             + list(o.jounce[0]) + list(o.load[0]) + list(o.long_slip[0])
             + list(o.lat_slip[0]) + list(sim.state.omega[0]) + list(o.in_contact[0].astype(int)))
 
@@ -47,7 +51,7 @@ def _row(sim: VehicleSim, t: float, phase: str) -> list:
 def _print_phase(sim: VehicleSim, phase: str, t: float) -> None:
     o = sim.outputs
     print(f"  {phase:<10} t = {t:5.2f} s   speed = {sim.forward_speed():6.2f} m/s   "
-          f"yaw rate = {sim.data.qvel[5]:+.3f} rad/s")
+          f"yaw rate = {_yaw_rate(sim):+.3f} rad/s")
     print(f"    {'wheel':<12}{'jounce mm':>10}{'load N':>9}{'long slip':>10}{'lat slip deg':>13}")
     for i, name in enumerate(sim.params.wheel_names):
         print(f"    {name:<12}{1000 * o.jounce[0, i]:10.1f}{o.load[0, i]:9.0f}"
