@@ -45,6 +45,8 @@ class SceneRenderer:
         """``camera`` if the model has it (ValueError listing the model's cameras)."""
         cams = [mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_CAMERA, i)
                 for i in range(self.model.ncam)]
+        if isinstance(camera, np.integer):
+            camera = int(camera)
         if camera == -1 or camera in cams or (isinstance(camera, int) and
                                               not isinstance(camera, bool) and
                                               0 <= camera < self.model.ncam):
@@ -71,6 +73,8 @@ class SceneRenderer:
         """One frame ``(height, width, 3)`` uint8 (or ``(h, w, 2)`` object ids/types when
         ``segmentation``); ``overlay`` is drawn as text in the top-left corner."""
         cam = self.camera if camera is None else self._camera(camera)
+        if overlay and segmentation:
+            raise ValueError("overlay: text is drawn on RGB frames, not on segmentation")
         self.refresh_heightfields()
         if segmentation:
             self.renderer.enable_segmentation_rendering()

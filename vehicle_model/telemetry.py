@@ -11,10 +11,13 @@ defines them: forces, moments, engine drive torque and clutch slip are means ove
 wheel substeps, slips and friction the last substep's, the rest end-of-update values. Clutch slip
 is engine spin minus gear ratio x wheel spin (PhysX's graph plots the opposite sign). A sample's
 time is the start of the step the update advanced (its spins are those at the step's end).
+Samples stay in time order between resets; MuJoCo's own reset of a diverged world restarts its
+time at 0 without one, and the samples before it are kept (they show the divergence).
 
-Units (:data:`UNITS`): jounce m (positive compressed); suspension force N (strut incl. anti-roll
-bars); tyre load N (after the load filter, which caps it at a multiple of the rest load: what the
-tyre model used); normalised tyre load - (strut force / rest load, unfiltered, so it can exceed
+Units (:data:`UNITS`): jounce m (positive compressed); suspension force N (the whole force along
+the ground normal, sprung weight share plus spring, damper and anti-roll bars: m_s g at rest);
+tyre load N (after the load filter, which caps it at a multiple of the rest load: what the tyre
+model used); normalised tyre load - (suspension force / rest load, unfiltered, so it can exceed
 ``tire_load`` / rest load); wheel omega rad/s; friction - ; long slip - ; lat slip rad; the
 normalised forces - (force / tyre load); normalised aligning moment m (moment / tyre load);
 engine revs rad/s (not rev/min); engine drive torque N m; clutch slip rad/s; the controls -
@@ -55,6 +58,8 @@ class Telemetry:
     """
 
     def __init__(self, n_vehicles: int, n_wheels: int, capacity: int = 256):
+        check_number("n_vehicles", n_vehicles, 1, integer=True)
+        check_number("n_wheels", n_wheels, 1, integer=True)
         self.capacity = check_number("telemetry capacity", capacity, 1, integer=True)
         self.time = np.zeros(capacity)
         self.wheel = np.zeros((capacity, n_vehicles, n_wheels, len(WHEEL_CHANNELS)))
@@ -104,8 +109,7 @@ class Telemetry:
         """
         data = self.arrays()
         n_vehicles, n_wheels = self.wheel.shape[1:3]
-        if not 0 <= vehicle < n_vehicles:
-            raise ValueError(f"vehicle = {vehicle}; allowed 0..{n_vehicles - 1}")
+        check_number("vehicle", vehicle, 0, n_vehicles - 1, integer=True)
         names = tuple(wheel_names) if wheel_names else tuple(f"w{j}" for j in range(n_wheels))
         if len(names) != n_wheels or len(set(names)) != n_wheels:
             raise ValueError(f"wheel_names = {names}; need {n_wheels} distinct names, one per "

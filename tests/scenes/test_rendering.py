@@ -44,6 +44,10 @@ def test_bad_frame_size_or_camera_is_refused_up_front(rendered):
         SceneRenderer(sim.model, 320, 240, camera="front")
     with pytest.raises(ValueError, match=r"camera = 'front'"):
         renderer.frame(sim.data, camera="front")
+    with pytest.raises(ValueError, match=r"overlay: text is drawn on RGB frames"):
+        renderer.frame(sim.data, overlay="x", segmentation=True)   # was dropped silently
+    assert np.array_equal(renderer.frame(sim.data, camera=np.int64(0)),   # was refused
+                          renderer.frame(sim.data, camera=0))
 
 
 def test_chase_camera_sees_the_vehicle(rendered):

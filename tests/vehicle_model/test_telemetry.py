@@ -72,7 +72,11 @@ def test_bad_arguments_are_refused(tmp_path):
     _, tel = _recorded(3, 3)
     with pytest.raises(ValueError, match=r"wheel_names = \('a', 'b'\); need 4 distinct names"):
         tel.write_csv(tmp_path / "t.csv", wheel_names=("a", "b"))
-    with pytest.raises(ValueError, match=r"vehicle = 2; allowed 0..1"):
-        tel.write_csv(tmp_path / "t.csv", vehicle=2)
+    for bad in (2, 0.5, -1):                               # 0.5 was numpy's IndexError
+        with pytest.raises(ValueError, match=rf"vehicle = {bad}; allowed: an integer in \[0, 1\]"):
+            tel.write_csv(tmp_path / "t.csv", vehicle=bad)
+    for n in (0, -1):                                      # -1: numpy's negative dimensions
+        with pytest.raises(ValueError, match=rf"n_vehicles = {n}; allowed: an integer >= 1"):
+            Telemetry(n, 4)
     assert all(c in UNITS for c in (*WHEEL_CHANNELS, *VEHICLE_CHANNELS, "time"))
 
