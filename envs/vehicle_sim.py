@@ -97,15 +97,7 @@ class VehicleSim:
         self.data = mujoco.MjData(self.model)
         self.params = scene.vehicle
         self.scene = scene
-        if friction_table is not None and not isinstance(friction_table, vm.FrictionTable):
-            raise ValueError(f"friction_table = {friction_table!r}; allowed: a FrictionTable "
-                             "or None")
-        self.friction_table = friction_table or scene.friction_table
-        if self.friction_table.surfaces != scene.friction_table.surfaces:
-            raise vm.VehicleConfigError(
-                f"friction_table: surfaces {self.friction_table.surfaces} differ from the "
-                f"scene's {scene.friction_table.surfaces} (the surface numbers were resolved "
-                "there); pass the same table to build_scene")
+        self.friction_table = scene.friction_table.same_surfaces(friction_table)
         self.params.validate(self.params.name)       # also parameters built in code
         self.friction_table.check_tire_types(self.params.tires.tire_type, self.params.name)
         self.dt = float(self.model.opt.timestep)
@@ -122,7 +114,8 @@ class VehicleSim:
         self.wheel_geoms = np.array([mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM,
                                                        names.wheel_visual(i))
                                      for i in range(self.params.n_wheels)])
-        self.telemetry = Telemetry(1, self.params.n_wheels, telemetry) if telemetry else None
+        self.telemetry = Telemetry(1, self.params.n_wheels, telemetry, self.params.wheel_names) \
+            if telemetry else None
         self._kin_row = np.zeros(L.N_KINEMATICS)
         mujoco.mj_forward(self.model, self.data)
         self.surfaces = SurfaceLookup(self.model, self.data, scene)   # static geoms: once

@@ -104,6 +104,21 @@ class FrictionTable:
                 f"table; allowed 0..{len(self.tires) - 1} ({known}): give a table with a column "
                 "for it or use one of these")
 
+    def same_surfaces(self, table: FrictionTable | None) -> FrictionTable:
+        """``table`` if it lists this table's surfaces in the same order (the surface numbers
+        resolved in this one index it alike), this table if None; else ValueError (not a
+        table) or VehicleConfigError (other surfaces) naming ``friction_table``."""
+        if table is None:
+            return self
+        if not isinstance(table, FrictionTable):
+            raise ValueError(f"friction_table = {table!r}; allowed: a FrictionTable or None")
+        if table.surfaces != self.surfaces:
+            raise VehicleConfigError(
+                f"friction_table: surfaces {table.surfaces} differ from the scene's "
+                f"{self.surfaces} (the surface numbers were resolved there); pass the same "
+                "table to build_scene")
+        return table
+
     def lookup(self, surface: np.ndarray, tire: np.ndarray) -> np.ndarray:
         """Friction for arrays of surface and tyre types (unknown surfaces use type 0)."""
         surface = np.asarray(surface)

@@ -51,16 +51,24 @@ UNITS = {"time": "s", "jounce": "m", "suspension_force": "N", "tire_load": "N",
 class Telemetry:
     """Last ``capacity`` samples of every channel for a batch of vehicles.
 
+    Args:
+        n_vehicles, n_wheels: the batch's shape.
+        capacity: samples kept (the oldest are overwritten).
+        wheel_names: the CSV's wheel column suffixes (``w0``, ``w1``, ... if None);
+            ``VehicleSim`` gives its vehicle's wheel names.
+
     Attributes:
         time: ``(capacity,)`` sample times (s).
         wheel: ``(capacity, n_vehicles, n_wheels, 11)`` wheel channels.
         vehicle: ``(capacity, n_vehicles, 8)`` vehicle channels.
     """
 
-    def __init__(self, n_vehicles: int, n_wheels: int, capacity: int = 256):
+    def __init__(self, n_vehicles: int, n_wheels: int, capacity: int = 256,
+                 wheel_names: tuple[str, ...] | None = None):
         check_number("n_vehicles", n_vehicles, 1, integer=True)
         check_number("n_wheels", n_wheels, 1, integer=True)
         self.capacity = check_number("telemetry capacity", capacity, 1, integer=True)
+        self.wheel_names = _wheel_names(wheel_names, n_wheels)
         self.time = np.zeros(capacity)
         self.wheel = np.zeros((capacity, n_vehicles, n_wheels, len(WHEEL_CHANNELS)))
         self.vehicle = np.zeros((capacity, n_vehicles, len(VEHICLE_CHANNELS)))
@@ -100,8 +108,9 @@ class Telemetry:
 
     def write_csv(self, path: str | Path, vehicle: int = 0,
                   wheel_names: tuple[str, ...] | None = None) -> Path:
-        """Write one vehicle's samples as CSV (a column per channel and wheel; units in
-        :data:`UNITS`); time with 12 significant digits, the channels with 6.
+        """Write one vehicle's samples as CSV (a column per channel and wheel, named by
+        ``wheel_names`` or else :attr:`wheel_names`; units in :data:`UNITS`); time with 12
+        significant digits, the channels with 6.
 
         Raises:
             ValueError: ``vehicle`` is not one of the batch, or ``wheel_names`` does not name
@@ -110,10 +119,7 @@ class Telemetry:
         data = self.arrays()
         n_vehicles, n_wheels = self.wheel.shape[1:3]
         check_number("vehicle", vehicle, 0, n_vehicles - 1, integer=True)
-        names = tuple(wheel_names) if wheel_names else tuple(f"w{j}" for j in range(n_wheels))
-        if len(names) != n_wheels or len(set(names)) != n_wheels:
-            raise ValueError(f"wheel_names = {names}; need {n_wheels} distinct names, one per "
-                             "wheel")
+        names = _wheel_names(wheel_names, n_wheels) if wheel_names else self.wheel_names
         header = ["time", *VEHICLE_CHANNELS]
         header += [f"{c}_{w}" for c in WHEEL_CHANNELS for w in names]
         path = Path(path)
@@ -125,3 +131,11 @@ class Telemetry:
                 row += [data[c][s, vehicle, j] for c in WHEEL_CHANNELS for j in range(n_wheels)]
                 writer.writerow([f"{row[0]:.12g}", *(f"{x:.6g}" for x in row[1:])])
         return path
+
+
+def _wheel_names(names, n_wheels: int) -> tuple[str, ...]:
+    """``names`` as a tuple of ``n_wheels`` distinct names (``w0``, ``w1``, ... if None)."""
+    names = tuple(f"w{j}" for j in range(n_wheels)) if names is None else tuple(names)
+    if len(names) != n_wheels or len(set(names)) != n_wheels:
+        raise ValueError(f"wheel_names = {names}; need {n_wheels} distinct names, one per wheel")
+    return names
