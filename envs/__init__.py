@@ -14,8 +14,9 @@ import traction.scenes  # noqa: F401  isort: skip
 from gymnasium.envs.registration import register, registry  # noqa: E402
 
 from .physics import mujoco_timers  # noqa: E402
+from .sim_batch import SimBatch  # noqa: E402
 from .vector import TractionVectorEnv, make_vector  # noqa: E402
-from .vehicle_sim import SimBatch, VehicleSim  # noqa: E402
+from .vehicle_sim import VehicleSim  # noqa: E402
 
 ENV_IDS = ("Traction/Climb6x6-v0", "Traction/Drift-v0", "Traction/TankTurn-v0")
 

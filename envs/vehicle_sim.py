@@ -3,8 +3,9 @@
 A :class:`VehicleSim` is one MuJoCo world with one vehicle. Its physics substeps run in the
 compiled loop of ``physics.py`` (``mj_step1 -> gather -> vehicle update -> xfrc_applied ->
 mj_step2``). Several sims of the same vehicle and scene kind can be stepped together with one
-batched vehicle update per substep (:class:`SimBatch`, used by the native vector environment);
-each sim's state, commands and outputs are then row views of the batch's arrays.
+batched vehicle update per substep (:class:`~traction.envs.sim_batch.SimBatch`, used by the
+native vector environment); each sim's state, commands and outputs are then row views of the
+batch's arrays.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from traction.scenes import Scene, names
 from traction.vehicle_model import layout as L
 from traction.vehicle_model.telemetry import Telemetry
 
-from . import actions, physics
-from .loop import NO_ACTION, Arrays, Loop, ThreadedLoop, substeps
+from . import physics
+from .loop import NO_ACTION, Arrays, Loop, substeps
 from .snapshot import refuse_copies
 from .surfaces import SurfaceLookup
 
@@ -97,6 +98,7 @@ class VehicleSim:
         self.data = mujoco.MjData(self.model)
         self.params = scene.vehicle
         self.scene = scene
+        self._batch_table: vm.FrictionTable | None = None    # a SimBatch's shared table
         self.friction_table = scene.friction_table.same_surfaces(friction_table)
         self.params.validate(self.params.name)       # also parameters built in code
         self.friction_table.check_tire_types(self.params.tires.tire_type, self.params.name)
@@ -122,6 +124,21 @@ class VehicleSim:
         self._bind(Arrays(1, self.params.n_wheels, self.surfaces.grid_shape(),
                            self.surfaces.n_patches, n_actions), 0)
         self.reset()
+
+    @property
+    def friction_table(self) -> vm.FrictionTable:
+        """Tyre/surface friction: edit it in place (``set``, ``values[...]``) or assign another
+        table of the same surfaces. In a :class:`SimBatch` every world reads the batch's one
+        table, so it is edited in place only (assigning raises ValueError)."""
+        return self._friction_table
+
+    @friction_table.setter
+    def friction_table(self, table: vm.FrictionTable) -> None:
+        if self._batch_table is not None and table is not self._batch_table:
+            raise ValueError("friction_table: this sim is stepped in a SimBatch (a vector env), "
+                             "whose worlds all read one table; edit that table in place "
+                             "(friction_table.set(...) or .values[...]), for every world")
+        self._friction_table = self.scene.friction_table.same_surfaces(table)
 
     def _bind(self, arrays: Arrays, row: int) -> None:
         """Use row ``row`` of ``arrays`` for this world (its own storage, or a batch's),
@@ -358,83 +375,3 @@ class VehicleSim:
             mujoco.mju_mulQuat(q2, q1, axle)
             self.model.geom_pos[g] = centre[i]
             self.model.geom_quat[g] = q2
-
-
-class SimBatch:
-    """Several :class:`VehicleSim` of the same vehicle and scene kind, stepped together: one
-    compiled loop call per control step, one batched vehicle update per substep.
-
-    ``threads`` > 1 splits the worlds into that many contiguous shares (at most one per world),
-    each stepped by its own compiled loop call in its own thread (:class:`ThreadedLoop`), with
-    results bit for bit those of one thread; :meth:`close` stops the threads.
-    """
-
-    __copy__ = __deepcopy__ = __reduce_ex__ = refuse_copies(
-        "copy the environments instead (copy.deepcopy(env) and pickle rebuild one)")
-
-    def __init__(self, sims: list[VehicleSim], threads: int = 1):
-        if not isinstance(threads, int) or threads < 1:
-            raise ValueError(f"threads = {threads!r}; allowed: an integer >= 1")
-        first = sims[0]
-        for i, s in enumerate(sims):
-            if s.telemetry is not None:
-                raise ValueError(f"SimBatch: sims[{i}] records telemetry, which a batch does not "
-                                 "(it steps all worlds in one call); step it on its own, or "
-                                 "create it with telemetry=0")
-        for s in sims[1:]:
-            same = all(np.array_equal(a, b) for a, b in zip(s.params.packed, first.params.packed,
-                                                            strict=True))
-            if not same:
-                raise ValueError("SimBatch: every sim must use the same vehicle parameters")
-            if s.surfaces.grid_shape() != first.surfaces.grid_shape() or \
-                    s.surfaces.n_patches != first.surfaces.n_patches:
-                raise ValueError("SimBatch: every sim must use the same kind of terrain")
-        self.sims = sims
-        self.arrays = Arrays(len(sims), first.params.n_wheels, first.surfaces.grid_shape(),
-                              first.surfaces.n_patches, first.action.shape[1])
-        for i, s in enumerate(sims):
-            s._bind(self.arrays, i)
-        self.threads = min(threads, len(sims))
-        if self.threads > 1:
-            self._loop = ThreadedLoop(self.arrays, first, self.threads)
-        else:
-            self._loop = Loop(self.arrays, first)
-        self.action = self.arrays.action
-
-    def close(self) -> None:
-        """Stop the worker threads (if any; stepping a threaded batch after this raises
-        RuntimeError)."""
-        if self.threads > 1:
-            self._loop.close()
-
-    def step(self, n_substeps: int, active: np.ndarray | None = None,
-             action_map: int = actions.NONE, action: np.ndarray | None = None) -> int:
-        """Advance every world (or those flagged in ``active``) by ``n_substeps`` substeps; with
-        an ``action_map``, map the active worlds' rows of :attr:`action` first (as
-        :meth:`VehicleSim.step_mapped` does). ``action`` (float32, the shape of :attr:`action`),
-        if given, is first copied to the active worlds' rows of :attr:`action`, in the same
-        compiled call.
-
-        Returns:
-            The first non-finite action channel as ``world * n_channels + channel`` (nothing
-            was changed), or -1.
-
-        Raises:
-            TypeError: ``n_substeps`` is not an integer. ValueError: it is negative,
-            ``active`` does not have one flag per world, ``action_map`` is unknown or does
-            not fit :attr:`action`'s width, or ``action`` is not float32 of that shape.
-        """
-        if action is not None:
-            if action.dtype != np.float32 or action.shape != self.action.shape:
-                raise ValueError(f"action: {action.dtype} {action.shape}; expected float32 "
-                                 f"{self.action.shape}")
-            action = action.reshape(-1)
-        flags = self.arrays.active
-        if active is None:
-            flags[...] = True
-        else:
-            active = np.asarray(active)
-            if active.shape != flags.shape:
-                raise ValueError(f"active: shape {active.shape}; expected {flags.shape}")
-            flags[...] = active
-        return self._loop.run(n_substeps, action_map, NO_ACTION if action is None else action)

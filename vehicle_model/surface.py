@@ -104,6 +104,11 @@ class FrictionTable:
                 f"table; allowed 0..{len(self.tires) - 1} ({known}): give a table with a column "
                 "for it or use one of these")
 
+    def same_as(self, other: FrictionTable) -> bool:
+        """Whether ``other`` has this table's surfaces, tyre types and values."""
+        return other is self or (other.surfaces == self.surfaces and other.tires == self.tires
+                                 and np.array_equal(other.values, self.values))
+
     def same_surfaces(self, table: FrictionTable | None) -> FrictionTable:
         """``table`` if it lists this table's surfaces in the same order (the surface numbers
         resolved in this one index it alike), this table if None; else ValueError (not a

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import traction.envs
-from traction.envs.vehicle_sim import SimBatch
+from traction.envs import SimBatch
 
 
 def _actions(env, n, seed):

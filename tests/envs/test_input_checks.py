@@ -9,8 +9,7 @@ import pytest
 from gymnasium.error import ResetNeeded
 
 import traction.envs  # noqa: F401  (registers the environments)
-from traction.envs import VehicleSim
-from traction.envs.vehicle_sim import SimBatch
+from traction.envs import SimBatch, VehicleSim
 from traction.scenes import build_scene
 from traction.vehicle_model import load_vehicle
 
@@ -264,4 +263,11 @@ def test_a_batch_refuses_sims_that_record_telemetry():
     is refused by name (its buffer stayed empty and gave header-only CSVs)."""
     sims = [VehicleSim(build_scene("sedan"), telemetry=t) for t in (0, 100)]
     with pytest.raises(ValueError, match=r"SimBatch: sims\[1\] records telemetry"):
+        SimBatch(sims)
+
+
+def test_a_batch_refuses_sims_whose_friction_tables_differ():
+    sims = [VehicleSim(build_scene("sedan")) for _ in range(2)]
+    sims[1].friction_table.values[0, 0] = 0.3
+    with pytest.raises(ValueError, match=r"SimBatch: sims\[1\]'s friction table differs"):
         SimBatch(sims)

@@ -1,0 +1,108 @@
+"""Several :class:`~traction.envs.vehicle_sim.VehicleSim` stepped together (the native vector
+environment's physics): one compiled loop call per control step, one batched vehicle update per
+substep; each sim's state, commands and outputs are row views of the batch's arrays."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import actions
+from .loop import NO_ACTION, Arrays, Loop, ThreadedLoop
+from .snapshot import refuse_copies
+
+if TYPE_CHECKING:
+    from .vehicle_sim import VehicleSim
+
+
+class SimBatch:
+    """Several :class:`VehicleSim` of the same vehicle and scene kind, stepped together: one
+    compiled loop call per control step, one batched vehicle update per substep.
+
+    The worlds share one friction table (the sims' tables must be equal; each sim's
+    ``friction_table`` is then the same object): an in-place edit through any world applies to
+    every world. Per-world friction is not supported.
+
+    ``threads`` > 1 splits the worlds into that many contiguous shares (at most one per world),
+    each stepped by its own compiled loop call in its own thread (:class:`ThreadedLoop`), with
+    results bit for bit those of one thread; :meth:`close` stops the threads.
+    """
+
+    __copy__ = __deepcopy__ = __reduce_ex__ = refuse_copies(
+        "copy the environments instead (copy.deepcopy(env) and pickle rebuild one)")
+
+    def __init__(self, sims: list[VehicleSim], threads: int = 1):
+        if not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads = {threads!r}; allowed: an integer >= 1")
+        first = sims[0]
+        table = first.friction_table
+        for i, s in enumerate(sims):
+            if s.telemetry is not None:
+                raise ValueError(f"SimBatch: sims[{i}] records telemetry, which a batch does not "
+                                 "(it steps all worlds in one call); step it on its own, or "
+                                 "create it with telemetry=0")
+            if not table.same_as(s.friction_table):
+                raise ValueError(f"SimBatch: sims[{i}]'s friction table differs from sims[0]'s; "
+                                 "a batch's worlds all read one table")
+        for s in sims[1:]:
+            same = all(np.array_equal(a, b) for a, b in zip(s.params.packed, first.params.packed,
+                                                            strict=True))
+            if not same:
+                raise ValueError("SimBatch: every sim must use the same vehicle parameters")
+            if s.surfaces.grid_shape() != first.surfaces.grid_shape() or \
+                    s.surfaces.n_patches != first.surfaces.n_patches:
+                raise ValueError("SimBatch: every sim must use the same kind of terrain")
+        self.sims = sims
+        for s in sims:                                 # one table, shared: an edit reaches all
+            s._batch_table = None
+            s.friction_table = table
+            s._batch_table = table
+        self.arrays = Arrays(len(sims), first.params.n_wheels, first.surfaces.grid_shape(),
+                              first.surfaces.n_patches, first.action.shape[1])
+        for i, s in enumerate(sims):
+            s._bind(self.arrays, i)
+        self.threads = min(threads, len(sims))
+        if self.threads > 1:
+            self._loop = ThreadedLoop(self.arrays, first, self.threads)
+        else:
+            self._loop = Loop(self.arrays, first)
+        self.action = self.arrays.action
+
+    def close(self) -> None:
+        """Stop the worker threads (if any; stepping a threaded batch after this raises
+        RuntimeError)."""
+        if self.threads > 1:
+            self._loop.close()
+
+    def step(self, n_substeps: int, active: np.ndarray | None = None,
+             action_map: int = actions.NONE, action: np.ndarray | None = None) -> int:
+        """Advance every world (or those flagged in ``active``) by ``n_substeps`` substeps; with
+        an ``action_map``, map the active worlds' rows of :attr:`action` first (as
+        :meth:`VehicleSim.step_mapped` does). ``action`` (float32, the shape of :attr:`action`),
+        if given, is first copied to the active worlds' rows of :attr:`action`, in the same
+        compiled call.
+
+        Returns:
+            The first non-finite action channel as ``world * n_channels + channel`` (nothing
+            was changed), or -1.
+
+        Raises:
+            TypeError: ``n_substeps`` is not an integer. ValueError: it is negative,
+            ``active`` does not have one flag per world, ``action_map`` is unknown or does
+            not fit :attr:`action`'s width, or ``action`` is not float32 of that shape.
+        """
+        if action is not None:
+            if action.dtype != np.float32 or action.shape != self.action.shape:
+                raise ValueError(f"action: {action.dtype} {action.shape}; expected float32 "
+                                 f"{self.action.shape}")
+            action = action.reshape(-1)
+        flags = self.arrays.active
+        if active is None:
+            flags[...] = True
+        else:
+            active = np.asarray(active)
+            if active.shape != flags.shape:
+                raise ValueError(f"active: shape {active.shape}; expected {flags.shape}")
+            flags[...] = active
+        return self._loop.run(n_substeps, action_map, NO_ACTION if action is None else action)
