@@ -19,8 +19,16 @@ import mujoco
 import numpy as np
 
 #: types of the public attributes a copy takes over from its original (settings such as
-#: ``target_sideslip_deg`` that ``set_attr`` may have changed after construction)
+#: ``target`` or ``hold_seconds`` that ``set_attr`` may have changed after construction), and
+#: of the values of a dict setting (``weights``)
 SETTINGS = (bool, int, float, str, tuple, type(None))
+
+
+def is_setting(value) -> bool:
+    """A plain value of :data:`SETTINGS`, or a dict of them keyed by strings."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and isinstance(v, SETTINGS) for k, v in value.items())
+    return isinstance(value, SETTINGS)
 
 
 def refuse_copies(instead: str):
@@ -55,7 +63,7 @@ class Snapshots:
         if "vehicle" in signature.parameters:
             init["vehicle"] = self.vehicle
         settings = {k: v for k, v in vars(self).items()
-                    if not k.startswith("_") and isinstance(v, SETTINGS)}
+                    if not k.startswith("_") and is_setting(v)}
         return {"init": init, "settings": settings, "spec": self.spec,
                 "seed": self._np_random_seed,
                 "snapshot": self.get_state() if self._was_reset else None}
@@ -79,8 +87,9 @@ class Snapshots:
     def get_state(self) -> dict:
         """Everything needed to continue bit for bit: MuJoCo's integration state (incl. warm
         start), the vehicle state, commands and outputs, the chassis row and divergence flag the
-        next step's action map and checks read, the RNG, the terrain and the task's own state.
-        (The TimeLimit wrapper's step count lives outside the unwrapped env.)"""
+        next step's action map and checks read, the RNG, the terrain, the friction table's
+        values and the task's own state. (The TimeLimit wrapper's step count lives outside the
+        unwrapped env.)"""
         if not self._was_reset:
             raise gym.error.ResetNeeded("get_state before the first reset(): no episode to save")
         spec = mujoco.mjtState.mjSTATE_INTEGRATION
@@ -92,7 +101,8 @@ class Snapshots:
             "wheel_angle": sim.wheel_angle, "outputs": sim.outputs, "now": sim.now,
             "diverged": sim.diverged(), "warnings": self.data.warning.number,
             "steps": self._steps, "rng": self.np_random.bit_generator.state,
-            "task": {k: getattr(self, k) for k in self.task_state}, "env": self._fingerprint()})
+            "task": {k: getattr(self, k) for k in self.task_state}, "env": self._fingerprint(),
+            "friction": _table_of(sim.friction_table)})
         snapshot["terrain"] = self.scene.save_terrain()            # (a copy already)
         return snapshot
 
@@ -110,6 +120,7 @@ class Snapshots:
             for buf, value in vars(state[name]).items():
                 getattr(getattr(sim, name), buf)[...] = value
         sim.wheel_angle[...] = state["wheel_angle"]
+        sim.friction_table.values[...] = state["friction"][2]     # in place: a batch shares it
         self.np_random.bit_generator.state = state["rng"]
         self.scene.restore_terrain(terrain)
         self._refresh_viewer_terrain()
@@ -123,7 +134,7 @@ class Snapshots:
         snapshot of this environment (another task, terrain kind, vehicle or vehicle
         parameters, or other time steps)."""
         keys = {"mujoco", "state", "commands", "wheel_angle", "outputs", "now", "diverged",
-                "warnings", "steps", "rng", "task", "terrain", "env"}
+                "warnings", "steps", "rng", "task", "terrain", "env", "friction"}
         if not isinstance(state, dict) or not keys <= state.keys():
             missing = sorted(keys - state.keys()) if isinstance(state, dict) else "a dict"
             raise ValueError(f"set_state: not a get_state snapshot (missing {missing})")
@@ -142,6 +153,11 @@ class Snapshots:
             raise ValueError(f"set_state: task state {sorted(state['task'])}; this "
                              f"environment's is {sorted(self.task_state)}")
         self.scene.check_saved_terrain(state["terrain"])
+        mine, theirs = _table_of(self.sim.friction_table), state["friction"]
+        if not (isinstance(theirs, tuple) and len(theirs) == 3 and theirs[:2] == mine[:2]
+                and np.shape(theirs[2]) == mine[2].shape):
+            raise ValueError("set_state: the snapshot's friction table has other surfaces or "
+                             f"tyre types; this environment's: {mine[0]} x {mine[1]}")
         if state["env"] != self._fingerprint():
             raise ValueError("set_state: a snapshot of an environment with other vehicle "
                              "parameters or time steps (it would not replay here)")
@@ -157,3 +173,7 @@ class Snapshots:
             self._env_key = h.hexdigest()
         return self._env_key
 
+
+def _table_of(table) -> tuple:
+    """A friction table as a snapshot holds it: ``(surfaces, tyre types, values copy)``."""
+    return tuple(table.surfaces), tuple(table.tires), table.values.copy()

@@ -46,8 +46,9 @@ def test_deep_copies_and_pickles_replay_the_original_bit_for_bit_and_independent
 
 def test_a_copy_keeps_the_loaded_vehicle_and_settings_changed_since(tmp_path, monkeypatch):
     """The vehicle file is not read again (edited or out of reach after a chdir, the copy would
-    be another vehicle or fail), and a setting changed after construction (``set_attr``) holds
-    in the copy, which then rewards as the original does."""
+    be another vehicle or fail), and settings changed after construction (``set_attr``: the
+    target, the reward weights dict; the friction table edited in place) hold in the copy, which
+    then steps and rewards as the original does (the weights and the table were dropped)."""
     from pathlib import Path
 
     import traction.vehicle_model as vm
@@ -56,17 +57,24 @@ def test_a_copy_keeps_the_loaded_vehicle_and_settings_changed_since(tmp_path, mo
     car.write_text((Path(vm.__file__).parent / "presets" / "sedan_rwd.toml").read_text())
     monkeypatch.chdir(tmp_path)
     env = gym.make("Traction/Drift-v0", vehicle="car.toml")
-    env.reset(seed=2)
-    env.unwrapped.target_sideslip_deg = 45.0
+    plain = gym.make("Traction/Drift-v0", vehicle="car.toml")
+    for e in (env, plain):
+        e.reset(seed=2)
+    u = env.unwrapped
+    u.target = np.radians(45.0)
+    u.weights = {k: 3.0 * v for k, v in u.weights.items()}
+    u.sim.friction_table.values[...] *= 0.5
     car.write_text(car.read_text().replace("mass = ", "mass = 2 * ", 1))   # now unreadable
     monkeypatch.chdir("/")
     copies = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
     a = np.array([0.3, 1.0, 0.0, 0.0], np.float32)
-    expected = env.step(a)[1]
+    expected = env.step(a)[:2]
+    assert expected[1] != plain.step(a)[1]                    # the settings matter
     for c in copies:
-        assert c.unwrapped.target_sideslip_deg == 45.0
-        assert c.unwrapped.vehicle.chassis.mass == env.unwrapped.vehicle.chassis.mass
-        assert c.step(a)[1] == expected
+        assert c.unwrapped.target == u.target and c.unwrapped.weights == u.weights
+        assert c.unwrapped.vehicle.chassis.mass == u.vehicle.chassis.mass
+        obs, reward = c.step(a)[:2]
+        assert np.array_equal(obs, expected[0]) and reward == expected[1]
 
 
 def test_a_copy_of_a_fresh_env_outlives_the_original():
@@ -123,3 +131,21 @@ def test_native_sub_env_specs_remake_the_env_and_seeds_read_as_in_sync_vector_en
         v.reset(seed=7)
     assert native.unwrapped.np_random_seed == sync.unwrapped.np_random_seed == (7, 8)
     native.close()
+
+
+def test_a_snapshot_carries_the_friction_table():
+    """set_state restores the friction table's values (an env with another table replayed
+    otherwise), and refuses a table of other surfaces by name."""
+    env, fresh = (gym.make("Traction/Drift-v0").unwrapped for _ in range(2))
+    for e in (env, fresh):
+        e.reset(seed=4)
+    env.sim.friction_table.values[...] *= 0.2
+    fresh.set_state(env.get_state())
+    assert np.array_equal(fresh.sim.friction_table.values, env.sim.friction_table.values)
+    a = np.array([0.2, 0.8, 0.0, 0.0], np.float32)
+    for _ in range(3):
+        assert np.array_equal(env.step(a)[0], fresh.step(a)[0])
+    state = env.get_state()
+    state["friction"] = (("tarmac",), *state["friction"][1:])
+    with pytest.raises(ValueError, match="snapshot's friction table has other surfaces"):
+        fresh.set_state(state)
