@@ -18,6 +18,8 @@ import gymnasium as gym
 import mujoco
 import numpy as np
 
+from traction.vehicle_model import layout as L
+
 #: types of the public attributes a copy takes over from its original (settings such as
 #: ``target`` or ``hold_seconds`` that ``set_attr`` may have changed after construction), and
 #: of the values of a dict setting (``weights``)
@@ -168,8 +170,15 @@ class Snapshots:
         if self._env_key is None:
             h = hashlib.sha256(f"{type(self).__qualname__} {self.control_dt!r} "
                                f"{self.physics_dt!r}".encode())
-            for a in self.vehicle.packed:
+            packed = self.vehicle.packed
+            wheel = packed.wheel.copy()
+            wheel[:, L.CUSTOM_INDEX] = 0                 # this process's registry index: by name
+            for a in (wheel, *packed[1:]):
                 h.update(np.ascontiguousarray(a).tobytes())
+            tyre = self.vehicle.custom_tire
+            if tyre is not None:
+                h.update(f"{getattr(tyre, '__module__', '')}."
+                         f"{getattr(tyre, '__qualname__', repr(tyre))}".encode())
             self._env_key = h.hexdigest()
         return self._env_key
 

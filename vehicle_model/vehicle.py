@@ -65,6 +65,10 @@ class TireForceScaling:
 WHEEL_OUTSIDE_MARGIN = 1.0
 
 
+#: :class:`VehicleParams`' cached derived properties
+CACHED = ("groups", "packed", "base_split")
+
+
 @dataclass(frozen=True)
 class VehicleParams:
     """Everything that defines one vehicle type. Built by :func:`traction.vehicle_model.load_vehicle`."""
@@ -96,6 +100,13 @@ class VehicleParams:
     @property
     def has_engine(self) -> bool:
         return self.differential.has_engine
+
+    def __getstate__(self) -> dict:
+        """What a pickle or deep copy holds: the fields, not the cached arrays derived from them
+        (:data:`CACHED`), which are rebuilt on first use. ``packed`` holds a custom tyre's index
+        in this process's registry (another process's may differ), and a copy's arrays come
+        back writeable: a new type to numba, which compiled the whole update again."""
+        return {k: v for k, v in self.__dict__.items() if k not in CACHED}
 
     @cached_property
     def groups(self) -> np.ndarray:

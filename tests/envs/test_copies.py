@@ -10,9 +10,11 @@ import sys
 import gymnasium as gym
 import numpy as np
 import pytest
+from vehicle_variants import with_model
 
 import traction.envs
 from traction.envs import SimBatch
+from traction.vehicle_model import tire_custom
 
 
 def _actions(env, n, seed):
@@ -149,3 +151,34 @@ def test_a_snapshot_carries_the_friction_table():
     state["friction"] = (("tarmac",), *state["friction"][1:])
     with pytest.raises(ValueError, match="snapshot's friction table has other surfaces"):
         fresh.set_state(state)
+
+
+def _grip(friction, long_slip, lat_slip, camber, wheel_omega, wheel_radius, rest_load,
+          normalised_load, load, gravity):
+    """A module-level custom tyre: linear in slip, friction-limited."""
+    cap = friction * load
+    return (np.zeros_like(load), np.clip(10.0 * long_slip * load, -cap, cap),
+            np.clip(-8.0 * lat_slip * load, -cap, cap), np.zeros_like(load))
+
+
+def test_a_snapshot_with_a_custom_tyre_fits_another_registry_order(monkeypatch):
+    """The snapshot fingerprint names a custom tyre instead of its index in the process's
+    registry, so a snapshot (or pickled env) is accepted where the tyres were packed in
+    another order (it was refused as 'other vehicle parameters')."""
+    import dataclasses
+
+    p = dataclasses.replace(with_model("sedan_rwd", "custom"), custom_tire=_grip)
+    monkeypatch.setattr(tire_custom, "_BY_INDEX", [print, len])
+    env = gym.make("Traction/Drift-v0", vehicle=p).unwrapped
+    env.reset(seed=3)
+    a = np.array([0.1, 0.6, 0.0, 0.0], np.float32)
+    env.step(a)
+    state = env.get_state()
+    monkeypatch.setattr(tire_custom, "_BY_INDEX", [])
+    other = gym.make("Traction/Drift-v0", vehicle=pickle.loads(pickle.dumps(p))).unwrapped
+    other.reset(seed=9)
+    other.set_state(state)
+    assert tire_custom._BY_INDEX == [_grip]             # index 0 here, 2 in the original
+    tire_custom._BY_INDEX.extend([len, _grip])          # (one process: keep index 2 valid)
+    for _ in range(3):
+        assert np.array_equal(env.step(a)[0], other.step(a)[0])

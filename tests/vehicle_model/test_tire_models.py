@@ -272,3 +272,31 @@ def test_shipped_tyre_defaults_pass_the_magic_formula_ranges():
     for name in vm.preset_names():
         vm.load_vehicle(name).tires.validate()
     _params("magic_formula").validate()
+
+
+def _push(friction, long_slip, lat_slip, camber, wheel_omega, wheel_radius, rest_load,
+          normalised_load, load, gravity):
+    """A module-level custom tyre (picklable by reference)."""
+    return np.zeros_like(load), np.full_like(load, 100.0), np.zeros_like(load), np.zeros_like(load)
+
+
+def test_params_copies_and_pickles_repack_in_their_own_process(monkeypatch):
+    """A pickle or copy of VehicleParams leaves the packed arrays out: they held the custom tyre's
+    index in the pickling process's registry (another process drove another tyre), and came
+    back writeable, a new type to numba that compiled the whole update again (~2 min)."""
+    import copy
+    import pickle
+
+    from traction.vehicle_model import layout, tire_custom
+
+    p = dataclasses.replace(_params("custom"), custom_tire=_push)
+    monkeypatch.setattr(tire_custom, "_BY_INDEX", [_params, _inputs])   # two tyres before it
+    assert p.packed.wheel[0, layout.CUSTOM_INDEX] == 2
+    monkeypatch.setattr(tire_custom, "_BY_INDEX", [])                   # "another process"
+    for q in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p)):
+        assert not {"packed", "groups", "base_split"} & set(vars(q))
+        assert tire_custom._BY_INDEX[int(q.packed.wheel[0, layout.CUSTOM_INDEX])] is _push
+        assert all(not a.flags.writeable for a in q.packed)             # the original's type
+        for a, b in zip(q.packed, p.packed, strict=True):
+            if a is not q.packed.wheel:
+                assert np.array_equal(a, b)
