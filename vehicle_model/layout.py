@@ -99,15 +99,19 @@ N_TIRE_INPUTS = _columns(
 
 def column_view(buffer: str, col: int, width: int = 0, dtype=None, doc: str = ""):
     """A property viewing column ``col`` (``width`` > 0: columns ``col:col+width``) of the named
-    buffer; ``dtype`` returns a converted copy instead of a view (bool flags, integer gears).
-    Assigning writes into the buffer (broadcasting)."""
+    buffer. Assigning the property writes into the buffer (broadcasting). With ``dtype`` (bool
+    flags, integer gears of a float buffer) it returns a converted, read-only copy: an indexed
+    write (``cmd.target_gear[1] = 3``) would change only the copy, so it raises instead; assign
+    the whole column (``cmd.target_gear = gears``)."""
     index = (Ellipsis, slice(col, col + width)) if width else (Ellipsis, col)
 
     def get(self):
         view = getattr(self, buffer)[index]
-        if dtype is bool:
-            return view != 0
-        return view.astype(dtype) if dtype is not None else view
+        if dtype is None:
+            return view
+        out = view != 0 if dtype is bool else view.astype(dtype)
+        out.flags.writeable = False
+        return out
 
     def put(self, value):
         getattr(self, buffer)[index] = value

@@ -177,3 +177,9 @@ def describe(cls: type) -> list[tuple[str, str, str, str]]:
     """(name, unit, allowed range, description) rows for a params dataclass, for docs."""
     return [(f.name, f.metadata["unit"], range_text(f.metadata), f.metadata["doc"])
             for f in dataclasses.fields(cls) if "lo" in f.metadata]
+
+
+def read_only(a: np.ndarray) -> np.ndarray:
+    """``a``, made read-only (a frozen vehicle's arrays: an in-place edit changed the vehicle)."""
+    a.flags.writeable = False
+    return a

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import chassis, contact, controls, drivetrain, tire_models
+from . import chassis, contact, controls, drivetrain, step_checks, tire_models
 from . import layout as L
 from .jit import borrow, borrow_rows, first_compile, jit
 from .layout import (
@@ -163,14 +163,16 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
     each compiled signature compiles the whole update again (~half a minute).
 
     Raises:
-        ValueError: ``dt`` or ``gravity`` not a positive finite number, or an array of the
-            wrong shape.
+        ValueError: ``dt`` or ``gravity`` not a positive finite number, an array of the wrong
+            shape or dtype, a ground normal not of unit length, or a non-finite command
+            (:mod:`~traction.vehicle_model.step_checks`).
         VehicleConfigError: a wheel's ``tire_type`` that is not a column of ``friction_table``.
     """
     check_step_inputs(dt, gravity)
     friction_table.check_tire_types(p.tires.tire_type, p.name)
-    kin, hit = ck.rows(), hits.rows()
-    _check_rows(p, s, cmd, kin, hit)
+    kin, hit = step_checks.kinematics_rows(ck), step_checks.hit_rows(hits, p.n_wheels)
+    step_checks.check_rows(p, s, cmd, kin, hit)
+    step_checks.check_commands(cmd)
     out = VehicleOutputs.zeros(p, len(s.wheel))
     with first_compile(step_batch_with, "the vehicle update"):
         step_batch_with(p.packed, s.wheel, s.vehicle, s.gears, cmd.vehicle, cmd.wheel, kin,
@@ -179,21 +181,3 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
                         np.ones(len(s.wheel), dtype=np.bool_), *scratch(p.n_wheels), True, True)
     return out
 
-
-def _check_rows(p: VehicleParams, s: VehicleState, cmd: Commands, kin: np.ndarray,
-                hit: np.ndarray) -> None:
-    """The arrays :func:`step` passes to the compiled update: C-contiguous, one row per vehicle
-    of the state, ``p.n_wheels`` wheels, the layout's columns (ValueError naming the first that
-    is not; the compiled update reads rows at fixed column offsets and trusts the counts)."""
-    n = len(s.wheel)
-    for name, a, shape in (("state.wheel", s.wheel, (n, p.n_wheels, L.N_WHEEL_STATE)),
-                           ("state.vehicle", s.vehicle, (n, L.N_VEHICLE_STATE)),
-                           ("state.gears", s.gears, (n, L.N_GEAR_STATE)),
-                           ("commands.vehicle", cmd.vehicle, (n, L.N_VEHICLE_COMMANDS)),
-                           ("commands.wheel", cmd.wheel, (n, p.n_wheels, L.N_WHEEL_COMMANDS)),
-                           ("chassis kinematics rows", kin, (n, L.N_KINEMATICS)),
-                           ("ground hit rows", hit, (n, p.n_wheels, L.N_HIT))):
-        if a.shape != shape or not a.flags.c_contiguous:
-            raise ValueError(f"vehicle update: {name} must be a C-contiguous array of shape "
-                             f"{shape}; got shape {a.shape}"
-                             + ("" if a.flags.c_contiguous else ", not C-contiguous"))

@@ -23,7 +23,7 @@ from .engine import EngineParams
 from .errors import VehicleConfigError
 from .gearbox import GearboxParams, GearboxState, check_gear
 from .layout import Packed, column_view
-from .params import check_number, check_shapes, param, validate_fields
+from .params import check_number, check_shapes, param, read_only, validate_fields
 from .steering import SteeringParams
 from .tire_curve import DEFAULT as DEFAULT_CURVES
 from .tire_curve import CurveSet
@@ -102,27 +102,28 @@ class VehicleParams:
         return self.differential.has_engine
 
     def __getstate__(self) -> dict:
-        """What a pickle or deep copy holds: the fields, not the cached arrays derived from them
-        (:data:`CACHED`), which are rebuilt on first use. ``packed`` holds a custom tyre's index
-        in this process's registry (another process's may differ), and a copy's arrays come
-        back writeable: a new type to numba, which compiled the whole update again."""
+        """What a pickle or deep copy holds: the fields, not the :data:`CACHED` arrays, rebuilt
+        on use (``packed`` holds a custom tyre's index in this process's registry)."""
         return {k: v for k, v in self.__dict__.items() if k not in CACHED}
 
     @cached_property
     def groups(self) -> np.ndarray:
         """One-hot ``(n_wheels, n_groups)`` wheel -> spinning group map (tank sides)."""
-        return differential.wheel_groups(self.differential, self.suspension.position)
+        return read_only(differential.wheel_groups(self.differential,
+                                                    self.suspension.position))
 
     @cached_property
     def packed(self) -> Packed:
-        """The arrays of the compiled update (:func:`~traction.vehicle_model.pack.pack`)."""
+        """The arrays of the compiled update (:func:`~traction.vehicle_model.pack.pack`), of
+        validated parameters (:meth:`validate`: also those built in code)."""
         from .pack import pack
+        self.validate(self.name)
         return pack(self)
 
     @cached_property
     def base_split(self) -> np.ndarray:
         """Static differential split ``(n_wheels,)``."""
-        return differential.base_split(self.differential, self.n_wheels)
+        return read_only(differential.base_split(self.differential, self.n_wheels))
 
     def validate(self, where: str = "") -> None:
         """Validate every part (raises VehicleConfigError naming file and field): one value per
@@ -271,7 +272,10 @@ class Commands:
     wheel_torque = column_view("wheel", L.WHEEL_TORQUE, doc="N m, direct drive")
     wheel_brake = column_view("wheel", L.WHEEL_BRAKE, doc="0..1 per wheel")
     wheel_steer = column_view("wheel", L.WHEEL_STEER, doc="rad per wheel, added to the steering")
-    torque_split = column_view("wheel", L.TORQUE_SPLIT, doc="torque ratio override, NaN = differential")
+    torque_split = column_view("wheel", L.TORQUE_SPLIT,
+                               doc="torque ratio override, NaN = differential; shares of wheels "
+                               "the differential does not drive (and <= 0) are dropped and the "
+                               "rest renormalised (none left: the differential's ratios)")
 
     FIELDS = ("throttle", "brake", "handbrake", "steer", "thrust", "gear_up", "gear_down",
               "target_gear", "wheel_torque", "wheel_brake", "wheel_steer", "torque_split")
@@ -312,7 +316,7 @@ class GroundHits:
     """What is under each wheel: the suspension ray's hit, ``(n_vehicles, n_wheels, ...)``."""
 
     dist: np.ndarray     # distance along the ray (m); negative = no hit
-    normal: np.ndarray   # ground normal, world frame, (..., 3)
+    normal: np.ndarray   # unit ground normal, world frame, (..., 3)
     surface: np.ndarray  # surface type (int), row of the friction table
 
     def rows(self) -> np.ndarray:

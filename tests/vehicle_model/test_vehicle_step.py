@@ -107,7 +107,7 @@ def test_an_array_without_its_layout_column_count_is_refused(sedan, rng):
     table = vm.FrictionTable.default()                       # update.step names the array
     n = L.N_WHEEL_STATE
     with pytest.raises(ValueError, match=rf"state.wheel must be .* shape \(2, 4, {n}\); got "
-                                         rf"shape \(2, 4, {n + 1}\)"):
+                                         rf"float64 \(2, 4, {n + 1}\)"):
         vm.step(sedan, wide, kin, hits, cmd, table, 0.002)
     fortran = vm.VehicleState(np.asfortranarray(state.wheel), state.vehicle, state.gears)
     with pytest.raises(ValueError, match="state.wheel must be a C-contiguous .* not C-contig"):
@@ -120,14 +120,13 @@ def test_kinematics_or_hits_for_another_vehicle_count_are_refused(sedan, rng):
     state, kin, hits, cmd = _random_case(sedan, 2, rng)
     _, kin3, hits3, _ = _random_case(sedan, 3, rng)
     table = vm.FrictionTable.default()
-    n = L.N_KINEMATICS
-    with pytest.raises(ValueError, match=rf"chassis kinematics rows .* shape \(2, {n}\); got "
-                                         rf"shape \(3, {n}\)"):
+    disagree = r"the arrays disagree on the number of vehicles: state.wheel 2, .*"
+    with pytest.raises(ValueError, match=disagree + "chassis kinematics rows 3, ground hit rows 2"):
         vm.step(sedan, state, kin3, hits, cmd, table, 0.002)
-    with pytest.raises(ValueError, match=r"ground hit rows .* got shape \(3, 4,"):
+    with pytest.raises(ValueError, match=disagree + "chassis kinematics rows 2, ground hit rows 3"):
         vm.step(sedan, state, kin, hits3, cmd, table, 0.002)
     three = vm.GroundHits(hits.dist[:, :3], hits.normal[:, :3], hits.surface[:, :3])
-    with pytest.raises(ValueError, match=r"ground hit rows .* got shape \(2, 3,"):
+    with pytest.raises(ValueError, match=r"hits.dist has shape \(2, 3\); expected \(n_vehicles, 4"):
         vm.step(sedan, state, kin, three, cmd, table, 0.002)
 
 
@@ -310,3 +309,72 @@ def test_aligning_moment_is_the_substep_mean_like_the_lateral_force(sedan):
     out = vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), 0.01)
     assert np.all(out.in_contact) and np.all(np.abs(out.lat_force) > 100.0)
     np.testing.assert_allclose(out.aligning_moment, -p.tires.trail * out.lat_force, rtol=1e-12)
+
+
+def test_standalone_step_names_wrong_dtypes_field_shapes_normals_and_non_finite_commands(
+        sedan, rng):
+    """What a numpy user can get wrong is refused by name: a float32 state or float64 gears
+    (compiled the whole update again, or failed inside numba), kinematics fields whose sizes
+    only add up to the row (read shifted), a ground normal that is not unit length (load 0), a
+    NaN command (the vehicle's spins NaN for good; a NaN target_gear chose reverse). A NaN
+    torque_split means 'the differential's' and runs."""
+    state, kin, hits, cmd = _random_case(sedan, 2, rng)
+    table = vm.FrictionTable.default()
+
+    def step(s=state, k=kin, h=hits, c=cmd):
+        return vm.step(sedan, s, k, h, c, table, 0.002)
+
+    f32 = vm.VehicleState(state.wheel.astype(np.float32), state.vehicle, state.gears)
+    with pytest.raises(ValueError, match=r"state.wheel must be a C-contiguous float64 .* got "
+                                         r"float32"):
+        step(s=f32)
+    floats = vm.VehicleState(state.wheel, state.vehicle, state.gears.astype(float))
+    with pytest.raises(ValueError, match=r"state.gears must be a C-contiguous int64"):
+        step(s=floats)
+    shifted = dataclasses.replace(kin, velocity=kin.velocity[:, :2],
+                                  angular_velocity=np.c_[kin.angular_velocity, kin.velocity[:, 2]])
+    with pytest.raises(ValueError, match=r"kinematics.velocity has shape \(2, 2\); expected "
+                                         r"\(n_vehicles, 3\)"):
+        step(k=shifted)
+    long_normal = vm.GroundHits(np.abs(hits.dist), 2.0 * hits.normal, hits.surface)
+    with pytest.raises(ValueError, match=r"hits.normal of vehicle 0, wheel 0 has length 2; "
+                                         r"allowed: unit length"):
+        step(h=long_normal)
+    for name, value in (("throttle", np.nan), ("target_gear", np.nan), ("steer", np.inf)):
+        bad = cmd.copy()
+        bad.vehicle[1, getattr(L, name.upper())] = value
+        with pytest.raises(ValueError, match=rf"commands.{name} = {value} for vehicle 1; "
+                                             r"allowed: finite"):
+            step(c=bad)
+    split = cmd.copy()
+    split.torque_split = np.nan
+    assert np.isfinite(step(c=split).wheel).all()
+
+
+def test_gear_and_flag_views_refuse_indexed_writes_and_cached_arrays_are_read_only(sedan):
+    """``target_gear``, ``gear_up``/``gear_down`` and ``auto_shift`` are converted copies of
+    float columns: ``cmd.target_gear[1] = 3`` changed only the copy (lost silently), so the
+    copies are read-only; assigning the whole column writes it. A frozen vehicle's cached
+    ``base_split`` and ``groups`` are read-only (an edit re-routed the drive torque)."""
+    cmd = vm.Commands.zeros(sedan, 3)
+    for name in ("target_gear", "gear_up", "gear_down"):
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(cmd, name)[1] = 1
+    cmd.target_gear = [1, 3, 2]
+    assert cmd.target_gear.tolist() == [1, 3, 2]
+    state = vm.VehicleState.zeros(sedan, 3)
+    with pytest.raises(ValueError, match="read-only"):
+        state.gearbox.auto_shift[0] = True
+    for name in ("base_split", "groups"):
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(sedan, name)[...] = 0
+
+
+def test_standalone_step_validates_parameters_built_in_code(sedan, rng):
+    """``dataclasses.replace`` skips validation; packing validates (a wheel of zero inertia
+    spun up to NaN)."""
+    state, kin, hits, cmd = _random_case(sedan, 1, rng)
+    bad = dataclasses.replace(sedan, wheels=dataclasses.replace(sedan.wheels,
+                                                                moi=np.zeros(4)))
+    with pytest.raises(vm.VehicleConfigError, match=r"sedan: wheel.moi\[0\] = 0 is out of range"):
+        vm.step(bad, state, kin, hits, cmd, vm.FrictionTable.default(), 0.002)
