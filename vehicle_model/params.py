@@ -183,3 +183,10 @@ def read_only(a: np.ndarray) -> np.ndarray:
     """``a``, made read-only (a frozen vehicle's arrays: an in-place edit changed the vehicle)."""
     a.flags.writeable = False
     return a
+
+
+def check_step_inputs(dt: float, gravity: float) -> None:
+    """Raise ValueError unless the step ``dt`` (s) and ``gravity`` (m/s^2) are positive finite
+    numbers (the update divides by both: 1/dt for mean forces, m g for rest loads)."""
+    for name, value, unit in (("dt", dt, "s"), ("gravity", gravity, "m/s^2")):
+        check_number(f"vehicle update: {name}", value, 0.0, lo_open=True, unit=unit)

@@ -32,6 +32,7 @@ from .layout import (
     N_WHEEL_STATE,
     Packed,
 )
+from .params import check_step_inputs
 from .surface import FrictionTable
 from .vec import rot
 from .vehicle import (
@@ -41,7 +42,6 @@ from .vehicle import (
     VehicleOutputs,
     VehicleParams,
     VehicleState,
-    check_step_inputs,
 )
 
 

@@ -23,7 +23,7 @@ from .engine import EngineParams
 from .errors import VehicleConfigError
 from .gearbox import GearboxParams, GearboxState, check_gear
 from .layout import Packed, column_view
-from .params import check_number, check_shapes, param, read_only, validate_fields
+from .params import check_shapes, check_step_inputs, param, read_only, validate_fields
 from .steering import SteeringParams
 from .tire_curve import DEFAULT as DEFAULT_CURVES
 from .tire_curve import CurveSet
@@ -443,10 +443,3 @@ def check_timestep(p: VehicleParams, dt: float, gravity: float = 9.81) -> list[s
     for m in msgs:
         warnings.warn(m, RuntimeWarning, stacklevel=2)
     return msgs
-
-
-def check_step_inputs(dt: float, gravity: float) -> None:
-    """Raise ValueError unless the step ``dt`` (s) and ``gravity`` (m/s^2) are positive finite
-    numbers (the update divides by both: 1/dt for mean forces, m g for rest loads)."""
-    for name, value, unit in (("dt", dt, "s"), ("gravity", gravity, "m/s^2")):
-        check_number(f"vehicle update: {name}", value, 0.0, lo_open=True, unit=unit)
