@@ -1,6 +1,6 @@
 """The compiled physics loop bound to a set of worlds: the arrays it reads and writes
 (:class:`Arrays`, a sim's own or a batch's) and the bound call (:class:`Loop`, used by
-:class:`~traction.envs.vehicle_sim.VehicleSim` and :class:`~traction.envs.vehicle_sim.SimBatch`;
+:class:`~traction.envs.vehicle_sim.VehicleSim` and :class:`~traction.envs.sim_batch.SimBatch`;
 :class:`ThreadedLoop`, a batch's worlds in shares run by several threads).
 """
 

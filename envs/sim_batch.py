@@ -55,9 +55,7 @@ class SimBatch:
                 raise ValueError("SimBatch: every sim must use the same kind of terrain")
         self.sims = sims
         for s in sims:                                 # one table, shared: an edit reaches all
-            s._batch_table = None
-            s.friction_table = table
-            s._batch_table = table
+            s._share_table(table)
         self.arrays = Arrays(len(sims), first.params.n_wheels, first.surfaces.grid_shape(),
                               first.surfaces.n_patches, first.action.shape[1])
         for i, s in enumerate(sims):

@@ -19,6 +19,7 @@ import mujoco
 import numpy as np
 
 from traction.vehicle_model import layout as L
+from traction.vehicle_model import tire_custom
 
 #: types of the public attributes a copy takes over from its original (settings such as
 #: ``target`` or ``hold_seconds`` that ``set_attr`` may have changed after construction), and
@@ -166,19 +167,20 @@ class Snapshots:
 
     def _fingerprint(self) -> str:
         """What a snapshot's environment must share with this one: the task, control and physics
-        steps and every parameter of the vehicle's compiled update."""
+        steps and every parameter of the vehicle's compiled update; a custom tyre by the name
+        it is registered under (a process's registry order may differ), else by its index in
+        this process (an unregistered function, e.g. a closure, fits this process only)."""
         if self._env_key is None:
             h = hashlib.sha256(f"{type(self).__qualname__} {self.control_dt!r} "
                                f"{self.physics_dt!r}".encode())
             packed = self.vehicle.packed
             wheel = packed.wheel.copy()
-            wheel[:, L.CUSTOM_INDEX] = 0                 # this process's registry index: by name
+            name = tire_custom.name_of(self.vehicle.custom_tire)
+            if name is not None:               # a registered tyre by its name, not the index
+                wheel[:, L.CUSTOM_INDEX] = 0   # in this process's registry (others may differ)
+                h.update(f"custom tyre {name!r}".encode())
             for a in (wheel, *packed[1:]):
                 h.update(np.ascontiguousarray(a).tobytes())
-            tyre = self.vehicle.custom_tire
-            if tyre is not None:
-                h.update(f"{getattr(tyre, '__module__', '')}."
-                         f"{getattr(tyre, '__qualname__', repr(tyre))}".encode())
             self._env_key = h.hexdigest()
         return self._env_key
 

@@ -3,7 +3,7 @@
 ``gym.make_vec("Traction/Climb6x6-v0", num_envs=64, vectorization_mode="vector_entry_point")``
 returns a :class:`TractionVectorEnv`. It holds N task environments (each its own MuJoCo model
 and data, terrain, RNG and task state) whose simulators are bound into one
-:class:`~traction.envs.vehicle_sim.SimBatch`: per control step the actions are copied into the
+:class:`~traction.envs.sim_batch.SimBatch`: per control step the actions are copied into the
 batch's action rows and one compiled call checks and maps them (the task's action map) and
 advances every world's substeps (``mj_step1`` for all -> one vehicle update for all ->
 ``mj_step2`` for all, per substep), then each world's task computes its observation, reward

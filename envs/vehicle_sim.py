@@ -99,9 +99,8 @@ class VehicleSim:
         self.params = scene.vehicle
         self.scene = scene
         self._batch_table: vm.FrictionTable | None = None    # a SimBatch's shared table
-        self.friction_table = scene.friction_table.same_surfaces(friction_table)
         self.params.validate(self.params.name)       # also parameters built in code
-        self.friction_table.check_tire_types(self.params.tires.tire_type, self.params.name)
+        self.friction_table = friction_table         # (the scene's if None; checked)
         self.dt = float(self.model.opt.timestep)
         self.gravity = float(np.linalg.norm(self.model.opt.gravity))
         vm.check_timestep(self.params, self.dt, self.gravity)
@@ -128,8 +127,9 @@ class VehicleSim:
     @property
     def friction_table(self) -> vm.FrictionTable:
         """Tyre/surface friction: edit it in place (``set``, ``values[...]``) or assign another
-        table of the same surfaces. In a :class:`SimBatch` every world reads the batch's one
-        table, so it is edited in place only (assigning raises ValueError)."""
+        table of the same surfaces with a column for each of the vehicle's tyre types. In a
+        :class:`SimBatch` every world reads the batch's one table, so it is edited in place only
+        (assigning raises ValueError)."""
         return self._friction_table
 
     @friction_table.setter
@@ -138,7 +138,14 @@ class VehicleSim:
             raise ValueError("friction_table: this sim is stepped in a SimBatch (a vector env), "
                              "whose worlds all read one table; edit that table in place "
                              "(friction_table.set(...) or .values[...]), for every world")
-        self._friction_table = self.scene.friction_table.same_surfaces(table)
+        table = self.scene.friction_table.same_surfaces(table)
+        table.check_tire_types(self.params.tires.tire_type, self.params.name)
+        self._friction_table = table
+
+    def _share_table(self, table: vm.FrictionTable) -> None:
+        """Read ``table`` from now on, as a :class:`SimBatch`'s world (the batch checked that
+        it equals this sim's); assigning another then raises."""
+        self._batch_table = self._friction_table = table
 
     def _bind(self, arrays: Arrays, row: int) -> None:
         """Use row ``row`` of ``arrays`` for this world (its own storage, or a batch's),

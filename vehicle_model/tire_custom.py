@@ -54,6 +54,11 @@ def lookup(name: str, where: str = "") -> Callable:
     return _REGISTRY[name]
 
 
+def name_of(fn: Callable) -> str | None:
+    """The name ``fn`` was registered under (the first, if several), or None."""
+    return next((name for name, known in _REGISTRY.items() if known is fn), None)
+
+
 def index_of(fn: Callable) -> int:
     """A stable index for ``fn`` that the compiled update passes back to :func:`call`."""
     for i, known in enumerate(_BY_INDEX):

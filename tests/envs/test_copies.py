@@ -13,6 +13,7 @@ import pytest
 from vehicle_variants import with_model
 
 import traction.envs
+import traction.vehicle_model as vm
 from traction.envs import SimBatch
 from traction.vehicle_model import tire_custom
 
@@ -162,11 +163,12 @@ def _grip(friction, long_slip, lat_slip, camber, wheel_omega, wheel_radius, rest
 
 
 def test_a_snapshot_with_a_custom_tyre_fits_another_registry_order(monkeypatch):
-    """The snapshot fingerprint names a custom tyre instead of its index in the process's
-    registry, so a snapshot (or pickled env) is accepted where the tyres were packed in
-    another order (it was refused as 'other vehicle parameters')."""
+    """The snapshot fingerprint names a registered custom tyre instead of its index in the
+    process's registry, so a snapshot (or pickled env) is accepted where the tyres were packed
+    in another order (it was refused as 'other vehicle parameters')."""
     import dataclasses
 
+    vm.register_tire_model("grip_for_snapshots", _grip)
     p = dataclasses.replace(with_model("sedan_rwd", "custom"), custom_tire=_grip)
     monkeypatch.setattr(tire_custom, "_BY_INDEX", [print, len])
     env = gym.make("Traction/Drift-v0", vehicle=p).unwrapped
@@ -182,3 +184,30 @@ def test_a_snapshot_with_a_custom_tyre_fits_another_registry_order(monkeypatch):
     tire_custom._BY_INDEX.extend([len, _grip])          # (one process: keep index 2 valid)
     for _ in range(3):
         assert np.array_equal(env.step(a)[0], other.step(a)[0])
+
+
+def _scaled_grip(k):
+    def grip(friction, long_slip, lat_slip, camber, wheel_omega, wheel_radius, rest_load,
+             normalised_load, load, gravity):
+        return tuple(k * f for f in _grip(friction, long_slip, lat_slip, camber, wheel_omega,
+                                          wheel_radius, rest_load, normalised_load, load,
+                                          gravity))
+    return grip
+
+
+@pytest.mark.parametrize("register", [False, True])
+def test_a_snapshot_with_another_custom_tyre_of_the_same_name_is_refused(register):
+    """Two closures of one factory share module and qualified name, so the fingerprint does not
+    go by them: registered tyres by their registered names, unregistered by their index."""
+    import dataclasses
+
+    envs = []
+    for k in (1.0, 10.0):
+        tyre = _scaled_grip(k)
+        if register:
+            vm.register_tire_model(f"grip_x{k:g}", tyre)
+        p = dataclasses.replace(with_model("sedan_rwd", "custom"), custom_tire=tyre)
+        envs.append(gym.make("Traction/Drift-v0", vehicle=p).unwrapped)
+        envs[-1].reset(seed=0)
+    with pytest.raises(ValueError, match="other vehicle parameters"):
+        envs[1].set_state(envs[0].get_state())

@@ -1,6 +1,8 @@
 """Terrains: deterministic from a seed, rays find the generator's height, every vehicle spawns
 at rest on every terrain, regeneration rewrites the heightfield in place."""
 
+import dataclasses
+
 import mujoco
 import numpy as np
 import pytest
@@ -117,6 +119,13 @@ def test_a_custom_friction_table_given_to_build_scene_reaches_the_tyres():
     np.testing.assert_array_equal(sim.outputs.wheel[0][:, layout.O_FRICTION], 0.1)
     with pytest.raises(vm.VehicleConfigError, match="friction_table: surfaces"):
         VehicleSim(scene, friction_table=vm.FrictionTable.default())
+    p = vm.load_vehicle("sedan")                                # track tyres (column 2)
+    tracked = dataclasses.replace(p, tires=dataclasses.replace(p.tires, tire_type=np.full(4, 2.0)))
+    sim = VehicleSim(build_scene(tracked, "flat"))
+    road_only = vm.FrictionTable(list(sim.friction_table.surfaces), ["road"],
+                                 np.ones((len(sim.friction_table.surfaces), 1)))
+    with pytest.raises(vm.VehicleConfigError, match=r"tire_type\[0\] = 2 is not a tyre type"):
+        sim.friction_table = road_only                          # as the constructor refuses it
 
 
 def test_regenerate_rewrites_heightfield_without_recompiling():
