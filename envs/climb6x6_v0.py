@@ -101,7 +101,7 @@ class Climb6x6Env(TractionEnv):
     | argument | default | meaning |
     |---|---|---|
     | `terrain` | `"rough_hill"` | `"rough_hill"`, `"crest"` or `"slope"` |
-    | `difficulty` | 0.5 | rough_hill difficulty in [0, 1] (slope, roughness, rocks, ditches); other terrains ignore it |
+    | `difficulty` | 0.5 | rough_hill difficulty in [0, 1] (slope, roughness, rocks, ditches); other terrains ignore it. Also an attribute: set between episodes (`set_attr`), the next reset's terrain has it (a curriculum) |
     | `differential` | `"torque_vectoring"` | or `"equal"` (equal split over the six wheels) |
     | `action_mode` | `"pedals"` | or `"wheel_torques"` |
     | `control_dt` | 0.04 | s per `step` (25 Hz) |
@@ -157,9 +157,23 @@ class Climb6x6Env(TractionEnv):
             kwargs["difficulty"] = difficulty
         super().__init__(p, terrain, kwargs, control_dt, physics_dt, render_mode, width, height)
         self.terrain_name, self.action_mode = terrain, action_mode
+        self._difficulty = difficulty
         self.goal_radius = goal_radius
         self.weights = weights
         self.observation_space = gym.spaces.Box(-OBS_LIMIT, OBS_LIMIT, (90,), np.float64)
+
+    @property
+    def difficulty(self) -> float:
+        """The rough_hill difficulty in [0, 1]. Set it between episodes for a curriculum
+        (``env.set_attr("difficulty", d)``, also on vector envs): the next reset's terrain has
+        it, without recompiling. Other terrains ignore it."""
+        return self.scene.terrain.knobs.get("difficulty", self._difficulty)
+
+    @difficulty.setter
+    def difficulty(self, value: float) -> None:
+        self._difficulty = check_number("difficulty", value, 0.0, 1.0)
+        if self.terrain_name == "rough_hill":
+            self.scene.terrain.knobs["difficulty"] = self._difficulty
 
     # --- task --------------------------------------------------------------------------------
     def _goal(self) -> np.ndarray:

@@ -65,6 +65,9 @@ class Snapshots:
                 if k != "self"}
         if "vehicle" in signature.parameters:
             init["vehicle"] = self.vehicle
+        for name in signature.parameters:          # arguments a property can change since
+            if isinstance(getattr(type(self), name, None), property):
+                init[name] = getattr(self, name)
         settings = {k: v for k, v in vars(self).items()
                     if not k.startswith("_") and is_setting(v)}
         return {"init": init, "settings": settings, "spec": self.spec,

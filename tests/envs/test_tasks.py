@@ -1,12 +1,14 @@
 """Per-task behaviour: sensible actions beat bad ones; rollover terminates; goals give success."""
 
+import copy
+
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import traction.envs  # noqa: F401  (registers the ids)
 from traction.envs import actions
-from traction.scenes import names
+from traction.scenes import build_scene, names
 
 
 def _run(env, policy, steps, seed=0, options=None):
@@ -170,3 +172,32 @@ def test_tank_pivot_reaches_and_holds_the_target_heading():
     bad, _, _ = _run(env, lambda e, o: np.array([1.0, 1.0]), 100,
                      options={"target_offset": np.pi / 2, "yaw": 0.3})
     assert total > bad + 1.0
+
+
+def test_climb_difficulty_set_between_episodes_shapes_the_next_terrain():
+    """A curriculum: set_attr("difficulty", d) on a single or native vector env gives, at the
+    next reset, the terrain a fresh env of difficulty d builds from that terrain seed (it was a
+    constructor argument only; set_attr made a new attribute nobody read). Copies keep it."""
+    def heights(seed, d):
+        return build_scene("truck_6x6", "rough_hill", seed=seed, difficulty=d).terrain.grid.heights
+
+    env = gym.make("Traction/Climb6x6-v0")
+    env.reset(seed=0)
+    env.set_wrapper_attr("difficulty", 0.9)                    # what SyncVectorEnv calls
+    env.reset(options={"terrain_seed": 5})
+    assert env.unwrapped.difficulty == 0.9
+    assert np.array_equal(env.unwrapped.scene.terrain.grid.heights, heights(5, 0.9))
+    twin = copy.deepcopy(env)
+    assert twin.unwrapped.difficulty == 0.9
+    twin.reset(options={"terrain_seed": 6})
+    assert np.array_equal(twin.unwrapped.scene.terrain.grid.heights, heights(6, 0.9))
+    with pytest.raises(ValueError, match=r"difficulty = 1.5; allowed: \[0, 1\]"):
+        env.unwrapped.difficulty = 1.5
+    venv = gym.make_vec("Traction/Climb6x6-v0", num_envs=2,
+                        vectorization_mode="vector_entry_point")
+    venv.reset(seed=0)
+    venv.set_attr("difficulty", [0.1, 1.0])
+    venv.reset(options={"terrain_seed": 5})
+    for world, d in zip(venv.unwrapped.envs, (0.1, 1.0), strict=True):
+        assert np.array_equal(world.scene.terrain.grid.heights, heights(5, d))
+    venv.close()
