@@ -93,7 +93,7 @@ class DriftEnv(TractionEnv):
     ## Arguments
     | argument | default | meaning |
     |---|---|---|
-    | `target_sideslip_deg` | 30.0 | deg, in [0, 80) (80: spin-out) |
+    | `target_sideslip_deg` | 30.0 | deg, in [0, 80) (80: spin-out); also an attribute, settable between steps (`set_attr`) |
     | `radius` | 20.0 | circle radius, 5-60 m |
     | `hold_seconds` | 3.0 | s of drift for success (> 0) |
     | `vehicle` | `"sedan_rwd"` | preset name, TOML path or `VehicleParams` (4 wheels, engine) |
@@ -147,6 +147,17 @@ class DriftEnv(TractionEnv):
         self.observation_space = gym.spaces.Box(-OBS_LIMIT, OBS_LIMIT, (19,), np.float64)
         self._held, self._succeeded = 0.0, False
         self._slide_of: tuple = (None, 0.0, 0.0)
+
+    @property
+    def target_sideslip_deg(self) -> float:
+        """The target sideslip (deg, in [0, 80)); settable between steps (``set_attr``), read
+        by the next step's reward and success (as ``target``, rad)."""
+        return math.degrees(self.target)
+
+    @target_sideslip_deg.setter
+    def target_sideslip_deg(self, value: float) -> None:
+        check_number("target_sideslip_deg", value, 0.0, 80.0, hi_open=True, unit="deg")
+        self.target = math.radians(value)
 
     def _reset_task(self, options: dict) -> None:
         speed = float(options.get("speed", self.np_random.uniform(8.0, 10.0)))

@@ -201,3 +201,19 @@ def test_climb_difficulty_set_between_episodes_shapes_the_next_terrain():
     for world, d in zip(venv.unwrapped.envs, (0.1, 1.0), strict=True):
         assert np.array_equal(world.scene.terrain.grid.heights, heights(5, d))
     venv.close()
+
+
+def test_drift_target_set_after_construction_is_the_one_rewarded():
+    """target_sideslip_deg was read at construction only: setting it (set_attr) made a new
+    attribute and the reward kept the old target."""
+    a = np.array([0.3, 1.0, 0.0, 0.0], np.float32)
+    envs = [gym.make("Traction/Drift-v0", target_sideslip_deg=t) for t in (30.0, 45.0)]
+    envs[0].set_wrapper_attr("target_sideslip_deg", 45.0)
+    rewards = []
+    for e in envs:
+        e.reset(seed=1)
+        rewards.append([e.step(a)[1] for _ in range(20)])
+    assert rewards[0] == rewards[1]
+    assert envs[0].unwrapped.target_sideslip_deg == pytest.approx(45.0)
+    with pytest.raises(ValueError, match=r"target_sideslip_deg = 80; allowed: \[0, 80\) deg"):
+        envs[0].unwrapped.target_sideslip_deg = 80
