@@ -57,14 +57,33 @@ def finite_weights(weights: dict) -> dict:
     return {k: check_number(f"weight of reward term {k!r}", v) for k, v in weights.items()}
 
 
+def _weight_property(argument: str, term: str) -> property:
+    """``weights[term]`` as an attribute named after its constructor ``argument`` (checked)."""
+    def get(self) -> float:
+        return self.weights[term]
+
+    def put(self, value: float) -> None:
+        self.weights[term] = check_number(argument, value)
+
+    return property(get, put, doc=f"weight of reward term {term!r} (settable: set_attr)")
+
+
 class TractionEnv(Snapshots, gym.Env):
     """Base class; see the task environments for the documented interfaces."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for argument, term in cls.__dict__.get("weight_arguments", {}).items():
+            setattr(cls, argument, _weight_property(argument, term))
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 25}
     #: action channel names, in order (task)
     action_names: tuple[str, ...] = ()
     #: reward term names, in order (task)
     reward_names: tuple[str, ...] = ()
+    #: constructor argument -> the reward term it weighs (task); each becomes a property of
+    #: ``weights[term]``, so ``set_attr("energy_weight", w)`` changes the reward from the next step
+    weight_arguments: dict[str, str] = {}
     #: reset options the task reads, besides ``terrain_seed``: name -> ``(lo, hi, unit)`` of a
     #: number, or None for another kind, which the task's :meth:`_check_option` reads (task)
     reset_options: dict[str, tuple | None] = {}

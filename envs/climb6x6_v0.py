@@ -72,7 +72,8 @@ class Climb6x6Env(TractionEnv):
 
     ## Rewards
     `reward = progress + energy + slip + success + rollover + off_terrain`, each in
-    `info["reward_<term>"]`:
+    `info["reward_<term>"]` (the weight arguments are attributes too, settable between steps
+    with `set_attr`):
 
     | term | value | weight argument (default) |
     |---|---|---|
@@ -120,6 +121,9 @@ class Climb6x6Env(TractionEnv):
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")
+    weight_arguments = {"progress_weight": "progress", "energy_weight": "energy",
+                        "slip_weight": "slip", "success_bonus": "success",
+                        "rollover_penalty": "rollover", "off_terrain_penalty": "off_terrain"}
     task_state = ("_prev_dist", "_goal_xyz", "_no_ground")
     reset_options = {"spawn": None}
     action_map = actions.DRIVE_LEVER

@@ -65,7 +65,8 @@ class DriftEnv(TractionEnv):
     | 18 | time in the current sustained drift / `hold_seconds` (capped at 1) | - | - |
 
     ## Rewards
-    `reward = sideslip + circle + hold + spin_out + off_pad`, each in `info["reward_<term>"]`:
+    `reward = sideslip + circle + hold + spin_out + off_pad`, each in `info["reward_<term>"]`
+    (the weight arguments are attributes too, settable between steps with `set_attr`):
 
     | term | value | weight argument (default) |
     |---|---|---|
@@ -111,6 +112,9 @@ class DriftEnv(TractionEnv):
 
     action_names = ("steer", "throttle", "brake", "handbrake")
     reward_names = ("sideslip", "circle", "hold", "spin_out", "off_pad")
+    weight_arguments = {"sideslip_weight": "sideslip", "circle_weight": "circle",
+                        "hold_weight": "hold", "spin_out_penalty": "spin_out",
+                        "off_pad_penalty": "off_pad"}
     task_state = ("_held", "_succeeded")
     reset_options = {"speed": (0.0, 40.0, "m/s")}
     action_map = actions.STEER_PEDALS

@@ -61,7 +61,8 @@ class TankTurnEnv(TractionEnv):
     | 7-8 | displacement of the CoM from its start point | m | body |
 
     ## Rewards
-    `reward = heading + aim + translation + hold`, each in `info["reward_<term>"]`:
+    `reward = heading + aim + translation + hold`, each in `info["reward_<term>"]` (the weight
+    arguments are attributes too, settable between steps with `set_attr`):
 
     | term | value | weight argument (default) |
     |---|---|---|
@@ -100,6 +101,8 @@ class TankTurnEnv(TractionEnv):
 
     action_names = ("left", "right")
     reward_names = ("heading", "aim", "translation", "hold")
+    weight_arguments = {"heading_weight": "heading", "aim_weight": "aim",
+                        "translation_weight": "translation", "hold_bonus": "hold"}
     task_state = ("target", "start", "_prev_pos", "_prev_err", "_held")
     reset_options = {"target_offset": (-math.tau, math.tau, "rad"),
                      "yaw": (-math.tau, math.tau, "rad")}

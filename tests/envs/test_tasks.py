@@ -1,6 +1,7 @@
 """Per-task behaviour: sensible actions beat bad ones; rollover terminates; goals give success."""
 
 import copy
+import inspect
 
 import gymnasium as gym
 import numpy as np
@@ -217,3 +218,27 @@ def test_drift_target_set_after_construction_is_the_one_rewarded():
     assert envs[0].unwrapped.target_sideslip_deg == pytest.approx(45.0)
     with pytest.raises(ValueError, match=r"target_sideslip_deg = 80; allowed: \[0, 80\) deg"):
         envs[0].unwrapped.target_sideslip_deg = 80
+
+
+@pytest.mark.parametrize("env_id", ["Traction/Climb6x6-v0", "Traction/Drift-v0",
+                                    "Traction/TankTurn-v0"])
+def test_reward_weights_set_after_construction_are_the_ones_rewarded(env_id):
+    """Every weight argument is an attribute of weights[term] (set_attr made a new attribute
+    nobody read): an env given weights later rewards as one built with them."""
+    cls = type(gym.make(env_id).unwrapped)
+    args = [a for a in inspect.signature(cls.__init__).parameters
+            if a.endswith(("_weight", "_bonus", "_penalty"))]
+    assert sorted(args) == sorted(cls.weight_arguments)
+    given = {a: 0.5 + i for i, a in enumerate(args)}
+    built, later = gym.make(env_id, **given), gym.make(env_id)
+    for a, w in given.items():
+        later.set_wrapper_attr(a, w)
+        assert built.unwrapped.weights[cls.weight_arguments[a]] == getattr(built.unwrapped, a) == w
+    rng = np.random.default_rng(0)
+    for e in (built, later):
+        e.reset(seed=2)
+    for _ in range(15):
+        a = rng.uniform(-1, 1, built.action_space.shape).astype(np.float32)
+        assert built.step(a)[1] == later.step(a)[1]
+    with pytest.raises(ValueError, match=rf"{args[0]} = nan"):
+        setattr(later.unwrapped, args[0], float("nan"))
