@@ -141,12 +141,13 @@ def sticky_tyres(pk: Packed, ws, dt, s, out) -> None:
         locked = omega == 0.0 and s[w, L.S_BRAKE] > 0.0
         still = abs(v_long) < speed and abs(v_long - omega * wp[w, L.RADIUS]) < speed
         m_s = wp[w, L.SPRUNG_MASS]
-        brake_limit = s[w, L.S_BRAKE] / wp[w, L.RADIUS]     # more would turn the locked wheel
+        lo, hi = sticky.brake_window(mu_limit, s[w, L.S_BRAKE], ws[w, L.DRIVE_TORQUE],
+                                     wp[w, L.RADIUS])   # beyond it the locked wheel would turn
         ws[w, L.ANCHOR], ws[w, L.TIMER], active, f = sticky.update(
             speed, time, freq, zeta, ws[w, L.ANCHOR], ws[w, L.TIMER], v_long, contact and locked,
-            m_s, min(mu_limit, brake_limit), dt)
+            m_s, lo, hi, dt)
         s[w, L.S_STICK_LONG], s[w, L.S_F_STICK_LONG] = 1.0 if active else 0.0, f
         ws[w, L.ANCHOR + 1], ws[w, L.TIMER + 1], active, f = sticky.update(
             speed, time, freq, zeta, ws[w, L.ANCHOR + 1], ws[w, L.TIMER + 1], s[w, L.S_V_LAT],
-            contact and still, m_s, mu_limit, dt)
+            contact and still, m_s, -mu_limit, mu_limit, dt)
         s[w, L.S_STICK_LAT], s[w, L.S_F_STICK_LAT] = 1.0 if active else 0.0, f

@@ -11,10 +11,11 @@ the same idea is an explicit spring-damper anchored where the contact patch came
 * while sticky, the patch displacement from its anchor is integrated and the force is
   ``-k * displacement - c * velocity`` with ``k = m_s (2 pi f)^2`` and ``c = 2 zeta sqrt(k m_s)``
   from the wheel's sprung mass, so the patch behaves like a critically damped ``f`` Hz mode;
-* the force is limited by friction x load, and longitudinally also by what the brake holds
-  (brake torque / radius: a larger force would turn the locked wheel, unlock it and drop the
-  sticky state); when the spring part alone exceeds the limit, the anchor slides (it is moved
-  so the spring force sits on the limit) - the tyre breaks loose or the brake slips.
+* the force is limited by friction x load, and longitudinally also to what the brake holds
+  against the drive torque (``|drive - F r| <= brake``, :func:`brake_window`: a larger force
+  would turn the locked wheel, unlock it and drop the sticky state); when the spring part alone
+  leaves the range, the anchor slides (it is moved so the spring force sits on the bound) - the
+  tyre breaks loose or the brake slips.
 
 The triggers differ from PhysX's too: there a direction sticks at once when the patch is below
 0.2 m/s with the wheel not turning and no intent to accelerate, or after 1 s below 0.2 m/s
@@ -54,8 +55,8 @@ class StickyParams:
 
 @jit
 def update(speed: float, time: float, frequency: float, damping_ratio: float, anchor: float,
-           timer: float, velocity: float, eligible: bool, sprung_mass: float, limit: float,
-           dt: float) -> tuple[float, float, bool, float]:
+           timer: float, velocity: float, eligible: bool, sprung_mass: float, lo: float,
+           hi: float, dt: float) -> tuple[float, float, bool, float]:
     """Advance the sticky state of one wheel in one direction and return its force.
 
     Args:
@@ -65,7 +66,8 @@ def update(speed: float, time: float, frequency: float, damping_ratio: float, an
         velocity: contact-patch velocity in this direction (m/s).
         eligible: whether the wheel may stick in this direction.
         sprung_mass: the wheel's sprung mass (kg).
-        limit: friction x load (N).
+        lo, hi: the force's range (N): -+ friction x load, narrowed (longitudinally) to
+            what the locked wheel's brake holds against its drive torque (:func:`brake_window`).
         dt: step (s).
 
     Returns:
@@ -81,7 +83,28 @@ def update(speed: float, time: float, frequency: float, damping_ratio: float, an
     w = 2.0 * np.pi * frequency
     k = sprung_mass * w * w
     c = 2.0 * damping_ratio * sprung_mass * w
-    if abs(k * anchor) > limit:                       # breaks loose: the anchor slides along
-        anchor = np.sign(anchor) * limit / k
-    force = min(max(-k * anchor - c * velocity, -limit), limit)
+    if -k * anchor > hi:                              # breaks loose: the anchor slides along
+        anchor = -hi / k
+    elif -k * anchor < lo:
+        anchor = -lo / k
+    force = min(max(-k * anchor - c * velocity, lo), hi)
     return anchor, timer, True, force
+
+
+@jit
+def brake_window(limit: float, brake: float, drive: float, radius: float) -> tuple[float, float]:
+    """The longitudinal force range ``(lo, hi)`` (N) a braked, locked wheel can take from the
+    road and stay locked: within friction x load ``limit``, and with the road's torque
+    ``-F radius`` and the ``drive`` torque (N m) together within the ``brake`` torque,
+    ``|drive - F radius| <= brake``. The drive torque only narrows the brake's own range
+    ``+-brake / radius`` (it is the last update's; a range widened by it was left, and the
+    wheel turned, when the drive eased). Where no force keeps the wheel locked, one bounded
+    point (the wheel turns and the sticky state ends)."""
+    lo = max(-limit, (max(drive, 0.0) - brake) / radius)
+    hi = min(limit, (min(drive, 0.0) + brake) / radius)
+    if lo > hi:
+        if drive > 0.0:
+            lo = hi
+        else:
+            hi = lo
+    return lo, hi

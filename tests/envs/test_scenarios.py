@@ -107,6 +107,21 @@ def test_braked_tank_holds_where_its_sticky_force_outgrew_the_brake(angle_deg, h
     holds_still(sim)
 
 
+@pytest.mark.parametrize("brake, throttle", [(1.0, 0.3), (0.6, 0.2)])
+def test_braked_car_held_against_its_own_drive_torque_holds(brake, throttle, holds_still):
+    """sedan_rwd on 30 deg in reverse, throttle on and brakes on: the engine pushes the rear
+    wheels downhill (~-700 N m against their 1500 N m brakes), so they can take less from the
+    road before turning; the sticky force is kept within what the brake holds against that
+    drive torque, the front wheels take the rest (friction x load each) and the car holds. It
+    slid at 0.19 / 0.42 m/s: the rear sticky force turned the wheels and dropped, again and
+    again."""
+    sim = _sim("sedan_rwd", "slope", angle_deg=30.0)
+    sim.set_commands(brake=brake, throttle=throttle, target_gear=-1)
+    sim.step(1000)                                         # settle 2 s
+    assert sim.outputs.drive_torque[0, 2:].max() < -100    # N m: the rear wheels are driven
+    holds_still(sim)
+
+
 @pytest.mark.parametrize("brake", [0.1, 0.2, 0.3])
 def test_brakes_hold_a_slope_exactly_when_their_torque_can(brake):
     """Brake torque sum(T) against the slope's m g sin(a) r: a brake that can hold it does (0.3:

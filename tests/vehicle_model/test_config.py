@@ -161,7 +161,7 @@ def _sticky_amplitude(frequency, damping_ratio, dt, steps=400):
     m, v, anchor, timer, tail = 400.0, 1e-3, 0.0, 0.0, []
     for i in range(steps):
         anchor, timer, active, force = sticky.update(5.0, 0.0, frequency, damping_ratio, anchor,
-                                                     timer, v, True, m, 1e9, dt)
+                                                     timer, v, True, m, -1e9, 1e9, dt)
         v += force / m * dt
         if i >= 3 * steps // 4:
             tail.append(abs(v) if active else np.inf)     # broke loose: left the sticky range
@@ -291,3 +291,20 @@ def test_vehicles_changed_in_python_get_the_wheel_placement_check(sedan):
                                                                     position=pos))
     with pytest.raises(VehicleConfigError, match=r"wheels\[0\].position = \[9.0, "):
         far.validate()
+
+
+def test_sticky_brake_window_keeps_a_locked_wheel_locked():
+    """The longitudinal sticky force F stays where the brake holds the wheel against road and
+    drive torque, |drive - F r| <= brake, within friction x load, and never wider than the
+    brake alone allows (the drive torque it reads is the last update's)."""
+    from traction.vehicle_model import sticky
+
+    r = 0.33
+    assert sticky.brake_window(5000.0, 1500.0, 0.0, r) == (-1500.0 / r, 1500.0 / r)
+    lo, hi = sticky.brake_window(5000.0, 1500.0, -700.0, r)     # drive pushes backward
+    assert (lo, hi) == (-1500.0 / r, 800.0 / r)
+    assert abs(-700.0 - hi * r) == pytest.approx(1500.0)       # at hi the brake is at its limit
+    assert sticky.brake_window(5000.0, 1500.0, 700.0, r) == (-800.0 / r, 1500.0 / r)
+    assert sticky.brake_window(2000.0, 1500.0, 700.0, r) == (-2000.0, 2000.0)   # friction
+    lo, hi = sticky.brake_window(1000.0, 100.0, 900.0, r)      # cannot hold: a bounded point
+    assert lo == hi == 100.0 / r
