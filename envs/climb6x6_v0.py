@@ -72,8 +72,8 @@ class Climb6x6Env(TractionEnv):
 
     ## Rewards
     `reward = progress + energy + slip + success + rollover + off_terrain`, each in
-    `info["reward_<term>"]` (the weight arguments are attributes too, settable between steps
-    with `set_attr`):
+    `info["reward_<term>"]` (the weight arguments are attributes too, settable between steps:
+    `set_attr` on a vector env, `set_wrapper_attr` on one env):
 
     | term | value | weight argument (default) |
     |---|---|---|
@@ -102,7 +102,7 @@ class Climb6x6Env(TractionEnv):
     | argument | default | meaning |
     |---|---|---|
     | `terrain` | `"rough_hill"` | `"rough_hill"`, `"crest"` or `"slope"` |
-    | `difficulty` | 0.5 | rough_hill difficulty in [0, 1] (slope, roughness, rocks, ditches); other terrains ignore it. Also an attribute: set between episodes (`set_attr`), the next reset's terrain has it (a curriculum) |
+    | `difficulty` | 0.5 | rough_hill difficulty in [0, 1] (slope, roughness, rocks, ditches); other terrains ignore it. Also an attribute: set between episodes (`set_attr` / `set_wrapper_attr`), the next reset's terrain has it (a curriculum) |
     | `differential` | `"torque_vectoring"` | or `"equal"` (equal split over the six wheels) |
     | `action_mode` | `"pedals"` | or `"wheel_torques"` |
     | `control_dt` | 0.04 | s per `step` (25 Hz) |
@@ -169,8 +169,9 @@ class Climb6x6Env(TractionEnv):
     @property
     def difficulty(self) -> float:
         """The rough_hill difficulty in [0, 1]. Set it between episodes for a curriculum
-        (``env.set_attr("difficulty", d)``, also on vector envs): the next reset's terrain has
-        it, without recompiling. Other terrains ignore it."""
+        (``venv.set_attr("difficulty", d)`` on a vector env, ``env.set_wrapper_attr(...)`` on
+        one env): the next reset's terrain has it, without recompiling. Other terrains ignore
+        it."""
         return self.scene.terrain.knobs.get("difficulty", self._difficulty)
 
     @difficulty.setter

@@ -66,7 +66,8 @@ class DriftEnv(TractionEnv):
 
     ## Rewards
     `reward = sideslip + circle + hold + spin_out + off_pad`, each in `info["reward_<term>"]`
-    (the weight arguments are attributes too, settable between steps with `set_attr`):
+    (the weight arguments are attributes too, settable between steps: `set_attr` on a vector
+    env, `set_wrapper_attr` on one env):
 
     | term | value | weight argument (default) |
     |---|---|---|
@@ -94,7 +95,7 @@ class DriftEnv(TractionEnv):
     ## Arguments
     | argument | default | meaning |
     |---|---|---|
-    | `target_sideslip_deg` | 30.0 | deg, in [0, 80) (80: spin-out); also an attribute, settable between steps (`set_attr`) |
+    | `target_sideslip_deg` | 30.0 | deg, in [0, 80) (80: spin-out); also an attribute, settable between steps (`set_attr` / `set_wrapper_attr`) |
     | `radius` | 20.0 | circle radius, 5-60 m |
     | `hold_seconds` | 3.0 | s of drift for success (> 0) |
     | `vehicle` | `"sedan_rwd"` | preset name, TOML path or `VehicleParams` (4 wheels, engine) |

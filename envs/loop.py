@@ -97,7 +97,7 @@ class Loop:
 
     The arrays are held in one :class:`~traction.envs.physics.Worlds` struct, passed by its
     address (``physics.advance_at``), and the compiled overload is looked up once, so a call
-    unboxes three integers, a type and the action (~0.1 us) instead of 37 arrays (~2 us) plus
+    unboxes three integers, a type and the action (~0.1 us) instead of 38 arrays (~2 us) plus
     numba's per-call type dispatch (~2.5 us); the checks of a call whose arguments are as last
     time are a few comparisons (:meth:`run` is a method, not ``__call__``: an instance call
     costs twice a method call in CPython). The arrays are owned by the sim or batch and never

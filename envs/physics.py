@@ -274,7 +274,7 @@ class Worlds(structref.StructRefProxy):
     """Every array and constant :func:`advance` reads or writes for a batch of worlds, held in
     one compiled struct (by reference: the arrays are shared, not copied).
 
-    A compiled call unboxes each array argument from Python at ~55 ns (37 arrays, the packed
+    A compiled call unboxes each array argument from Python at ~55 ns (38 arrays, the packed
     parameters' 10 included: ~2 us per control step, ~0.2 us per substep at 10 substeps); it
     unboxes this struct with one attribute read. Build it with :func:`worlds`; the fields are
     :data:`WORLDS_FIELDS` (``s, x, g``: the update's scratch arrays,

@@ -62,7 +62,8 @@ class TankTurnEnv(TractionEnv):
 
     ## Rewards
     `reward = heading + aim + translation + hold`, each in `info["reward_<term>"]` (the weight
-    arguments are attributes too, settable between steps with `set_attr`):
+    arguments are attributes too, settable between steps: `set_attr` on a vector env,
+    `set_wrapper_attr` on one env):
 
     | term | value | weight argument (default) |
     |---|---|---|
