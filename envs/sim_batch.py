@@ -45,7 +45,6 @@ class SimBatch:
             if not table.same_as(s.friction_table):
                 raise ValueError(f"SimBatch: sims[{i}]'s friction table differs from sims[0]'s; "
                                  "a batch's worlds all read one table")
-        for s in sims[1:]:
             same = all(np.array_equal(a, b) for a, b in zip(s.params.packed, first.params.packed,
                                                             strict=True))
             if not same:
@@ -54,11 +53,10 @@ class SimBatch:
                     s.surfaces.n_patches != first.surfaces.n_patches:
                 raise ValueError("SimBatch: every sim must use the same kind of terrain")
         self.sims = sims
-        for s in sims:                                 # one table, shared: an edit reaches all
-            s._share_table(table)
         self.arrays = Arrays(len(sims), first.params.n_wheels, first.surfaces.grid_shape(),
                               first.surfaces.n_patches, first.action.shape[1])
         for i, s in enumerate(sims):
+            s._share_table(table)                      # one table, shared: an edit reaches all
             s._bind(self.arrays, i)
         self.threads = min(threads, len(sims))
         if self.threads > 1:

@@ -11,6 +11,7 @@ import numpy as np
 
 from traction.vehicle_model import FrictionTable, VehicleParams, vehicle_params
 from traction.vehicle_model.params import check_number
+from traction.vehicle_model.surface import checked_table
 
 from . import heightfield, names, terrain
 from .vehicle import HFIELD_SLABS, add_vehicle
@@ -162,9 +163,7 @@ def build_scene(vehicle: str | VehicleParams = "sedan", terrain_name: str = "fla
         VehicleConfigError: unknown vehicle or surface name, or invalid vehicle parameters.
     """
     params = vehicle_params(vehicle)
-    if friction_table is not None and not isinstance(friction_table, FrictionTable):
-        raise ValueError(f"friction_table = {friction_table!r}; allowed: a FrictionTable or None")
-    table = friction_table or FrictionTable.default()
+    table = checked_table(friction_table) or FrictionTable.default()
     spec, t = build_spec(params, terrain_name, seed, physics_dt, **terrain_kwargs)
     model = spec.compile()
     geom_surface = np.full(model.ngeom, -1, dtype=np.int64)

@@ -47,14 +47,15 @@ def hit_rows(hits: GroundHits, n_wheels: int) -> np.ndarray:
     if dist.ndim != 2 or dist.shape[1] != n_wheels:
         raise ValueError(f"vehicle update: hits.dist has shape {dist.shape}; expected "
                          f"(n_vehicles, {n_wheels})")
+    full = {}
     for name, tail in (("normal", (3,)), ("surface", ())):
         try:
-            np.broadcast_to(getattr(hits, name), dist.shape + tail)
+            full[name] = np.broadcast_to(getattr(hits, name), dist.shape + tail)
         except ValueError:
             raise ValueError(f"vehicle update: hits.{name} has shape "
                              f"{np.shape(getattr(hits, name))}; expected one broadcastable to "
                              f"{dist.shape + tail}") from None
-    length = np.linalg.norm(np.broadcast_to(hits.normal, dist.shape + (3,)), axis=-1)
+    length = np.linalg.norm(full["normal"], axis=-1)
     off = (dist >= 0) & ~(np.abs(length - 1.0) <= NORMAL_TOLERANCE)
     if off.any():
         v, w = np.argwhere(off)[0]

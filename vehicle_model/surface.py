@@ -113,10 +113,8 @@ class FrictionTable:
         """``table`` if it lists this table's surfaces in the same order (the surface numbers
         resolved in this one index it alike), this table if None; else ValueError (not a
         table) or VehicleConfigError (other surfaces) naming ``friction_table``."""
-        if table is None:
+        if checked_table(table) is None:
             return self
-        if not isinstance(table, FrictionTable):
-            raise ValueError(f"friction_table = {table!r}; allowed: a FrictionTable or None")
         if table.surfaces != self.surfaces:
             raise VehicleConfigError(
                 f"friction_table: surfaces {table.surfaces} differ from the scene's "
@@ -131,3 +129,11 @@ class FrictionTable:
         s = np.where(known, surface, 0)
         t = np.clip(np.asarray(tire, dtype=int), 0, len(self.tires) - 1)
         return self.values[s, t]
+
+
+def checked_table(table: FrictionTable | None) -> FrictionTable | None:
+    """``table`` if it is a :class:`FrictionTable` or None, else ValueError naming
+    ``friction_table``."""
+    if table is not None and not isinstance(table, FrictionTable):
+        raise ValueError(f"friction_table = {table!r}; allowed: a FrictionTable or None")
+    return table
