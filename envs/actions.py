@@ -94,3 +94,17 @@ def apply(action_map, a, cmd_v, cmd_w, gears, now) -> None:
         cmd_v[L.THROTTLE] = max(abs(a[0]), abs(a[1]))
     elif action_map == DRIVE_LEVER:
         drive_lever(a, cmd_v, cmd_w, gears, now)
+
+
+@jit
+def load_rows(action, rows, active) -> bool:
+    """Copy the flat float32 ``action`` (one row per world, row-major) into the active worlds'
+    float64 ``rows``; False (nothing copied) unless it has exactly that many values."""
+    n = rows.shape[1]
+    if action.shape[0] != rows.shape[0] * n:
+        return False
+    for i in range(rows.shape[0]):
+        if active[i]:
+            for j in range(n):
+                rows[i, j] = action[i * n + j]
+    return True

@@ -35,7 +35,7 @@ class Arrays:
     """Every array the compiled loop reads or writes, for ``n`` worlds (see ``physics.advance``)."""
 
     def __init__(self, n: int, n_wheels: int, grid_shape: tuple[int, int], n_patches: int,
-                 n_actions: int):
+                 n_actions: int, table_shape: tuple[int, int]):
         self.models = np.zeros(n, np.int64)
         self.datas = np.zeros(n, np.int64)
         self.addr = np.zeros((n, physics.N_ADDR), np.int64)
@@ -59,6 +59,8 @@ class Arrays:
         self.bad = np.zeros(n, np.bool_)
         self.action = np.zeros((n, n_actions))    # each world's last action, clipped
         self.active = np.ones(n, np.bool_)        # the worlds the next loop call advances
+        self.table_addr = np.zeros(n, np.int64)   # each world's friction table (its values)
+        self.friction = np.zeros((n, *table_shape))  # the tables, copied in at every loop call
         self.scratch = scratch_arrays(n_wheels)   # the update's, shared by the worlds in turn
 
     def rows(self, i: int) -> dict:
@@ -97,33 +99,32 @@ class Loop:
 
     The arrays are held in one :class:`~traction.envs.physics.Worlds` struct, passed by its
     address (``physics.advance_at``), and the compiled overload is looked up once, so a call
-    unboxes three integers, a type and the action (~0.1 us) instead of 38 arrays (~2 us) plus
+    unboxes three integers, a type and the action (~0.1 us) instead of 39 arrays (~2 us) plus
     numba's per-call type dispatch (~2.5 us); the checks of a call whose arguments are as last
     time are a few comparisons (:meth:`run` is a method, not ``__call__``: an instance call
     costs twice a method call in CPython). The arrays are owned by the sim or batch and never
-    replaced, except the friction table, which a user may assign anew: the struct is then
-    rebuilt.
+    replaced; each world's friction table is read where it is (``a.table_addr``, which its sim
+    keeps current), so an edit in place or a new table applies at the next call.
+
+    ``first_world``: the index of ``a``'s first world in its batch (None: a sim's own arrays),
+    for the error naming a world whose friction table holds a bad value.
     """
 
-    def __init__(self, a: Arrays, sim: VehicleSim):
-        self.a, self.sim, self.table, self.entry = a, sim, None, None
+    def __init__(self, a: Arrays, sim: VehicleSim, first_world: int | None = None):
+        self.a, self.sim, self.first_world, self.entry = a, sim, first_world, None
         self.worlds_type = None                     # the numba type the entry point takes
         self.valid_map = None                       # the last action map validated
 
     def _bind(self) -> None:
         a, sim = self.a, self.sim
-        friction = np.ascontiguousarray(sim.friction_table.checked_values())
-        self.table = sim.friction_table.values
         self.worlds = physics.worlds(
             physics.STEP_FUNCTIONS, a.models, a.datas, a.addr, a.index, a.sensor_adr, a.grid,
             a.grid_info, a.ground_type, a.patches, int(sim.model.nsensordata), int(sim.model.nv),
             sim.params.packed, a.state.wheel, a.state.vehicle, a.state.gears, a.commands.vehicle,
-            a.commands.wheel, friction, sim.dt, sim.gravity, a.outputs.wheel, a.outputs.vehicle,
-            a.kin, a.hits, a.wheel_angle, a.now, a.bad, a.action, a.active, *a.scratch)
+            a.commands.wheel, a.table_addr, a.friction, sim.dt, sim.gravity, a.outputs.wheel,
+            a.outputs.vehicle, a.kin, a.hits, a.wheel_angle, a.now, a.bad, a.action, a.active, *a.scratch)
         self.address = physics.worlds_address(self.worlds)     # held by self.worlds
-        worlds_type = numba.typeof(self.worlds)
-        if worlds_type != self.worlds_type:
-            self.worlds_type, self.entry = worlds_type, None     # look the entry point up anew
+        self.worlds_type = numba.typeof(self.worlds)
 
     def run(self, n_substeps: int, action_map: int = actions.NONE,
             action: np.ndarray = NO_ACTION) -> int:
@@ -136,16 +137,27 @@ class Loop:
         Raises:
             TypeError: ``n_substeps`` is not an integer. ValueError: it is negative,
             ``action_map`` is unknown or does not fit the action rows' width, or ``action``
-            does not hold one row per world.
+            does not hold one row per world. VehicleConfigError: a world's friction table
+            holds a value that is not finite and >= 0 (nothing is stepped).
         """
         if (n_substeps.__class__ is not int or n_substeps < 0 or action_map != self.valid_map
-                or self.sim.friction_table.values is not self.table):
+                or self.entry is None):
             n_substeps = self._prepare(n_substeps, action_map)
         bad = self.entry(n_substeps, self.address, self.worlds_type, action_map, action)
-        if bad < -1 and bad == physics.WRONG_ACTION_SIZE:     # (one comparison when it is not)
+        if bad < -1:                                    # (one comparison when it is not)
+            self._refuse(bad, action)
+        return bad
+
+    def _refuse(self, code: int, action: np.ndarray) -> None:
+        """Raise the error ``physics.advance``'s ``code`` stands for."""
+        if code == physics.WRONG_ACTION_SIZE:
             raise ValueError(f"action: {action.shape[0]} values; expected "
                              f"{self.a.action.size} (one row of {self.a.action.shape[1]} per world)")
-        return bad
+        world = physics.BAD_FRICTION - code
+        where = "friction_table" if self.first_world is None else \
+            f"friction_table of world {self.first_world + world}"
+        raise vm.VehicleConfigError(f"{where}: values must be finite and >= 0 (nothing was "
+                                    "stepped)")
 
     def _prepare(self, n_substeps, action_map) -> int:
         """Check the arguments of a call unlike the last; (re)bind and look up the entry point."""
@@ -153,9 +165,8 @@ class Loop:
         if action_map != self.valid_map:            # the compiled maps do not check bounds
             actions.validate(action_map, self.a.action.shape[1], self.a.state.wheel.shape[1])
             self.valid_map = action_map
-        if self.sim.friction_table.values is not self.table:
+        if self.entry is None:                     # binds, and compiles or loads, on first use
             self._bind()
-        if self.entry is None:                     # compiles or loads on first use
             sig = (numba.types.int64, numba.types.int64, numba.typeof(self.worlds_type),
                    numba.types.int64, ACTION_TYPE)
             with first_compile(physics.advance_at, "the physics loop and vehicle update"):
@@ -169,26 +180,26 @@ class ThreadedLoop:
     advanced by its own :class:`Loop` in its own thread (the compiled loop releases the GIL).
 
     The worlds are independent, so the results are bit for bit those of one :class:`Loop` over
-    all of them. The actions are first loaded, checked and mapped for the whole batch in one
-    call with no substeps, so a non-finite action still stops the call before any world
-    changes; then every share runs its substeps, the first in the calling thread.
+    all of them. The friction tables and actions are first loaded and checked, and the actions
+    mapped, for the whole batch in one call with no substeps, so a bad friction value or a
+    non-finite action still stops the call before any world changes; then every share runs its
+    substeps, the first in the calling thread.
     """
 
     def __init__(self, a: Arrays, sim: VehicleSim, threads: int):
         n = a.models.shape[0]
         edges = [round(i * n / threads) for i in range(threads + 1)]
-        self.whole = Loop(a, sim)
-        self.shares = [Loop(a.block(lo, hi), sim) for lo, hi in itertools.pairwise(edges)]
+        self.whole = Loop(a, sim, 0)
+        self.shares = [Loop(a.block(lo, hi), sim, lo) for lo, hi in itertools.pairwise(edges)]
         self.pool = ThreadPoolExecutor(threads - 1, thread_name_prefix="traction-physics")
 
     def run(self, n_substeps: int, action_map: int = actions.NONE,
             action: np.ndarray = NO_ACTION) -> int:
         """As :meth:`Loop.run`."""
         n_substeps = substeps(n_substeps)              # raises before any world changes
-        if action_map != actions.NONE or action.shape[0]:
-            bad = self.whole.run(0, action_map, action)
-            if bad != -1:
-                return bad
+        bad = self.whole.run(0, action_map, action)    # and this (actions, friction tables)
+        if bad != -1:
+            return bad
         pending = [self.pool.submit(share.run, n_substeps) for share in self.shares[1:]]
         try:
             self.shares[0].run(n_substeps)

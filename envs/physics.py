@@ -4,6 +4,7 @@ One call of :func:`advance` runs ``n_substeps`` physics substeps for a batch of 
 (one vehicle each; their arrays held in one :class:`Worlds`)::
 
     actions -> action rows                if the call passes them (float32, flat)
+    friction tables -> w.friction         each world's own table, read where it is; checked
     action rows -> commands               if the task has an action map: check, clip, map
     for every substep:
         mj_step1(world)                   for every world: positions, velocities, sensors
@@ -274,7 +275,7 @@ class Worlds(structref.StructRefProxy):
     """Every array and constant :func:`advance` reads or writes for a batch of worlds, held in
     one compiled struct (by reference: the arrays are shared, not copied).
 
-    A compiled call unboxes each array argument from Python at ~55 ns (38 arrays, the packed
+    A compiled call unboxes each array argument from Python at ~55 ns (39 arrays, the packed
     parameters' 10 included: ~2 us per control step, ~0.2 us per substep at 10 substeps); it
     unboxes this struct with one attribute read. Build it with :func:`worlds`; the fields are
     :data:`WORLDS_FIELDS` (``s, x, g``: the update's scratch arrays,
@@ -284,7 +285,8 @@ class Worlds(structref.StructRefProxy):
 
 WORLDS_FIELDS = ("functions", "models", "datas", "addr", "index", "sensor_adr", "grid",
                  "grid_info", "ground_type", "patches", "n_sensordata", "nv", "packed",
-                 "wheel_state", "vehicle_state", "gears", "cmd_v", "cmd_w", "friction", "dt",
+                 "wheel_state", "vehicle_state", "gears", "cmd_v", "cmd_w", "table_addr",
+                 "friction", "dt",
                  "gravity", "out_w", "out_v", "kin", "hits", "wheel_angle", "now", "bad", "action",
                  "active", "s", "x", "g")
 structref.define_proxy(Worlds, WorldsType, WORLDS_FIELDS)
@@ -293,12 +295,12 @@ structref.define_proxy(Worlds, WorldsType, WORLDS_FIELDS)
 @jit
 def worlds(functions, models, datas, addr, index, sensor_adr, grid, grid_info, ground_type,
            patches, n_sensordata, nv, packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w,
-           friction, dt, gravity, out_w, out_v, kin, hits, wheel_angle, now, bad, action, active,
+           table_addr, friction, dt, gravity, out_w, out_v, kin, hits, wheel_angle, now, bad, action, active,
            s, x, g):
     """A :class:`Worlds` (compiled and cached on disk, unlike the proxy's own constructor)."""
     return Worlds(functions, models, datas, addr, index, sensor_adr, grid, grid_info,
                   ground_type, patches, n_sensordata, nv, packed, wheel_state, vehicle_state,
-                  gears, cmd_v, cmd_w, friction, dt, gravity, out_w, out_v, kin, hits,
+                  gears, cmd_v, cmd_w, table_addr, friction, dt, gravity, out_w, out_v, kin, hits,
                   wheel_angle, now, bad, action, active, s, x, g)
 
 
@@ -340,20 +342,25 @@ def worlds_address(w) -> int:
 
 #: :func:`advance` returns this when its ``action`` has neither 0 nor one row per world
 WRONG_ACTION_SIZE = -2
+#: :func:`advance` returns this minus ``i`` when world ``i``'s friction table holds a value that
+#: is not finite and >= 0
+BAD_FRICTION = -3
 
 
 @jit
-def load_actions(action, rows, active) -> bool:
-    """Copy the flat float32 ``action`` (one row per world, row-major) into the active worlds'
-    float64 ``rows``; False (nothing copied) unless it has exactly that many values."""
-    n = rows.shape[1]
-    if action.shape[0] != rows.shape[0] * n:
-        return False
-    for i in range(rows.shape[0]):
+def load_tables(table_addr, friction, active) -> int:
+    """Copy each active world's friction table (the float64 values at ``table_addr[i]``, of
+    ``friction[i]``'s shape) to ``friction[i]``; the first world whose table holds a value not
+    finite and >= 0 (its copy unfinished), else -1."""
+    size = friction.shape[1] * friction.shape[2]
+    for i in range(friction.shape[0]):
         if active[i]:
-            for j in range(n):
-                rows[i, j] = action[i * n + j]
-    return True
+            values, row = _buffer(table_addr[i], size), friction[i].reshape(size)
+            for j in range(size):
+                if not 0.0 <= values[j] < np.inf:
+                    return i
+                row[j] = values[j]
+    return -1
 
 
 @jit
@@ -367,10 +374,12 @@ def advance(n_substeps, w, action_map, action) -> int:
     ``action`` (float32, one dimension): empty, or the active worlds' actions, one row per world
     flattened, first copied to their rows of ``w.action`` (one call where a separate copy costs
     a second; :data:`WRONG_ACTION_SIZE` is returned for any other size, before anything
-    changes). With an ``action_map`` (``actions.*``, not ``actions.NONE``) the active worlds'
-    rows of ``w.action`` are then checked, clipped and mapped to their commands; a non-finite
-    channel stops the call before any command changes and is returned
-    (``world * n_channels + channel``). Returns -1 otherwise."""
+    changes). Each active world's friction table is then copied from where its sim keeps it
+    (:func:`load_tables`); a value not finite and >= 0 stops the call before any command changes
+    (:data:`BAD_FRICTION` minus the world is returned). With an ``action_map`` (``actions.*``,
+    not ``actions.NONE``) the active worlds' rows of ``w.action`` are then checked, clipped and
+    mapped to their commands; a non-finite channel stops the call before any command changes
+    and is returned (``world * n_channels + channel``). Returns -1 otherwise."""
     functions, models, datas = borrow(w.functions), borrow(w.models), borrow(w.datas)
     addr, index, sensor_adr = borrow(w.addr), borrow(w.index), borrow(w.sensor_adr)
     grid, grid_info, patches = borrow(w.grid), borrow(w.grid_info), borrow(w.patches)
@@ -379,8 +388,11 @@ def advance(n_substeps, w, action_map, action) -> int:
     now, bad, active = borrow(w.now), borrow(w.bad), borrow(w.active)
     n_sensordata, nv, dt = w.n_sensordata, w.nv, w.dt
     n = models.shape[0]
-    if action.shape[0] > 0 and not load_actions(borrow(action), borrow(w.action), active):
+    if action.shape[0] > 0 and not actions.load_rows(borrow(action), borrow(w.action), active):
         return WRONG_ACTION_SIZE
+    bad_table = load_tables(borrow(w.table_addr), borrow(w.friction), active)
+    if bad_table >= 0:
+        return BAD_FRICTION - bad_table
     if action_map != actions.NONE:
         action_rows, gears = borrow(w.action), borrow(w.gears)
         cmd_v, cmd_w = borrow(w.cmd_v), borrow(w.cmd_w)

@@ -20,9 +20,10 @@ class SimBatch:
     """Several :class:`VehicleSim` of the same vehicle and scene kind, stepped together: one
     compiled loop call per control step, one batched vehicle update per substep.
 
-    The worlds share one friction table (the sims' tables must be equal; each sim's
-    ``friction_table`` is then the same object): an in-place edit through any world applies to
-    every world. Per-world friction is not supported.
+    Each world reads its own sim's friction table at every step (tables of one shape: the same
+    surfaces and tyre type count), as separate environments do: an edit through
+    ``sims[i].friction_table`` applies to world ``i`` (to every world whose sim holds that same
+    table object).
 
     ``threads`` > 1 splits the worlds into that many contiguous shares (at most one per world),
     each stepped by its own compiled loop call in its own thread (:class:`ThreadedLoop`), with
@@ -36,15 +37,16 @@ class SimBatch:
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads = {threads!r}; allowed: an integer >= 1")
         first = sims[0]
-        table = first.friction_table
+        shape = first.friction_table.values.shape
         for i, s in enumerate(sims):
             if s.telemetry is not None:
                 raise ValueError(f"SimBatch: sims[{i}] records telemetry, which a batch does not "
                                  "(it steps all worlds in one call); step it on its own, or "
                                  "create it with telemetry=0")
-            if not table.same_as(s.friction_table):
-                raise ValueError(f"SimBatch: sims[{i}]'s friction table differs from sims[0]'s; "
-                                 "a batch's worlds all read one table")
+            if s.friction_table.values.shape != shape:
+                raise ValueError(f"SimBatch: sims[{i}]'s friction table has shape "
+                                 f"{s.friction_table.values.shape}, sims[0]'s {shape}; a batch "
+                                 "reads tables of one shape (surfaces x tyre types)")
             same = all(np.array_equal(a, b) for a, b in zip(s.params.packed, first.params.packed,
                                                             strict=True))
             if not same:
@@ -54,15 +56,15 @@ class SimBatch:
                 raise ValueError("SimBatch: every sim must use the same kind of terrain")
         self.sims = sims
         self.arrays = Arrays(len(sims), first.params.n_wheels, first.surfaces.grid_shape(),
-                              first.surfaces.n_patches, first.action.shape[1])
+                              first.surfaces.n_patches, first.action.shape[1], shape)
         for i, s in enumerate(sims):
-            s._share_table(table)                      # one table, shared: an edit reaches all
-            s._bind(self.arrays, i)
+            s._batch_row = i
+            s._bind(self.arrays, i)                    # (writes its table's address too)
         self.threads = min(threads, len(sims))
         if self.threads > 1:
             self._loop = ThreadedLoop(self.arrays, first, self.threads)
         else:
-            self._loop = Loop(self.arrays, first)
+            self._loop = Loop(self.arrays, first, 0)
         self.action = self.arrays.action
 
     def close(self) -> None:

@@ -13,10 +13,9 @@ Gymnasium's batched info straight from the step's per-world values and the vehic
 of all worlds at once (``diagnostics.of_batch``, the values the single environment gives),
 without one dict per world (those and their per-key batching cost ~10 us per world at N = 64,
 Drift-v0); the SB3 adapter, which wants one dict per world, gets them built as the single
-environment builds its own (:meth:`TractionVectorEnv.infos`). The worlds read one friction
-table (``envs[i].sim.friction_table`` is one object for every ``i``): an in-place edit applies to
-every world, as the same edit of every env of a ``SyncVectorEnv`` does; per-world friction is
-not supported.
+environment builds its own (:meth:`TractionVectorEnv.infos`). Each world reads its own
+friction table (``envs[i].sim.friction_table``) at every step, as each env of a
+``SyncVectorEnv`` does: an edit applies to that world only (grip randomised per world).
 
 ``num_threads`` > 1 steps the worlds' physics in that many threads, each running the compiled
 loop over its share of the worlds (the loop releases the GIL); the worlds are independent, so

@@ -98,7 +98,7 @@ class VehicleSim:
         self.data = mujoco.MjData(self.model)
         self.params = scene.vehicle
         self.scene = scene
-        self._batch_table: vm.FrictionTable | None = None    # a SimBatch's shared table
+        self._batch_row: int | None = None       # the world's row in a SimBatch, if in one
         self.params.validate(self.params.name)       # also parameters built in code
         self.friction_table = friction_table         # (the scene's if None; checked)
         self.dt = float(self.model.opt.timestep)
@@ -120,32 +120,37 @@ class VehicleSim:
         self._kin_row = np.zeros(L.N_KINEMATICS)
         mujoco.mj_forward(self.model, self.data)
         self.surfaces = SurfaceLookup(self.model, self.data, scene)   # static geoms: once
-        self._bind(Arrays(1, self.params.n_wheels, self.surfaces.grid_shape(),
-                           self.surfaces.n_patches, n_actions), 0)
+        self._bind(self._own_arrays(n_actions), 0)
         self.reset()
 
     @property
     def friction_table(self) -> vm.FrictionTable:
-        """Tyre/surface friction: edit it in place (``set``, ``values[...]``) or assign another
-        table of the same surfaces with a column for each of the vehicle's tyre types. In a
-        :class:`SimBatch` every world reads the batch's one table, so it is edited in place only
-        (assigning raises ValueError)."""
+        """Tyre/surface friction, this world's own (also in a :class:`SimBatch`): edit it in
+        place (``set``, ``values[...]``, or assign ``values``) or assign another table of the
+        same surfaces with a column for each of the vehicle's tyre types (in a batch: as many
+        tyre types as the batch's tables). Read at every step (values checked there)."""
         return self._friction_table
 
     @friction_table.setter
     def friction_table(self, table: vm.FrictionTable) -> None:
-        if self._batch_table is not None and table is not self._batch_table:
-            raise ValueError("friction_table: this sim is stepped in a SimBatch (a vector env), "
-                             "whose worlds all read one table; edit that table in place "
-                             "(friction_table.set(...) or .values[...]), for every world")
         table = self.scene.friction_table.same_surfaces(table)
         table.check_tire_types(self.params.tires.tire_type, self.params.name)
+        own = getattr(self, "_own", None)
+        if own is not None and table.values.shape != own.friction.shape[1:]:
+            if self._batch_row is not None:
+                raise ValueError(f"friction_table: {len(table.tires)} tyre types; this world's "
+                                 f"vector env reads tables of {own.friction.shape[2]} (give it "
+                                 "a table with those tyre types)")
+            self._friction_table = table
+            self._bind(self._own_arrays(own.action.shape[1]), 0)    # a new table shape
         self._friction_table = table
+        if own is not None:
+            self._own.table_addr[0] = table.values.ctypes.data   # held by the table (and us)
 
-    def _share_table(self, table: vm.FrictionTable) -> None:
-        """Read ``table`` from now on, as a :class:`SimBatch`'s world (the batch checked that
-        it equals this sim's); assigning another then raises."""
-        self._batch_table = self._friction_table = table
+    def _own_arrays(self, n_actions: int) -> Arrays:
+        """New arrays for this world alone (with the current friction table's shape)."""
+        return Arrays(1, self.params.n_wheels, self.surfaces.grid_shape(),
+                      self.surfaces.n_patches, n_actions, self._friction_table.values.shape)
 
     def _bind(self, arrays: Arrays, row: int) -> None:
         """Use row ``row`` of ``arrays`` for this world (its own storage, or a batch's),
@@ -169,6 +174,7 @@ class VehicleSim:
                      self.model.body_ipos.ctypes.data]
         o.index[0] = [self.body, self.qvel_adr, self.model.nbody, self.model.nq, self.qpos_adr]
         o.sensor_adr[0] = self.sensor_adr
+        o.table_addr[0] = self._friction_table.values.ctypes.data
         self.surfaces.write(o.grid[0], o.grid_info[0], o.patches[0])
         o.ground_type[0] = self.surfaces.ground_type
         self.state, self.commands, self.outputs = o.state, o.commands, o.outputs

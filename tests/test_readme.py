@@ -32,6 +32,11 @@ def _coupling(ns):
 
 def _vector(ns):
     assert ns["obs"].shape == (8, 9) and ns["reward"].shape == (8,)
+    from traction.vehicle_model import FrictionTable
+    default = FrictionTable.default().values
+    scale = [w.sim.friction_table.values / default for w in ns["envs"].unwrapped.envs]
+    assert all(np.allclose(k, k[0, 0]) and 0.4 <= k[0, 0] < 1.0 for k in scale)  # one per world
+    assert len({k[0, 0] for k in scale}) == 8
 
 
 def _standalone(ns):

@@ -150,7 +150,7 @@ def vehicle_update(env, n_vehicles: int, seconds: float) -> float:
     rep = lambda a: np.ascontiguousarray(np.repeat(a, n_vehicles, axis=0))  # noqa: E731
     args = (sim.params.packed, rep(o.state.wheel), rep(o.state.vehicle), rep(o.state.gears),
             rep(o.commands.vehicle), rep(o.commands.wheel), rep(o.kin), rep(o.hits),
-            sim.friction_table.values, sim.dt, sim.gravity, rep(o.outputs.wheel),
+            rep(sim.friction_table.values[None]), sim.dt, sim.gravity, rep(o.outputs.wheel),
             rep(o.outputs.vehicle), np.ones(n_vehicles, np.bool_))
     k = 1000 if n_vehicles == 1 else 20
     with first_compile(_repeat_update, "the benchmark's update loop"):

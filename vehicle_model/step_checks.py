@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import layout as L
+from .surface import FrictionTable
 from .vehicle import ChassisKinematics, Commands, GroundHits, VehicleParams, VehicleState
 
 #: per-vehicle command columns by name (``Commands``' views)
@@ -103,3 +104,22 @@ def check_commands(cmd: Commands) -> None:
             wheel_of = f", wheel {index[1]}" if where else ""
             raise ValueError(f"vehicle update: commands.{names[index[-1]]} = {value} for "
                              f"vehicle {index[0]}{wheel_of}; allowed: finite numbers")
+
+
+def friction_stack(tables, p: VehicleParams, n_vehicles: int) -> np.ndarray:
+    """The compiled update's ``friction`` ``(1 or n_vehicles, n_surfaces, n_tires)`` from one
+    :class:`FrictionTable` or a sequence of one per vehicle, each checked (values finite and
+    >= 0, a column for every wheel's tyre type); ValueError naming the table otherwise."""
+    one = isinstance(tables, FrictionTable)
+    tables = [tables] if one else list(tables) if isinstance(tables, (list, tuple)) else None
+    if tables is None or not all(isinstance(t, FrictionTable) for t in tables) \
+            or len(tables) != (1 if one else n_vehicles):
+        raise ValueError(f"vehicle update: friction_table must be a FrictionTable or a list of "
+                         f"{n_vehicles} (one per vehicle)")
+    for i, t in enumerate(tables):
+        t.check_tire_types(p.tires.tire_type, p.name if one else f"{p.name}, vehicle {i}")
+    values = [t.checked_values() for t in tables]
+    if len({v.shape for v in values}) > 1:
+        raise ValueError("vehicle update: the friction tables have shapes "
+                         f"{[v.shape for v in values]}; allowed: one shape (surfaces x tyre types)")
+    return np.ascontiguousarray(np.stack(values))

@@ -31,7 +31,10 @@ class FrictionTable:
     Attributes:
         surfaces: surface names; the index is the surface type.
         tires: tyre names; the index is the tyre type.
-        values: friction coefficients ``(n_surfaces, n_tires)`` (-), editable between steps.
+        values: friction coefficients ``(n_surfaces, n_tires)`` (-), editable between steps:
+            in place (``values[...] = ...``, :meth:`set`) or by assigning an array of that
+            shape, which is checked and copied into the table's own array (the array itself is
+            never replaced: a simulator reads it where it is).
     """
 
     def __init__(self, surfaces: list[str], tires: list[str], values):
@@ -41,14 +44,31 @@ class FrictionTable:
         self.surfaces = list(surfaces)
         self.tires = list(tires)
         self.values = values
-        self.values = np.array(self.checked_values())         # the table's own copy
+
+    @property
+    def values(self) -> np.ndarray:
+        """Friction ``(n_surfaces, n_tires)`` (-), float64, the table's own array."""
+        return self._values
+
+    @values.setter
+    def values(self, values) -> None:
+        checked = self._checked(values)
+        if "_values" in vars(self):
+            self._values[...] = checked                 # in place: readers hold this array
+        else:
+            self._values = np.array(checked, dtype=np.float64, order="C")
 
     def checked_values(self) -> np.ndarray:
-        """:attr:`values` as a float array, checked: one finite friction >= 0 per surface and
-        tyre type (also after the array was replaced between steps)."""
+        """:attr:`values`, checked: one finite friction >= 0 per surface and tyre type (also
+        after an edit in place)."""
+        return self._checked(self._values)
+
+    def _checked(self, values) -> np.ndarray:
+        """``values`` as a float array of this table's shape with finite entries >= 0, else
+        VehicleConfigError naming the expected shape."""
         want = (len(self.surfaces), len(self.tires))
         try:
-            values = np.asarray(self.values, dtype=float)
+            values = np.asarray(values, dtype=float)
         except (TypeError, ValueError):
             raise VehicleConfigError("friction table: values must be numbers, one row per "
                                      f"surface and one column per tyre type, shape {want}") from None
@@ -103,11 +123,6 @@ class FrictionTable:
                 f"{pre}tire.tire_type[{i}] = {types[i]:g} is not a tyre type of the friction "
                 f"table; allowed 0..{len(self.tires) - 1} ({known}): give a table with a column "
                 "for it or use one of these")
-
-    def same_as(self, other: FrictionTable) -> bool:
-        """Whether ``other`` has this table's surfaces, tyre types and values."""
-        return other is self or (other.surfaces == self.surfaces and other.tires == self.tires
-                                 and np.array_equal(other.values, self.values))
 
     def same_surfaces(self, table: FrictionTable | None) -> FrictionTable:
         """``table`` if it lists this table's surfaces in the same order (the surface numbers

@@ -11,6 +11,8 @@ dataclasses of ``vehicle.py``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from . import chassis, contact, controls, drivetrain, step_checks, tire_models
@@ -128,7 +130,12 @@ def step_batch_with(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w,
     is borrowed (:func:`~traction.vehicle_model.jit.borrow`): the update's views then cost no
     reference counting; the row arrays with their ``layout`` column counts as constants
     (:func:`~traction.vehicle_model.jit.borrow_rows`), after one check of those counts
-    (:data:`WIDTHS`; ValueError for an array with another last extent)."""
+    (:data:`WIDTHS`; ValueError for an array with another last extent).
+
+    ``friction``: ``(1 or n_vehicles, n_surfaces, n_tires)``: one friction table for every
+    vehicle, or one per vehicle (ValueError for another count)."""
+    if friction.shape[0] != 1 and friction.shape[0] != kin.shape[0]:
+        raise ValueError("vehicle update: friction must hold one table, or one per vehicle")
     if (pk.wheel.shape[-1], wheel_state.shape[-1], vehicle_state.shape[-1], gears.shape[-1],
             cmd_v.shape[-1], cmd_w.shape[-1], kin.shape[-1], hits.shape[-1], out_w.shape[-1],
             out_v.shape[-1], s.shape[-1], x.shape[-1], g.shape[-1]) != WIDTHS:
@@ -145,18 +152,22 @@ def step_batch_with(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w,
     friction, active = borrow(friction), borrow(active)
     s, x = borrow_rows(s, N_SCRATCH), borrow_rows(x, N_TIRE_INPUTS)
     g = borrow_rows(g, N_GROUP_SCRATCH)
+    per_vehicle = friction.shape[0] > 1
     for v in range(kin.shape[0]):
         if not active[v]:
             continue
         step_vehicle(pk, wheel_state[v], vehicle_state[v], gears[v], cmd_v[v], cmd_w[v], kin[v],
-                     hits[v], friction, dt, gravity, out_w[v], out_v[v], s, x, g, report,
-                     new_commands)
+                     hits[v], friction[v if per_vehicle else 0], dt, gravity, out_w[v],
+                     out_v[v], s, x, g, report, new_commands)
 
 
 def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundHits,
-         cmd: Commands, friction_table: FrictionTable, dt: float,
+         cmd: Commands, friction_table: FrictionTable | Sequence[FrictionTable], dt: float,
          gravity: float = 9.81) -> VehicleOutputs:
     """Advance all vehicles by ``dt`` (state updated in place) and return forces and telemetry.
+
+    ``friction_table``: one table for every vehicle, or a sequence of one per vehicle (of one
+    shape: the same surface and tyre type counts), e.g. to randomise grip per vehicle.
 
     The array interface of :func:`step_batch_with` for numpy users: dataclasses in, a fresh
     :class:`VehicleOutputs` out. Both flags are passed, as the tests' direct calls pass them:
@@ -166,17 +177,18 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
         ValueError: ``dt`` or ``gravity`` not a positive finite number, an array of the wrong
             shape or dtype, a ground normal not of unit length, or a non-finite command
             (:mod:`~traction.vehicle_model.step_checks`).
-        VehicleConfigError: a wheel's ``tire_type`` that is not a column of ``friction_table``.
+        VehicleConfigError: a wheel's ``tire_type`` that is not a column of a friction table,
+            or a table's values not finite and >= 0.
     """
     check_step_inputs(dt, gravity)
-    friction_table.check_tire_types(p.tires.tire_type, p.name)
+    friction = step_checks.friction_stack(friction_table, p, len(s.wheel))
     kin, hit = step_checks.kinematics_rows(ck), step_checks.hit_rows(hits, p.n_wheels)
     step_checks.check_rows(p, s, cmd, kin, hit)
     step_checks.check_commands(cmd)
     out = VehicleOutputs.zeros(p, len(s.wheel))
     with first_compile(step_batch_with, "the vehicle update"):
         step_batch_with(p.packed, s.wheel, s.vehicle, s.gears, cmd.vehicle, cmd.wheel, kin,
-                        hit, np.ascontiguousarray(friction_table.checked_values()),
+                        hit, friction,
                         float(dt), float(gravity), out.wheel, out.vehicle,
                         np.ones(len(s.wheel), dtype=np.bool_), *scratch(p.n_wheels), True, True)
     return out

@@ -264,10 +264,3 @@ def test_a_batch_refuses_sims_that_record_telemetry():
     sims = [VehicleSim(build_scene("sedan"), telemetry=t) for t in (0, 100)]
     with pytest.raises(ValueError, match=r"SimBatch: sims\[1\] records telemetry"):
         SimBatch(sims)
-
-
-def test_a_batch_refuses_sims_whose_friction_tables_differ():
-    sims = [VehicleSim(build_scene("sedan")) for _ in range(2)]
-    sims[1].friction_table.values[0, 0] = 0.3
-    with pytest.raises(ValueError, match=r"SimBatch: sims\[1\]'s friction table differs"):
-        SimBatch(sims)

@@ -96,37 +96,3 @@ def test_sb3_adapter_with_threads_steps_as_with_one():
                [i.get("terminal_observation") is None for i in want[3]]
     one.close()
     many.close()
-
-
-def test_every_world_and_share_reads_the_one_table_of_the_batch():
-    """A batch's worlds share one friction table: an in-place edit through any world reaches
-    every world and thread share, as the same edit of every env of a SyncVectorEnv does; a new
-    table for one world is refused (every world read world 0's, silently)."""
-    from traction import vehicle_model as vm
-
-    venvs = [_make("Traction/Drift-v0", 4, t) for t in (1, 2)]
-    sync = gym.make_vec("Traction/Drift-v0", num_envs=4, vectorization_mode="sync")
-    a = np.full((4, 4), 0.5, np.float32)
-    for v in (*venvs, sync):
-        v.reset(seed=1)
-        v.step(a)
-    for v in venvs:
-        envs = v.unwrapped.envs
-        assert all(e.sim.friction_table is envs[0].sim.friction_table for e in envs)
-        envs[2].sim.friction_table.values[...] /= 3.0      # a third the grip, through world 2
-        with pytest.raises(ValueError, match="whose worlds all read one table"):
-            envs[1].sim.friction_table = vm.FrictionTable.default()
-    for e in sync.envs:
-        e.unwrapped.sim.friction_table.values[...] /= 3.0
-    for _ in range(5):
-        got, want, ref = venvs[1].step(a), venvs[0].step(a), sync.step(a)
-        assert np.array_equal(got[0], want[0]) and np.array_equal(got[0], ref[0])
-    outputs = [v.unwrapped.batch.arrays.outputs.wheel for v in venvs]
-    assert np.array_equal(*outputs)
-    fresh = _make("Traction/Drift-v0", 4, 2)             # the same steps on the old table
-    fresh.reset(seed=1)
-    for _ in range(6):
-        obs = fresh.step(a)[0]
-    assert not np.array_equal(obs, got[0])
-    for v in (*venvs, fresh, sync):
-        v.close()

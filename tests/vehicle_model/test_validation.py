@@ -93,19 +93,25 @@ def test_friction_table_errors_name_the_expected_shape_and_tyre():
         vm.FrictionTable([], ["road", "slick"], np.zeros((0, 2)))
 
 
-def test_a_replaced_friction_array_is_checked_when_stepping(sedan):
-    """``values`` may be edited or replaced between steps; a replacement of the wrong shape
-    or with a NaN is refused naming the table (the compiled update would fail to type it or
-    give NaN forces)."""
+def test_friction_values_are_checked_when_assigned_and_when_stepping(sedan):
+    """``values`` may be assigned or edited in place between steps. An assignment of the wrong
+    shape or with a NaN is refused there, naming the table, and leaves the table as it was; an
+    assignment is copied into the table's own array (simulators read that array where it is);
+    an in-place NaN is refused by the next step (the update would give NaN forces)."""
     state, cmd = vm.VehicleState.zeros(sedan), vm.Commands.zeros(sedan)
     kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], sedan.chassis.com[None],
                                np.zeros((1, 3)), np.zeros((1, 3)))
     hits = vm.GroundHits(np.ones((1, 4)), np.array([0.0, 0.0, 1.0]), np.zeros((1, 4), int))
     table = vm.FrictionTable.default()
-    table.values = np.ones(7)
+    own = table.values
     with pytest.raises(VehicleConfigError, match=r"values have shape \(7,\); expected \(7, 3\)"):
-        vm.step(sedan, state, kin, hits, cmd, table, 0.01)
-    table.values = np.full((7, 3), np.nan)
+        table.values = np.ones(7)
+    with pytest.raises(VehicleConfigError, match="values must be finite and >= 0"):
+        table.values = np.full((7, 3), np.nan)
+    assert np.array_equal(own, vm.FrictionTable.default().values)
+    table.values = np.full((7, 3), 2, dtype=np.int32)
+    assert table.values is own and own.dtype == np.float64 and own[6, 0] == 2.0
+    own[6, 0] = np.nan
     with pytest.raises(VehicleConfigError, match="values must be finite and >= 0"):
         vm.step(sedan, state, kin, hits, cmd, table, 0.01)
 

@@ -86,7 +86,7 @@ def _run_update(p, state, kin, hits, cmd, report, new_commands=True, out=None):
     else:
         out = out.copy()
     step_batch_with(p.packed, state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
-                    kin.rows(), hits.rows(), vm.FrictionTable.default().values.astype(float),
+                    kin.rows(), hits.rows(), vm.FrictionTable.default().values[None],
                     0.002, 9.81, out.wheel, out.vehicle, np.ones(len(kin.position), bool),
                     *scratch(p.n_wheels), report, new_commands)
     return state, out
@@ -199,7 +199,7 @@ def test_useful_masses_only_for_the_tyres_that_read_them(sedan, rng):
     s[:, L.S_MASS_LONG:L.S_MASS_LAT + 1] = -1.0
     out = vm.VehicleOutputs.zeros(p, 1)
     step_batch_with(p.packed, state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
-                    kin.rows(), hits.rows(), vm.FrictionTable.default().values.astype(float),
+                    kin.rows(), hits.rows(), vm.FrictionTable.default().values[None],
                     0.002, 9.81, out.wheel, out.vehicle, np.ones(1, bool), s, x, g, True, True)
     k = kin.rows()[0]
     for w in range(4):

@@ -1,0 +1,191 @@
+"""Friction per world: each world of a batch (the native vector env) reads its own sim's
+friction table, as separate environments do, so grip can be randomised per world; a value that
+is not finite and >= 0 is refused by name before anything is stepped."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import traction.envs  # noqa: F401  (registers the environments)
+from traction import vehicle_model as vm
+from traction.envs import SimBatch, VehicleSim
+from traction.scenes import build_scene
+
+G = 9.81
+
+
+def _peak(params) -> float:
+    """The physx tyres' peak friction-vs-slip multiplier (the same on every wheel)."""
+    peak = params.tires.friction_vs_slip[:, :, 1].max(axis=1)
+    assert np.all(peak == peak[0])
+    return float(peak[0])
+
+
+def test_each_world_of_a_batch_brakes_on_its_own_friction():
+    """Three sedans braking from 20 m/s in one batch, on tarmac of friction 1, 0.5 and 0.25
+    (each world's table edited): each stops within v0^2 / (2 mu_eff g), 1 % short to 10 % long
+    (the stop criterion, friction ramp-up, brake dive and the crawl to the stop), as a sedan
+    alone does (tests/envs/test_tire_scenarios.py)."""
+    sims = [VehicleSim(build_scene("sedan", "flat")) for _ in range(3)]
+    batch = SimBatch(sims)
+    mus, v0 = (1.0, 0.5, 0.25), 20.0
+    for sim, mu in zip(sims, mus, strict=True):
+        tire = int(sim.params.tires.tire_type[0])
+        sim.friction_table.set("tarmac", mu, tire)
+        sim.reset(velocity=[v0, 0, 0])
+        sim.state.omega[:] = v0 / sim.params.wheels.radius
+        sim.set_commands(brake=1.0)
+    x0 = [sim.com_position()[0] for sim in sims]
+    stopped = [None] * 3
+    for _ in range(int(10.0 / sims[0].dt)):
+        batch.step(1)
+        for i, sim in enumerate(sims):
+            if stopped[i] is None and sim.forward_speed() < 0.01:
+                stopped[i] = sim.com_position()[0] - x0[i]
+        if all(d is not None for d in stopped):
+            break
+    for dist, mu in zip(stopped, mus, strict=True):
+        ideal = v0**2 / (2 * mu * _peak(sims[0].params) * G)
+        assert dist is not None and 0.99 * ideal <= dist <= 1.10 * ideal, (mu, dist, ideal)
+    batch.close()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_per_world_edits_give_the_sync_vector_env_trajectories(threads):
+    """Edits of world 2's table in place and a new table for world 3 give, bit for bit, what the
+    same edits of a SyncVectorEnv's envs give; the other worlds run as if nothing was edited
+    (they once all read world 0's table, or all took an in-place edit)."""
+    native = gym.make_vec("Traction/Drift-v0", num_envs=4, vectorization_mode="vector_entry_point",
+                          num_threads=threads)
+    fresh = gym.make_vec("Traction/Drift-v0", num_envs=4, vectorization_mode="vector_entry_point")
+    sync = gym.make_vec("Traction/Drift-v0", num_envs=4, vectorization_mode="sync")
+    a = np.full((4, 4), 0.5, np.float32)
+    for v in (native, fresh, sync):
+        v.reset(seed=1)
+        v.step(a)
+    for sim in ([e.sim for e in native.unwrapped.envs], [e.unwrapped.sim for e in sync.envs]):
+        sim[2].friction_table.values[...] /= 3.0
+        table = vm.FrictionTable.default()
+        table.values = table.values * 0.6
+        sim[3].friction_table = table
+    for _ in range(8):
+        got, ref, base = native.step(a), sync.step(a), fresh.step(a)
+        for g, r in zip(got[:3], ref[:3], strict=True):
+            assert np.array_equal(g, r)
+    assert np.array_equal(got[0][:2], base[0][:2])
+    assert not np.array_equal(got[0][2], base[0][2]) and not np.array_equal(got[0][3], base[0][3])
+    for v in (native, fresh, sync):
+        v.close()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_bad_friction_value_is_refused_naming_the_world_before_any_world_steps(threads):
+    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=3, vectorization_mode="vector_entry_point",
+                        num_threads=threads)
+    venv.reset(seed=0)
+    a = np.zeros((3, *venv.single_action_space.shape), np.float32)
+    venv.step(a)
+    arrays = venv.unwrapped.batch.arrays
+    before = (arrays.state.wheel.copy(), arrays.now.copy(), arrays.commands.vehicle.copy())
+    times = [e.data.time for e in venv.unwrapped.envs]
+    for bad in (np.nan, -0.1, np.inf):
+        venv.unwrapped.envs[2].sim.friction_table.values[4, 2] = bad
+        with pytest.raises(vm.VehicleConfigError, match=r"friction_table of world 2: values must "
+                                                        r"be finite and >= 0 \(nothing was stepped"):
+            venv.step(a + 0.5)
+        assert [e.data.time for e in venv.unwrapped.envs] == times
+        after = (arrays.state.wheel, arrays.now, arrays.commands.vehicle)
+        assert all(np.array_equal(x, y) for x, y in zip(before, after, strict=True))
+    venv.unwrapped.envs[2].sim.friction_table.values[4, 2] = 0.7
+    venv.step(a)
+    venv.close()
+
+
+def test_a_single_sim_refuses_a_bad_value_and_takes_a_table_of_another_shape():
+    """Alone, a sim names its table for a bad value, steps nothing, and takes a table with more
+    tyre types (its arrays rebuilt, its state kept): with friction 0 the driven car gains no
+    speed, with the table's 1.0 it does."""
+    sim = VehicleSim(build_scene("sedan_rwd", "flat"))
+    sim.step(200)
+    sim.friction_table.values[0, 0] = -1.0
+    time = sim.data.time
+    with pytest.raises(vm.VehicleConfigError, match=r"^friction_table: values must be finite"):
+        sim.step(1)
+    assert sim.data.time == time
+    surfaces = sim.friction_table.surfaces
+    wide = vm.FrictionTable(surfaces, ["road", "offroad", "track", "slick"],
+                            np.zeros((len(surfaces), 4)))
+    sim.friction_table = wide
+    z = sim.com_position()[2]
+    sim.state.set_gear(sim.params, 2)                                    # first gear
+    sim.set_commands(throttle=1.0)
+    sim.step(500)
+    assert abs(sim.forward_speed()) < 1e-3
+    assert sim.com_position()[2] == pytest.approx(z, abs=2e-3)           # still on its wheels
+    wide.values[:, 0] = 1.0
+    sim.step(500)
+    assert sim.forward_speed() > 2.0                                     # 1 s at full throttle
+
+
+def test_a_batch_reads_tables_of_one_shape():
+    scene = build_scene("sedan", "flat")
+    surfaces = scene.friction_table.surfaces
+    wide = vm.FrictionTable(surfaces, ["road", "offroad", "track", "slick"],
+                            np.ones((len(surfaces), 4)))
+    sims = [VehicleSim(build_scene("sedan", "flat")), VehicleSim(scene, friction_table=wide)]
+    with pytest.raises(ValueError, match=r"SimBatch: sims\[1\]'s friction table has shape "
+                                         r"\(7, 4\), sims\[0\]'s \(7, 3\)"):
+        SimBatch(sims)
+    sims = [VehicleSim(build_scene("sedan", "flat")) for _ in range(2)]
+    batch = SimBatch(sims)
+    with pytest.raises(ValueError, match=r"friction_table: 4 tyre types; this world's vector env "
+                                         r"reads tables of 3"):
+        sims[1].friction_table = wide
+    assert sims[1].friction_table is not wide
+    batch.close()
+
+
+def test_a_vector_worlds_snapshot_restores_only_its_own_table():
+    venv = gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    venv.reset(seed=3)
+    envs = venv.unwrapped.envs
+    state = envs[1].get_state()
+    envs[0].sim.friction_table.values[...] *= 0.5
+    envs[1].sim.friction_table.values[...] *= 0.5
+    envs[1].set_state(state)
+    default = vm.FrictionTable.default().values
+    assert np.array_equal(envs[1].sim.friction_table.values, default)
+    assert np.array_equal(envs[0].sim.friction_table.values, default * 0.5)
+    venv.close()
+
+
+def test_the_standalone_update_takes_a_table_per_vehicle(sedan):
+    """Two vehicles in the same state spinning their wheels from rest on tarmac, one table each
+    (friction 1 and 0.3): the second's friction (surface x graph, at the same slip) is 0.3 times
+    the first's; its wheels slide, so its tyre forces are friction x load (Coulomb), 0.3 times
+    the first's limit; the first's stay within that limit."""
+    state = vm.VehicleState.zeros(sedan, 2)
+    state.omega[:] = 60.0                                     # wheels spinning from rest
+    kin = vm.ChassisKinematics(np.zeros((2, 3)), np.repeat(np.eye(3)[None], 2, 0),
+                               np.repeat(sedan.chassis.com[None], 2, 0), np.zeros((2, 3)),
+                               np.zeros((2, 3)))
+    rest = sedan.suspension.max_compression + sedan.wheels.radius
+    hits = vm.GroundHits(np.full((2, 4), 0.95 * rest), np.array([0.0, 0.0, 1.0]),
+                         np.zeros((2, 4), int))
+    cmd = vm.Commands.zeros(sedan, 2)
+    grippy, slick = vm.FrictionTable.default(), vm.FrictionTable.default()
+    slick.values = slick.values * 0.3
+    out = vm.step(sedan, state, kin, hits, cmd, [grippy, slick], 0.002)
+    assert np.all(out.in_contact) and np.all(out.friction[0] > 0)
+    np.testing.assert_allclose(out.friction[1], 0.3 * out.friction[0], rtol=1e-12)
+    f, limit = np.linalg.norm(out.tire_force, axis=-1), out.friction * out.load
+    np.testing.assert_allclose(f[1], limit[1], rtol=1e-9)
+    np.testing.assert_allclose(f[1], 0.3 * limit[0], rtol=1e-9)
+    assert np.all(f[0] <= limit[0] * (1 + 1e-9)) and np.all(f[0] > f[1])
+    for bad, match in (([grippy], "a FrictionTable or a list of 2"),
+                       ([grippy] * 3, "a FrictionTable or a list of 2"),
+                       ("tarmac", "a FrictionTable or a list of 2"),
+                       ([grippy, vm.FrictionTable(["tarmac"], ["road"], [[1.0]])],
+                        r"shapes \[\(7, 3\), \(1, 1\)\]")):
+        with pytest.raises(ValueError, match=match):
+            vm.step(sedan, state, kin, hits, cmd, bad, 0.002)
