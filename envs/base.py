@@ -13,6 +13,7 @@ termination and diagnostics, so they agree and none of them goes back to MjData.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import math
 import os
@@ -68,6 +69,41 @@ def _weight_property(argument: str, term: str) -> property:
     return property(get, put, doc=f"weight of reward term {term!r} (settable: set_attr)")
 
 
+#: constructor arguments of rendering (the renderer is made at the first frame)
+RENDER_ARGUMENTS = ("render_mode", "width", "height")
+
+
+def _fixed_property(name: str, get=None) -> property:
+    """A constructor argument that shaped the environment when it was built (its scene, vehicle,
+    spaces or time steps): set once by the constructor (or read by ``get``); setting it again
+    raises AttributeError saying how to get another value (a ``set_attr`` of it did nothing)."""
+    def held(self):
+        return self._fixed[name]
+
+    def put(self, value) -> None:
+        fixed = self.__dict__.setdefault("_fixed", {})
+        if get is not None or name in fixed:
+            raise AttributeError(_fixed_message(self, name))
+        fixed[name] = value
+
+    return property(get or held, put, doc=f"constructor argument {name!r}, fixed when the "
+                    "environment is built")
+
+
+def _fixed_message(env, name: str) -> str:
+    """Why ``name`` cannot be set on ``env``, and what can."""
+    cls = type(env)
+    arguments = inspect.signature(cls.__init__).parameters
+    settable = sorted(k for k in dir(cls) if k not in dir(gym.Env)
+                      and isinstance(getattr(cls, k), property) and getattr(cls, k).fset
+                      and not getattr(cls, k).__doc__.endswith("fixed when the environment is built"))
+    settable += [k for k in arguments if k in vars(env) and k not in RENDER_ARGUMENTS]
+    env_id = env.spec.id if env.spec is not None else cls.__name__
+    return (f"{name} is fixed when the environment is built (it shaped the scene, the vehicle, "
+            f"the spaces or the time steps); build another: gym.make({env_id!r}, {name}=...). "
+            f"Settable between steps: {', '.join(settable)}")
+
+
 class TractionEnv(Snapshots, gym.Env):
     """Base class; see the task environments for the documented interfaces."""
 
@@ -75,6 +111,8 @@ class TractionEnv(Snapshots, gym.Env):
         super().__init_subclass__(**kwargs)
         for argument, term in cls.__dict__.get("weight_arguments", {}).items():
             setattr(cls, argument, _weight_property(argument, term))
+        for argument in cls.__dict__.get("fixed_arguments", ()):
+            setattr(cls, argument, _fixed_property(argument))
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 25}
     #: action channel names, in order (task)
@@ -84,6 +122,13 @@ class TractionEnv(Snapshots, gym.Env):
     #: constructor argument -> the reward term it weighs (task); each becomes a property of
     #: ``weights[term]``, so ``set_attr("energy_weight", w)`` changes the reward from the next step
     weight_arguments: dict[str, str] = {}
+    #: constructor arguments that shape the built environment (task; besides ``vehicle``,
+    #: ``control_dt`` and ``physics_dt``): each becomes a property set once, so that a
+    #: ``set_attr`` of one raises instead of making an attribute nothing reads
+    fixed_arguments: tuple[str, ...] = ()
+    control_dt = _fixed_property("control_dt")
+    physics_dt = _fixed_property("physics_dt")
+    vehicle = _fixed_property("vehicle", lambda self: self.sim.params)
     #: reset options the task reads, besides ``terrain_seed``: name -> ``(lo, hi, unit)`` of a
     #: number, or None for another kind, which the task's :meth:`_check_option` reads (task)
     reset_options: dict[str, tuple | None] = {}
@@ -136,10 +181,6 @@ class TractionEnv(Snapshots, gym.Env):
     @property
     def data(self) -> mujoco.MjData:
         return self.sim.data
-
-    @property
-    def vehicle(self) -> VehicleParams:
-        return self.sim.params
 
     def _read_action(self, action) -> np.ndarray:
         """The action as a float64 array of the action space's shape; ValueError if it cannot

@@ -112,6 +112,10 @@ class Climb6x6Env(TractionEnv):
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | `"rgb_array"` or `"human"` |
 
+    `terrain`, `differential`, `action_mode`, `vehicle`, `control_dt` and `physics_dt` shape the
+    built env: setting one afterwards raises AttributeError (build another env);
+    `difficulty`, `goal_radius` and the weights are attributes settable between steps.
+
     ## Version History
     - v0: initial release.
     - v0 (2026-11-25): the observation is the state at the step's end at one instant (the pose
@@ -121,6 +125,7 @@ class Climb6x6Env(TractionEnv):
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")
+    fixed_arguments = ("terrain", "differential", "action_mode")
     weight_arguments = {"progress_weight": "progress", "energy_weight": "energy",
                         "slip_weight": "slip", "success_bonus": "success",
                         "rollover_penalty": "rollover", "off_terrain_penalty": "off_terrain"}
@@ -160,7 +165,7 @@ class Climb6x6Env(TractionEnv):
         if terrain == "rough_hill":
             kwargs["difficulty"] = difficulty
         super().__init__(p, terrain, kwargs, control_dt, physics_dt, render_mode, width, height)
-        self.terrain_name, self.action_mode = terrain, action_mode
+        self.terrain, self.action_mode, self.differential = terrain, action_mode, differential
         self._difficulty = difficulty
         self.goal_radius = goal_radius
         self.weights = weights
@@ -177,7 +182,7 @@ class Climb6x6Env(TractionEnv):
     @difficulty.setter
     def difficulty(self, value: float) -> None:
         self._difficulty = check_number("difficulty", value, 0.0, 1.0)
-        if self.terrain_name == "rough_hill":
+        if self.terrain == "rough_hill":
             self.scene.terrain.knobs["difficulty"] = self._difficulty
 
     # --- task --------------------------------------------------------------------------------
@@ -185,7 +190,7 @@ class Climb6x6Env(TractionEnv):
         t = self.scene.terrain
         if t.goal is not None:
             return t.goal
-        if self.terrain_name == "crest":
+        if self.terrain == "crest":
             x = t.knobs["count"] * t.knobs["spacing"]
         else:
             x = 40.0
@@ -196,7 +201,7 @@ class Climb6x6Env(TractionEnv):
         if "spawn" in options:
             x, y, yaw = options["spawn"]
             pos, quat = spawn_on_grid(t.grid, self.vehicle, x, y, yaw)
-        elif self.terrain_name == "crest":
+        elif self.terrain == "crest":
             pos, quat = t.spawn_pos, t.spawn_quat
         else:
             x = float(t.spawn_pos[0])

@@ -103,6 +103,10 @@ class DriftEnv(TractionEnv):
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | |
 
+    `radius` (the painted pad), `vehicle`, `control_dt` and `physics_dt` shape the built env:
+    setting one afterwards raises AttributeError (build another env); `target_sideslip_deg`,
+    `hold_seconds` and the weights are attributes settable between steps.
+
     ## Version History
     - v0: initial release (the `hold` term and the sticky success were added before the first
       published results). Observation 18 showed the previous step's drift time until
@@ -113,6 +117,7 @@ class DriftEnv(TractionEnv):
 
     action_names = ("steer", "throttle", "brake", "handbrake")
     reward_names = ("sideslip", "circle", "hold", "spin_out", "off_pad")
+    fixed_arguments = ("radius",)
     weight_arguments = {"sideslip_weight": "sideslip", "circle_weight": "circle",
                         "hold_weight": "hold", "spin_out_penalty": "spin_out",
                         "off_pad_penalty": "off_pad"}

@@ -94,6 +94,10 @@ class TankTurnEnv(TractionEnv):
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | |
 
+    `drive_mode`, `vehicle`, `control_dt` and `physics_dt` shape the built env: setting one
+    afterwards raises AttributeError (build another env); the weights are attributes settable
+    between steps.
+
     ## Version History
     - v0: initial release.
     - v0 (2026-11-25): the observation is the state at the step's end at one instant (the pose
@@ -102,6 +106,7 @@ class TankTurnEnv(TractionEnv):
 
     action_names = ("left", "right")
     reward_names = ("heading", "aim", "translation", "hold")
+    fixed_arguments = ("drive_mode",)
     weight_arguments = {"heading_weight": "heading", "aim_weight": "aim",
                         "translation_weight": "translation", "hold_bonus": "hold"}
     task_state = ("target", "start", "_prev_pos", "_prev_err", "_held")
@@ -125,6 +130,7 @@ class TankTurnEnv(TractionEnv):
         p = dataclasses.replace(p, differential=dataclasses.replace(p.differential,
                                                                     tank_mode=drive_mode))
         super().__init__(p, "arena", {}, control_dt, physics_dt, render_mode, width, height)
+        self.drive_mode = drive_mode
         self.weights = finite_weights({"heading": heading_weight, "aim": aim_weight,
                                        "translation": translation_weight, "hold": hold_bonus})
         self.observation_space = gym.spaces.Box(-OBS_LIMIT, OBS_LIMIT, (9,), np.float64)

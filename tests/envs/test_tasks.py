@@ -242,3 +242,39 @@ def test_reward_weights_set_after_construction_are_the_ones_rewarded(env_id):
         assert built.step(a)[1] == later.step(a)[1]
     with pytest.raises(ValueError, match=rf"{args[0]} = nan"):
         setattr(later.unwrapped, args[0], float("nan"))
+
+
+@pytest.mark.parametrize("env_id, fixed", [
+    ("Traction/Climb6x6-v0", {"terrain": "crest", "differential": "equal",
+                              "action_mode": "wheel_torques"}),
+    ("Traction/Drift-v0", {"radius": 30.0}),
+    ("Traction/TankTurn-v0", {"drive_mode": "standard"}),
+])
+def test_arguments_that_shaped_the_env_refuse_set_attr_by_name(env_id, fixed):
+    """A constructor argument that shaped the built env (scene, vehicle, spaces, time steps)
+    cannot be set afterwards: set_attr (native and SyncVectorEnv) and set_wrapper_attr raise,
+    naming it and what is settable (they made an attribute nothing read, or, for Drift's
+    radius, moved the rewarded circle off the painted pad). Every other argument is settable
+    and read (a property or an attribute the task reads), or a rendering one."""
+    fixed = {**fixed, "vehicle": "sedan", "control_dt": 0.08, "physics_dt": 0.002}
+    env = gym.make(env_id)
+    u = env.unwrapped
+    args = set(inspect.signature(type(u).__init__).parameters) - {"self"}
+    settable = {a for a in args if isinstance(getattr(type(u), a, None), property)
+                and a not in fixed} | {a for a in args if a in vars(u)}
+    assert args == set(fixed) | settable | {"render_mode", "width", "height"}
+    before = {a: getattr(u, a) for a in fixed}
+    sync = gym.make_vec(env_id, num_envs=2, vectorization_mode="sync")
+    native = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point")
+    for name, value in fixed.items():
+        message = (rf"{name} is fixed when the environment is built .*gym.make\('{env_id}', "
+                   rf"{name}=\.\.\.\)\. Settable between steps: .*{sorted(settable)[0]}")
+        for setter in (env.set_wrapper_attr, sync.set_attr, native.set_attr):
+            with pytest.raises(AttributeError, match=message):
+                setter(name, value)
+    assert {a: getattr(u, a) for a in fixed} == before
+    twin = copy.deepcopy(u)
+    assert {a: getattr(twin, a) for a in fixed if a != "vehicle"} == \
+           {a: v for a, v in before.items() if a != "vehicle"}
+    for v in (sync, native):
+        v.close()
