@@ -47,6 +47,18 @@ def positive(name: str, value, unit: str = "") -> float:
     return check_number(name, value, 0.0, lo_open=True, unit=unit)
 
 
+def positive_setting(name: str, unit: str = "") -> property:
+    """A constructor argument the task reads at every step, so settable between steps
+    (``set_attr``): checked as :func:`positive` when set."""
+    def get(self) -> float:
+        return self.__dict__["_" + name]
+
+    def put(self, value) -> None:
+        self.__dict__["_" + name] = positive(name, value, unit)
+
+    return property(get, put, doc=f"{name} ({unit or '-'}, > 0): settable between steps")
+
+
 def display_available() -> bool:
     """Whether a window can open: on Linux, DISPLAY or WAYLAND_DISPLAY is set."""
     return not sys.platform.startswith("linux") or bool(

@@ -14,7 +14,7 @@ from traction.vehicle_model import layout as L
 from traction.vehicle_model.params import check_number
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv, finite_weights, positive
+from .base import OBS_LIMIT, TractionEnv, finite_weights, positive, positive_setting
 from .reading import ChassisReading
 from .vector import make_vector
 
@@ -126,6 +126,7 @@ class Climb6x6Env(TractionEnv):
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")
     fixed_arguments = ("terrain", "differential", "action_mode")
+    goal_radius = positive_setting("goal_radius", "m")
     weight_arguments = {"progress_weight": "progress", "energy_weight": "energy",
                         "slip_weight": "slip", "success_bonus": "success",
                         "rollover_penalty": "rollover", "off_terrain_penalty": "off_terrain"}

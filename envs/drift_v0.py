@@ -13,7 +13,7 @@ from traction.vehicle_model import layout as L
 from traction.vehicle_model.params import check_number
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv, finite_weights, positive
+from .base import OBS_LIMIT, TractionEnv, finite_weights, positive, positive_setting
 from .reading import ChassisReading
 from .rewards import tolerance
 from .vector import make_vector
@@ -118,6 +118,7 @@ class DriftEnv(TractionEnv):
     action_names = ("steer", "throttle", "brake", "handbrake")
     reward_names = ("sideslip", "circle", "hold", "spin_out", "off_pad")
     fixed_arguments = ("radius",)
+    hold_seconds = positive_setting("hold_seconds", "s")
     weight_arguments = {"sideslip_weight": "sideslip", "circle_weight": "circle",
                         "hold_weight": "hold", "spin_out_penalty": "spin_out",
                         "off_pad_penalty": "off_pad"}

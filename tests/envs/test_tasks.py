@@ -278,3 +278,19 @@ def test_arguments_that_shaped_the_env_refuse_set_attr_by_name(env_id, fixed):
            {a: v for a, v in before.items() if a != "vehicle"}
     for v in (sync, native):
         v.close()
+
+
+def test_settings_read_every_step_are_checked_when_set():
+    """goal_radius (Climb6x6) and hold_seconds (Drift) are read at every step, so settable; a
+    value that is not a finite number > 0 is refused by name (it was taken: a negative radius
+    never succeeded), and a set radius is the one the success reads."""
+    env = gym.make("Traction/Climb6x6-v0")
+    drift = gym.make("Traction/Drift-v0")
+    for e, name in ((env, "goal_radius"), (drift, "hold_seconds")):
+        for bad in (0.0, -1.0, float("nan"), "6"):
+            with pytest.raises(ValueError, match=rf"{name} = .*; allowed: > 0 (m|s)"):
+                e.set_wrapper_attr(name, bad)
+    env.reset(seed=0)
+    env.set_wrapper_attr("goal_radius", 1e4)                     # the goal is everywhere
+    *_, terminated, _, info = env.step(np.zeros(2, np.float32))
+    assert terminated and info["is_success"] and env.unwrapped.goal_radius == 1e4
