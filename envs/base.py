@@ -16,6 +16,7 @@ from __future__ import annotations
 import inspect
 import logging
 import math
+import operator
 import os
 import sys
 
@@ -48,15 +49,13 @@ def positive(name: str, value, unit: str = "") -> float:
 
 
 def positive_setting(name: str, unit: str = "") -> property:
-    """A constructor argument the task reads at every step, so settable between steps
-    (``set_attr``): checked as :func:`positive` when set."""
-    def get(self) -> float:
-        return self.__dict__["_" + name]
-
+    """A constructor argument the task reads at every step (as ``_<name>``), so settable between
+    steps (``set_attr``): checked as :func:`positive` when set."""
     def put(self, value) -> None:
         self.__dict__["_" + name] = positive(name, value, unit)
 
-    return property(get, put, doc=f"{name} ({unit or '-'}, > 0): settable between steps")
+    return property(operator.attrgetter("_" + name), put,
+                    doc=f"{name} ({unit or '-'}, > 0): settable between steps")
 
 
 def display_available() -> bool:
@@ -87,19 +86,19 @@ RENDER_ARGUMENTS = ("render_mode", "width", "height")
 
 def _fixed_property(name: str, get=None) -> property:
     """A constructor argument that shaped the environment when it was built (its scene, vehicle,
-    spaces or time steps): set once by the constructor (or read by ``get``); setting it again
-    raises AttributeError saying how to get another value (a ``set_attr`` of it did nothing)."""
-    def held(self):
-        return self._fixed[name]
+    spaces or time steps): set once by the constructor, held as ``_<name>`` (what the task's
+    per-step code reads: a property read costs 3-5 times an attribute's) unless ``get`` reads
+    it; setting it again raises AttributeError saying how to get another value (a ``set_attr``
+    of it did nothing)."""
+    private = "_" + name
 
     def put(self, value) -> None:
-        fixed = self.__dict__.setdefault("_fixed", {})
-        if get is not None or name in fixed:
+        if get is not None or private in self.__dict__:
             raise AttributeError(_fixed_message(self, name))
-        fixed[name] = value
+        self.__dict__[private] = value
 
-    return property(get or held, put, doc=f"constructor argument {name!r}, fixed when the "
-                    "environment is built")
+    return property(get or operator.attrgetter(private), put,
+                    doc=f"constructor argument {name!r}, fixed when the environment is built")
 
 
 def _fixed_message(env, name: str) -> str:
@@ -332,7 +331,7 @@ class TractionEnv(Snapshots, gym.Env):
         if bad and not self._warned_divergence:      # (MuJoCo may have reset data.time)
             logger.warning("%s: simulation diverged in step %d of the episode (t = %.3f s); "
                            "truncating the episode", type(self).__name__, self._steps,
-                           self._steps * self.control_dt)
+                           self._steps * self._control_dt)
             self._warned_divergence = True
         return bad
 

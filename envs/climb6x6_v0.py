@@ -260,13 +260,13 @@ class Climb6x6Env(TractionEnv):
 
     def _energy(self) -> float:
         drive = float(self.sim.action[0, 0])          # this step's, clipped by the action map
-        return -(drive**2) * self.control_dt
+        return -(drive**2) * self._control_dt
 
     def _slip(self) -> float:
         w = self.sim.outputs.wheel[0]
         slips = [abs(s) for s, on in zip(w[:, L.O_LONG_SLIP].tolist(), w[:, L.O_CONTACT].tolist(),
                                          strict=True) if on > 0.5]
-        return -(sum(slips) / len(slips) if slips else 0.0) * self.control_dt
+        return -(sum(slips) / len(slips) if slips else 0.0) * self._control_dt
 
     def _reward_terms(self, c: ChassisReading) -> dict[str, float]:
         terminated, success = self._termination(c)
@@ -282,7 +282,7 @@ class Climb6x6Env(TractionEnv):
         return not self.scene.terrain.grid.contains(c.com[0], c.com[1])
 
     def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
-        success = self._goal_distance(c) < self.goal_radius
+        success = self._goal_distance(c) < self._goal_radius
         return success or self._rolled_over(c) or self._off_terrain(c), success
 
 

@@ -193,7 +193,7 @@ class DriftEnv(TractionEnv):
     def cross_track(self, c: ChassisReading | None = None) -> float:
         """Distance of the CoM from the circle (m), positive outside."""
         x, y, _ = (c or self.read_chassis()).com
-        return math.hypot(x, y) - self.radius
+        return math.hypot(x, y) - self._radius
 
     def heading_error(self, c: ChassisReading | None = None) -> float:
         """Heading minus the circle's counter-clockwise tangent direction at the CoM (rad)."""
@@ -218,19 +218,19 @@ class DriftEnv(TractionEnv):
                          c.velocity_body[1], off, math.sin(e), math.cos(e),
                          *w[:, L.O_LONG_SLIP].tolist(), *w[:, L.O_LAT_SLIP].tolist(),
                          v[L.O_ENGINE_OMEGA] / self.vehicle.engine.max_omega, v[L.O_GEAR],
-                         min(self._held / self.hold_seconds, 1.0)])
+                         min(self._held / self._hold_seconds, 1.0)])
 
     def _reward_terms(self, c: ChassisReading) -> dict[str, float]:
         (beta, e), moving = self._slide(c), self._moving(c)
         drifting = abs(beta - self.target) < _BAND and abs(e) < 3.0 and moving > 0.5
-        self._held = self._held + self.control_dt if drifting else 0.0
-        self._succeeded = self._succeeded or self._held >= self.hold_seconds - 1e-9
+        self._held = self._held + self._control_dt if drifting else 0.0
+        self._succeeded = self._succeeded or self._held >= self._hold_seconds - 1e-9
         w = self.weights
         return {
             "sideslip": w["sideslip"] * (tolerance(beta - self.target, _SIDESLIP_BOUNDS,
                                                    _SIDESLIP_MARGIN) * moving),
             "circle": w["circle"] * (tolerance(e, (-1.0, 1.0), 5.0) * moving),
-            "hold": w["hold"] * min(self._held / self.hold_seconds, 1.0),
+            "hold": w["hold"] * min(self._held / self._hold_seconds, 1.0),
             "spin_out": w["spin_out"] * -float(abs(beta) > _SPIN_OUT),
             "off_pad": w["off_pad"] * -float(abs(e) > 15.0)}
 

@@ -169,7 +169,7 @@ class TankTurnEnv(TractionEnv):
         values = {"heading": self._prev_err - err, "aim": _aim(err) - _aim(self._prev_err),
                   "translation": -math.hypot(pos[0] - prev[0], pos[1] - prev[1])}
         self._prev_err, self._prev_pos = err, pos
-        self._held = self._held + self.control_dt if err < self.TOLERANCE else 0.0
+        self._held = self._held + self._control_dt if err < self.TOLERANCE else 0.0
         values["hold"] = float(self._held >= self.HOLD_SECONDS - 1e-9)
         return {k: self.weights[k] * v for k, v in values.items()}
 
