@@ -101,17 +101,21 @@ def _fixed_property(name: str, get=None) -> property:
                     doc=f"constructor argument {name!r}, fixed when the environment is built")
 
 
+#: fixed values derived from constructor arguments: name -> how
+DERIVED = {"n_substeps": "control_dt / physics_dt"}
+
+
 def _fixed_message(env, name: str) -> str:
     """Why ``name`` cannot be set on ``env``, and what can."""
     cls = type(env)
     arguments = inspect.signature(cls.__init__).parameters
-    settable = sorted(k for k in dir(cls) if k not in dir(gym.Env)
-                      and isinstance(getattr(cls, k), property) and getattr(cls, k).fset
-                      and not getattr(cls, k).__doc__.endswith("fixed when the environment is built"))
+    settable = sorted(k for k in dir(cls) if k not in dir(gym.Env) and k not in cls.fixed_names()
+                      and isinstance(getattr(cls, k), property) and getattr(cls, k).fset)
     settable += [k for k in arguments if k in vars(env) and k not in RENDER_ARGUMENTS]
     env_id = env.spec.id if env.spec is not None else cls.__name__
+    given = f"{name}=..." if name not in DERIVED else f"other arguments ({DERIVED[name]})"
     return (f"{name} is fixed when the environment is built (it shaped the scene, the vehicle, "
-            f"the spaces or the time steps); build another: gym.make({env_id!r}, {name}=...). "
+            f"the spaces or the time steps); build another: gym.make({env_id!r}, {given}). "
             f"Settable between steps: {', '.join(settable)}")
 
 
@@ -139,7 +143,13 @@ class TractionEnv(Snapshots, gym.Env):
     fixed_arguments: tuple[str, ...] = ()
     control_dt = _fixed_property("control_dt")
     physics_dt = _fixed_property("physics_dt")
+    n_substeps = _fixed_property("n_substeps")      # physics substeps per step (derived)
     vehicle = _fixed_property("vehicle", lambda self: self.sim.params)
+
+    @classmethod
+    def fixed_names(cls) -> tuple[str, ...]:
+        """The attributes fixed when the environment is built (setting one raises)."""
+        return ("vehicle", "control_dt", "physics_dt", "n_substeps", *cls.fixed_arguments)
     #: reset options the task reads, besides ``terrain_seed``: name -> ``(lo, hi, unit)`` of a
     #: number, or None for another kind, which the task's :meth:`_check_option` reads (task)
     reset_options: dict[str, tuple | None] = {}
@@ -224,6 +234,7 @@ class TractionEnv(Snapshots, gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         options = self._read_options(options)           # all checked before anything changes
+        self.sim.check_friction("reset")
         super().reset(seed=seed)
         terrain_seed = options.pop("terrain_seed", int(self.np_random.integers(2**31 - 1)))
         self.scene.regenerate(terrain_seed)
@@ -278,16 +289,17 @@ class TractionEnv(Snapshots, gym.Env):
         """Check and apply an action, run the control step's physics substeps."""
         if self.action_map == actions.NONE:
             checked = self._check_action(action)
+            self.sim.check_friction()                   # (the compiled call's, before any change)
             self.sim.action[0] = checked                # the row holds the step's action
             self._apply_action(checked)
-            self.sim.step(self.n_substeps)
+            self.sim.step(self._n_substeps)
             return
         if (type(action) is np.ndarray and action.dtype is _FLOAT32
                 and action.shape == self._action_shape):            # the common case
-            bad = self.sim._step_float32(self.n_substeps, self.action_map, action)
+            bad = self.sim._step_float32(self._n_substeps, self.action_map, action)
         else:
             self.sim.action[0] = self._read_action(action)
-            bad = self.sim.step_mapped(self.n_substeps, self.action_map)
+            bad = self.sim.step_mapped(self._n_substeps, self.action_map)
         if bad >= 0:
             raise self._not_finite(bad, float(self.sim.action[0, bad]))
 

@@ -60,6 +60,8 @@ class Arrays:
         self.action = np.zeros((n, n_actions))    # each world's last action, clipped
         self.active = np.ones(n, np.bool_)        # the worlds the next loop call advances
         self.table_addr = np.zeros(n, np.int64)   # each world's friction table (its values)
+        self.tables = np.empty(n, object)         # ... held: the address stays valid (and a
+                                                  # values.resize() refused) while it is read
         self.friction = np.zeros((n, *table_shape))  # the tables, copied in at every loop call
         self.scratch = scratch_arrays(n_wheels)   # the update's, shared by the worlds in turn
 

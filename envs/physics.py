@@ -348,18 +348,18 @@ BAD_FRICTION = -3
 
 
 @jit
-def load_tables(table_addr, friction, active) -> int:
-    """Copy each active world's friction table (the float64 values at ``table_addr[i]``, of
-    ``friction[i]``'s shape) to ``friction[i]``; the first world whose table holds a value not
-    finite and >= 0 (its copy unfinished), else -1."""
+def load_tables(table_addr, friction) -> int:
+    """Copy every world's friction table (the float64 values at ``table_addr[i]``, of
+    ``friction[i]``'s shape) to ``friction[i]``, also of the worlds not stepped (a reset after
+    the step reads it: it is checked before anything changes); the first world whose table
+    holds a value not finite and >= 0 (its copy unfinished), else -1."""
     size = friction.shape[1] * friction.shape[2]
     for i in range(friction.shape[0]):
-        if active[i]:
-            values, row = _buffer(table_addr[i], size), friction[i].reshape(size)
-            for j in range(size):
-                if not 0.0 <= values[j] < np.inf:
-                    return i
-                row[j] = values[j]
+        values, row = _buffer(table_addr[i], size), friction[i].reshape(size)
+        for j in range(size):
+            if not 0.0 <= values[j] < np.inf:
+                return i
+            row[j] = values[j]
     return -1
 
 
@@ -374,7 +374,7 @@ def advance(n_substeps, w, action_map, action) -> int:
     ``action`` (float32, one dimension): empty, or the active worlds' actions, one row per world
     flattened, first copied to their rows of ``w.action`` (one call where a separate copy costs
     a second; :data:`WRONG_ACTION_SIZE` is returned for any other size, before anything
-    changes). Each active world's friction table is then copied from where its sim keeps it
+    changes). Each world's friction table is then copied from where its sim keeps it
     (:func:`load_tables`); a value not finite and >= 0 stops the call before any command changes
     (:data:`BAD_FRICTION` minus the world is returned). With an ``action_map`` (``actions.*``,
     not ``actions.NONE``) the active worlds' rows of ``w.action`` are then checked, clipped and
@@ -390,7 +390,7 @@ def advance(n_substeps, w, action_map, action) -> int:
     n = models.shape[0]
     if action.shape[0] > 0 and not actions.load_rows(borrow(action), borrow(w.action), active):
         return WRONG_ACTION_SIZE
-    bad_table = load_tables(borrow(w.table_addr), borrow(w.friction), active)
+    bad_table = load_tables(borrow(w.table_addr), borrow(w.friction))
     if bad_table >= 0:
         return BAD_FRICTION - bad_table
     if action_map != actions.NONE:

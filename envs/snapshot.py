@@ -77,8 +77,10 @@ class Snapshots:
     def __setstate__(self, saved: dict) -> None:
         self._init_args = ((), saved["init"])
         self.__init__(**saved["init"])
+        fixed = self.fixed_names()
         for key, value in saved["settings"].items():
-            setattr(self, key, value)
+            if key not in fixed:        # (a state pickled before they were fixed holds them)
+                setattr(self, key, value)
         self.spec = saved["spec"]
         if saved["snapshot"] is not None:
             self.reset()                                 # an episode to restore into
@@ -126,7 +128,7 @@ class Snapshots:
             for buf, value in vars(state[name]).items():
                 getattr(getattr(sim, name), buf)[...] = value
         sim.wheel_angle[...] = state["wheel_angle"]
-        sim.friction_table.values[...] = state["friction"][2]     # in place: a batch shares it
+        sim.friction_table.values[...] = state["friction"][2]     # in place: the loop reads it
         self.np_random.bit_generator.state = state["rng"]
         self.scene.restore_terrain(terrain)
         self._refresh_viewer_terrain()

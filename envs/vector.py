@@ -132,6 +132,8 @@ class TractionVectorEnv(VectorEnv):
         options = dict(options or {})
         mask = self._reset_mask(options.pop("reset_mask", None))
         worlds = np.flatnonzero(mask).tolist()
+        for i in worlds:                                  # before any world is reset
+            self.envs[i].sim.check_friction("reset")
         infos = []
         for i in worlds:
             self._obs[i], info = self.envs[i].reset(seed=seeds[i], options=options or None)
@@ -314,6 +316,8 @@ class TractionVectorEnv(VectorEnv):
                     checked[i] = self.envs[i]._check_action(actions[i])
                 except ValueError as e:
                     raise ValueError(f"sub-environment {i}: {e}") from None
+            for env in self.envs:                           # (the compiled call's, in advance)
+                env.sim.check_friction()
             for i, a in checked.items():                    # all checked before any is applied
                 self.batch.action[i] = a
                 self.envs[i]._apply_action(a)

@@ -145,7 +145,24 @@ class VehicleSim:
             self._bind(self._own_arrays(own.action.shape[1]), 0)    # a new table shape
         self._friction_table = table
         if own is not None:
-            self._own.table_addr[0] = table.values.ctypes.data   # held by the table (and us)
+            self._point_at_table()
+
+    def _point_at_table(self) -> None:
+        """Give the compiled loop this world's table: its values' address, and the array held
+        by the arrays it is read from (a batch's too), so the address stays valid."""
+        o, values = self._own, self._friction_table.values
+        o.tables[0], o.table_addr[0] = values, values.ctypes.data
+
+    def check_friction(self, doing: str = "stepped") -> None:
+        """VehicleConfigError naming this world's table (and its world in a batch) if a value
+        is not finite and >= 0 (the compiled loop refuses it too)."""
+        try:
+            self._friction_table.checked_values()
+        except vm.VehicleConfigError:
+            where = "friction_table" if self._batch_row is None else \
+                f"friction_table of world {self._batch_row}"
+            raise vm.VehicleConfigError(f"{where}: values must be finite and >= 0 (nothing was "
+                                        f"{doing})") from None
 
     def _own_arrays(self, n_actions: int) -> Arrays:
         """New arrays for this world alone (with the current friction table's shape)."""
@@ -174,13 +191,13 @@ class VehicleSim:
                      self.model.body_ipos.ctypes.data]
         o.index[0] = [self.body, self.qvel_adr, self.model.nbody, self.model.nq, self.qpos_adr]
         o.sensor_adr[0] = self.sensor_adr
-        o.table_addr[0] = self._friction_table.values.ctypes.data
+        self._point_at_table()
         self.surfaces.write(o.grid[0], o.grid_info[0], o.patches[0])
         o.ground_type[0] = self.surfaces.ground_type
         self.state, self.commands, self.outputs = o.state, o.commands, o.outputs
         self.wheel_angle = o.wheel_angle
         self.now, self._bad, self.action = o.now[0], o.bad, o.action
-        self._loop = Loop(o, self)
+        self._loop = Loop(o, self, self._batch_row)
 
     # --- episode ---------------------------------------------------------------------------
     def reset(self, pos=None, quat=None, velocity=None) -> None:

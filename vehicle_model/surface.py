@@ -45,6 +45,13 @@ class FrictionTable:
         self.tires = list(tires)
         self.values = values
 
+    def __copy__(self) -> FrictionTable:
+        """A copy with its own values (a simulator reads a table's array where it is)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._values = self._values.copy()
+        return new
+
     @property
     def values(self) -> np.ndarray:
         """Friction ``(n_surfaces, n_tires)`` (-), float64, the table's own array."""

@@ -294,3 +294,22 @@ def test_settings_read_every_step_are_checked_when_set():
     env.set_wrapper_attr("goal_radius", 1e4)                     # the goal is everywhere
     *_, terminated, _, info = env.step(np.zeros(2, np.float32))
     assert terminated and info["is_success"] and env.unwrapped.goal_radius == 1e4
+
+
+def test_the_substep_count_is_fixed_and_old_pickles_still_load():
+    """n_substeps (control_dt / physics_dt) was settable, and the native vector env kept its own
+    copy; a state pickled when the fixed arguments were plain attributes holds them among its
+    settings, which load (they equal the constructor's)."""
+    env = gym.make("Traction/Drift-v0")
+    with pytest.raises(AttributeError, match=r"n_substeps is fixed .*gym.make\("
+                                             r"'Traction/Drift-v0', other arguments \(control_dt"):
+        env.set_wrapper_attr("n_substeps", 1)
+    u = env.unwrapped
+    u.reset(seed=0)
+    saved = u.__getstate__()
+    saved["settings"].update(radius=20.0, control_dt=0.04, physics_dt=0.004, n_substeps=10)
+    old = object.__new__(type(u))
+    old.__setstate__(saved)
+    assert (old.radius, old.n_substeps) == (20.0, 10)
+    a = np.array([0.2, 0.8, 0.0, 0.0], np.float32)
+    assert np.array_equal(old.step(a)[0], u.step(a)[0])

@@ -2,6 +2,8 @@
 friction table, as separate environments do, so grip can be randomised per world; a value that
 is not finite and >= 0 is refused by name before anything is stepped."""
 
+import copy
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -189,3 +191,68 @@ def test_the_standalone_update_takes_a_table_per_vehicle(sedan):
                         r"shapes \[\(7, 3\), \(1, 1\)\]")):
         with pytest.raises(ValueError, match=match):
             vm.step(sedan, state, kin, hits, cmd, bad, 0.002)
+
+
+@pytest.mark.parametrize("how", ["autoreset", "reset", "single"])
+def test_a_bad_friction_value_is_refused_before_a_reset_changes_anything(how):
+    """A reset steps once, so it reads the table: a bad value is refused before any world is
+    reset (the next-step autoreset of every world, an explicit reset, one env's reset), and the
+    run then continues as if nothing had been tried (worlds reset once were reset twice, their
+    RNG drawn again, and the error named no world)."""
+    def make():
+        if how == "single":
+            return gym.make("Traction/TankTurn-v0", max_episode_steps=2)
+        return gym.make_vec("Traction/TankTurn-v0", num_envs=3, max_episode_steps=2,
+                            vectorization_mode="vector_entry_point")
+
+    def sims(env):
+        u = env.unwrapped
+        return [e.sim for e in u.envs] if how != "single" else [u.sim]
+
+    a = np.zeros(make().action_space.shape, np.float32)
+    runs = []
+    for inject in (False, True):
+        env = make()
+        env.reset(seed=4)
+        out = [env.step(a)[0] for _ in range(2)]                   # every episode ends
+        if inject:
+            table = sims(env)[-1].friction_table
+            table.values[1, 0] = np.nan
+            times = [s.data.time for s in sims(env)]
+            where = "friction_table of world 2" if how != "single" else "friction_table"
+            with pytest.raises(vm.VehicleConfigError,
+                               match=rf"^{where}: values must be finite and >= 0 \(nothing was "):
+                env.step(a) if how == "autoreset" else env.reset()
+            assert [s.data.time for s in sims(env)] == times
+            table.values[1, 0] = vm.FrictionTable.default().values[1, 0]
+        out += [env.step(a)[0] if how == "autoreset" else env.reset()[0] for _ in range(1)]
+        out += [env.step(a)[0] for _ in range(3)]
+        runs.append(out)
+        env.close()
+    assert all(np.array_equal(x, y) for x, y in zip(*runs, strict=True))
+
+
+def test_the_read_table_cannot_move_or_be_freed_under_a_world():
+    """The loop reads a table's values where they are, so they are held where it reads them:
+    a resize of the array is refused (numpy: it is referenced), a batch built again over the
+    same sims leaves the first one reading the tables it held, and a copy of a table has its
+    own values."""
+    sims = [VehicleSim(build_scene("sedan", "flat")) for _ in range(2)]
+    with pytest.raises(ValueError, match="cannot resize"):
+        sims[0].friction_table.values.resize((70, 3))
+    first = SimBatch(sims)
+    old = sims[0].friction_table.values.copy()
+    second = SimBatch(sims)
+    sims[0].friction_table = vm.FrictionTable.default()          # the old table: only first's
+    sims[0].friction_table.values[...] = 0.5
+    junk = [np.full(21, 1e300) for _ in range(1000)]             # (memory freed would be reused)
+    first.step(1)
+    assert np.array_equal(first.arrays.friction[0], old) and len(junk) == 1000
+    second.step(1)
+    assert np.all(second.arrays.friction[0] == 0.5)
+    table = vm.FrictionTable.default()
+    twin = copy.copy(table)
+    twin.values = np.zeros((7, 3))
+    assert np.array_equal(table.values, vm.FrictionTable.default().values)
+    for b in (first, second):
+        b.close()
