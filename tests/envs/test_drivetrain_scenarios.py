@@ -51,6 +51,29 @@ def test_autobox_shifts_up_through_every_gear_and_down_when_braking():
     assert abs(sim.forward_speed()) < 0.01
 
 
+def test_autobox_cuts_the_engine_torque_for_each_automatic_shift():
+    """Full throttle from rest: four automatic upshifts, each in neutral for the 0.3 s switch
+    time, and the engine gives no torque during them (the throttle cut); in gear below the rev
+    limit it gives peak torque x the curve (> 0.7 x 500 N m)."""
+    from traction.vehicle_model import layout as L
+
+    p = load_vehicle("sedan_rwd")
+    sim = VehicleSim(build_scene(p, "flat"))
+    sim.set_commands(throttle=1.0)
+    shifting, torque_in_gear = [], []
+    for _ in range(int(12.0 / sim.dt)):
+        sim.substep()
+        auto = bool(sim.state.gears[0, L.AUTO_SHIFT])
+        if auto:
+            shifting.append(sim.outputs.engine_torque[0])
+        elif sim.outputs.engine_omega[0] < 0.95 * p.engine.max_omega:
+            torque_in_gear.append(sim.outputs.engine_torque[0])
+    per_shift = p.gearbox.switch_time / sim.dt
+    assert 4 * (per_shift - 1) <= len(shifting) <= 4 * (per_shift + 1)
+    assert np.all(np.array(shifting) == 0.0)
+    assert min(torque_in_gear) > 0.7 * p.engine.peak_torque
+
+
 def test_autobox_setups_physx_warns_about_are_refused_and_the_shipped_one_only_shifts_up():
     """PhysX troubleshooting: with its default gear table (ratios halving, up 0.65 / down 0.5)
     each upshift lands below the down ratio, and with a latency below the switch time the

@@ -343,6 +343,8 @@ def test_info_diagnostics(env_id):
         assert info["gear"] == sim.state.gearbox.gear[0] == out.gear[0]
         assert np.array_equal(info["tire_load"], out.load[0])
         assert np.array_equal(info["long_slip"], out.long_slip[0])
+        assert np.array_equal(info["lat_slip"], out.lat_slip[0])
+        assert not np.array_equal(out.lat_slip[0], out.long_slip[0])   # (two columns)
         assert np.array_equal(info["wheel_contact"], out.in_contact[0])
         # CoM speed from MuJoCo at the state after the step (pose and velocity of one instant)
         d = mujoco.MjData(u.model)

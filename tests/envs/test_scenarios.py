@@ -60,6 +60,33 @@ def test_undamped_drop_oscillates_at_natural_frequency(sedan):
     assert np.ptp(z[-500:]) == pytest.approx(2 * 0.05, rel=0.05)
 
 
+def test_damped_drop_decays_by_the_damping_ratio(sedan):
+    """Dampers set for a damping ratio of 0.1 (c = 2 zeta sqrt(k m) per corner, all corners at
+    1.5 Hz): dropped 5 cm, the body's heave decays by the logarithmic decrement
+    ln(z_i / z_i+1) = 2 pi zeta / sqrt(1 - zeta^2) = 0.631 per period (within 2 %; measured
+    0.632), at the damped frequency f0 sqrt(1 - zeta^2) (within 1 %)."""
+    f0, zeta = 1.5, 0.1
+    sus = sedan.suspension
+    k = sus.sprung_mass * (2 * np.pi * f0) ** 2
+    c = 2 * zeta * np.sqrt(k * sus.sprung_mass)
+    params = dataclasses.replace(sedan, suspension=dataclasses.replace(
+        sus, spring_strength=k, damper_rate=c))
+    assert np.allclose(params.suspension.damping_ratio(), zeta)
+    sim = _sim(params)
+    sim.reset(pos=sim.scene.spawn_pos + [0, 0, 0.05])
+    z = []
+    for _ in range(1500):                                 # 3 s: 4 periods
+        sim.substep()
+        z.append(sim.com_position()[2])
+    z = np.array(z) - sim.scene.spawn_pos[2] - sedan.chassis.com[2]
+    peaks = [i for i in range(1, len(z) - 1) if z[i - 1] < z[i] >= z[i + 1] and z[i] > 0]
+    assert len(peaks) >= 3
+    decrement = np.log(z[peaks[0]] / z[peaks[2]]) / 2
+    assert decrement == pytest.approx(2 * np.pi * zeta / np.sqrt(1 - zeta**2), rel=0.02)
+    freq = 2 / ((peaks[2] - peaks[0]) * sim.dt)
+    assert freq == pytest.approx(f0 * np.sqrt(1 - zeta**2), rel=0.01)
+
+
 def test_wheel_beyond_droop_gives_no_force_and_free_spin_up(sedan):
     sim = _sim(sedan)
     sim.reset(pos=sim.scene.spawn_pos + [0, 0, 1.0])
@@ -188,6 +215,28 @@ def test_low_speed_turn_matches_kinematic_yaw_rate(sedan):
     yaw_rate = sim.data.qvel[5]                            # body frame z; chassis is level
     expected = sim.forward_speed() * np.tan(steer) / wheelbase    # rear axle: no slip angle
     assert yaw_rate == pytest.approx(expected, rel=0.03)
+
+
+@pytest.mark.parametrize("toe, sign", [((0.1, 0.1), 1), ((-0.1, -0.1), -1), ((0.1, -0.1), 0)])
+def test_toe_steers_the_wheels_without_a_steer_input(sedan, toe, sign):
+    """Toe is a steer angle with no steer input (positive: left, like steer): both front wheels
+    at +0.1 rad turn the car as steering them by 0.1 does (the kinematic yaw rate v tan(0.1) /
+    L, within 3 %), -0.1 the other way; toe-in (+0.1 left, -0.1 right) drives straight."""
+    wheels = dataclasses.replace(sedan.wheels, toe=np.array([*toe, 0.0, 0.0]))
+    p = dataclasses.replace(sedan, wheels=wheels)
+    sim = _sim(p)
+    sim.reset(velocity=[5.0, 0, 0])
+    sim.state.omega[:] = 5.0 / p.wheels.radius
+    x = p.suspension.position[:, 0]
+    wheelbase = x[:2].mean() - x[2:].mean()
+    for _ in range(1500):                                  # 3 s, hold ~5 m/s, no steer command
+        err = 5.0 - sim.forward_speed()
+        sim.set_commands(wheel_torque=[0, 0, 400 * err, 400 * err])
+        sim.substep()
+    np.testing.assert_allclose(sim.outputs.steer[0, :2], toe)
+    yaw_rate = sim.data.qvel[5]
+    expected = sign * sim.forward_speed() * np.tan(0.1) / wheelbase
+    assert yaw_rate == pytest.approx(expected, rel=0.03, abs=1e-3)
 
 
 def test_same_inputs_same_trajectory_bit_for_bit(sedan):

@@ -75,8 +75,22 @@ def test_limited_slip_moves_torque_to_the_slower_wheel():
     omega = np.array([[10.0, 10.0, 60.0, 10.0],     # rear left spinning: 6x > bias
                       [10.0, 10.0, 12.0, 10.0]])    # within bias 1.3: default split
     beta, _ = _ratios(p, omega, np.ones((2, 4), bool), np.ones((2, 4)), np.zeros((2, 2)))
-    assert beta[0, 3] > 0.8 and beta[0, 2] < 0.2
+    # PhysX: the faster wheel's share x (1 - d), the slower's x (1 + d), d = (60 - 1.3 x 10) / 60
+    np.testing.assert_allclose(beta[0], [0, 0, 0.108333333, 0.891666667], rtol=1e-8)
     np.testing.assert_allclose(beta[1], [0, 0, 0.5, 0.5])
+
+
+def test_four_wheel_drive_centre_differential_moves_torque_to_the_slower_axle():
+    """4WD, front wheels spinning at 60 rad/s and rear ones at 10: the centre differential
+    (front share 0.45, bias 1.3) takes d = (120 - 1.3 x 20) / 120 from the front's share and
+    gives it to the rear's, 0.45 (1 - d) : 0.55 (1 + d), normalised = 0.0904 : 0.9096, each
+    axle split equally (its wheels alike); with the axles alike, the 0.45 : 0.55 split."""
+    p = _diff("sedan_rwd", kind="limited_slip", drive="4wd")
+    omega = np.array([[60.0, 60.0, 10.0, 10.0], [10.0, 10.0, 10.0, 10.0]])
+    beta, _ = _ratios(p, omega, np.ones((2, 4), bool), np.ones((2, 4)), np.zeros((2, 2)))
+    np.testing.assert_allclose(beta[0], [0.0452086553, 0.0452086553, 0.4547913447, 0.4547913447],
+                               rtol=1e-8)
+    np.testing.assert_allclose(beta[1], [0.225, 0.225, 0.275, 0.275])
 
 
 def test_torque_vectoring_follows_suspension_force():

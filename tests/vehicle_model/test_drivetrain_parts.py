@@ -36,12 +36,29 @@ def test_free_revving_engine_settles_where_torque_equals_damping():
     pk = dataclasses.replace(p, engine=ep).packed
     w_e = _free_rev(pk)
     grid = np.linspace(1.0, ep.max_omega * 0.999, 200001)
-    torque = np.array([engine.torque(ep.peak_torque, ep.max_omega, pk.torque_curve, 1.0, w)
-                       for w in grid])
+    curve = np.asarray(ep.torque_curve)                        # the preset's points, read
+    torque = ep.peak_torque * np.interp(grid / ep.max_omega, curve[:, 0], curve[:, 1])
     balance = torque - 1.2 * grid
     expected = grid[np.argmin(np.abs(balance))]
     assert expected < ep.max_omega * 0.95                      # a real balance, not the limiter
     assert w_e == pytest.approx(expected, rel=1e-3)
+
+
+def test_engine_torque_follows_the_curve_points():
+    """Full-throttle torque is peak torque x the curve, linear between its points (a curve read
+    backwards or ignored gave other torques): sedan_rwd's 1.0 x 500 N m at 0.5 max_omega,
+    0.88 at 0.125, half-way between 0.8 and 0.88 at 0.0625, 0.7 just below the limit; half of
+    that at half throttle; 0 at and past max_omega."""
+    ep = load_vehicle("sedan_rwd").engine
+    pk = load_vehicle("sedan_rwd").packed
+    for x, y in ((0.5, 1.0), (0.125, 0.88), (0.0625, 0.84), (0.9375, 0.775), (0.999999, 0.7)):
+        for throttle in (1.0, 0.5):
+            t = engine.torque(ep.peak_torque, ep.max_omega, pk.torque_curve, throttle,
+                              x * ep.max_omega)
+            assert t == pytest.approx(throttle * 500.0 * y, rel=1e-5), (x, throttle)
+    for x in (1.0, 1.2):
+        assert engine.torque(ep.peak_torque, ep.max_omega, pk.torque_curve, 1.0,
+                             x * ep.max_omega) == 0.0
 
 
 def test_flat_two_point_torque_curve_is_accepted_and_balances_at_peak_over_damping():

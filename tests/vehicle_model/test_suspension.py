@@ -127,17 +127,22 @@ def test_long_vehicle_gets_a_positive_split_when_one_exists():
 
 @pytest.mark.parametrize("name", ["sedan", "sedan_rwd", "truck_6x6", "tank"])
 def test_preset_sprung_masses_are_the_equal_springs_split(name):
-    """Presets keep the rigid-chassis-on-equal-springs split (affine in the wheel position),
-    bit for bit."""
+    """Presets keep the rigid-chassis-on-equal-springs split: a rigid body on equal springs
+    settles into a plane, so the masses are affine in the wheel position (m = a + b x + c y),
+    and they carry the chassis (sum = mass) with its centre of mass (sum m x = mass com_x, sum
+    m y = mass com_y); with three or more wheels not on a line these fix the split. The preset
+    file's masses are that split."""
     from traction.vehicle_model import load_vehicle
 
     p = load_vehicle(name)
     pos, com, mass = p.suspension.position, p.chassis.com, p.chassis.mass
-    a = np.vstack([np.ones(len(pos)), pos[:, 0], pos[:, 1]])
-    m0 = np.full(len(pos), mass / len(pos))
-    expected = m0 + a.T @ np.linalg.solve(a @ a.T, mass * np.array([1.0, com[0], com[1]]) - a @ m0)
-    np.testing.assert_array_equal(compute_sprung_masses(pos, com, mass), expected)
-    np.testing.assert_array_equal(p.suspension.sprung_mass, expected)
+    m = compute_sprung_masses(pos, com, mass)
+    np.testing.assert_allclose([m.sum(), m @ pos[:, 0], m @ pos[:, 1]],
+                               [mass, mass * com[0], mass * com[1]], rtol=1e-12, atol=1e-9)
+    plane = np.column_stack([np.ones(len(pos)), pos[:, 0], pos[:, 1]])
+    fit = np.linalg.lstsq(plane, m, rcond=None)[0]
+    np.testing.assert_allclose(plane @ fit, m, rtol=1e-12)
+    np.testing.assert_allclose(p.suspension.sprung_mass, m, rtol=1e-12)
 
 
 def test_a_missed_ray_hangs_the_wheel_like_a_far_hit(sedan):

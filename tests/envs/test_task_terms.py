@@ -1,0 +1,123 @@
+"""Each task's reward terms, weights and observation channels against its documented
+definition: a weight scales its term and nothing else, Climb6x6's energy and slip penalties are
+their formulas, and the velocity and track channels are in the documented frames and order."""
+
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import traction.envs  # noqa: F401  (registers the ids)
+from traction.train import controllers
+from traction.vehicle_model import layout as L
+
+ENV_IDS = ["Traction/Climb6x6-v0", "Traction/Drift-v0", "Traction/TankTurn-v0"]
+#: the terms that are not zero in 120 steps of the scripted controller (the others: events)
+CONTINUOUS = {"Traction/Climb6x6-v0": {"progress", "energy", "slip"},
+              "Traction/Drift-v0": {"sideslip", "circle", "hold"},
+              "Traction/TankTurn-v0": {"heading", "aim", "translation", "hold"}}
+
+
+def _terms(env, steps_or_actions, options=None):
+    """Each step's reward and reward terms from a reset with seed 3, and the actions taken:
+    those given, or a number of steps of the task's scripted controller (which drifts)."""
+    obs, _ = env.reset(seed=3, options=options)
+    replay = not isinstance(steps_or_actions, int)
+    policy = None if replay else controllers.for_env(env.spec.id)
+    if policy is not None:
+        policy.reset()
+    out, taken = [], []
+    for t in range(len(steps_or_actions) if replay else steps_or_actions):
+        a = steps_or_actions[t] if replay else np.asarray(policy(obs), np.float32)
+        obs, reward, _, _, info = env.step(a)
+        out.append((reward, {k[7:]: v for k, v in info.items() if k.startswith("reward_")}))
+        taken.append(a)
+    return out, taken
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_a_weight_scales_its_term_and_nothing_else(env_id):
+    """The same seed and actions (the scripted controller's) with one weight doubled: that term
+    doubles at every step, the others are unchanged, and the reward is the sum of the terms (a
+    term left unweighted, or weighted with a constant, passed the earlier test: both envs ran
+    the same code)."""
+    env = gym.make(env_id)
+    u = env.unwrapped
+    options = {"target_offset": 0.3, "yaw": 0.0} if env_id == "Traction/TankTurn-v0" else None
+    base, actions = _terms(env, 120, options)
+    for reward, terms in base:
+        assert reward == pytest.approx(sum(terms.values()), abs=1e-12)
+    seen = {t for _, terms in base for t, v in terms.items() if v != 0.0}
+    assert seen >= CONTINUOUS[env_id]
+    for argument, term in type(u).weight_arguments.items():
+        default = getattr(u, argument)
+        env.set_wrapper_attr(argument, 2.0 * default)
+        doubled, _ = _terms(env, actions, options)
+        env.set_wrapper_attr(argument, default)
+        for (_, mine), (_, theirs) in zip(base, doubled, strict=True):
+            assert theirs[term] == 2.0 * mine[term], argument
+            assert {k: v for k, v in theirs.items() if k != term} == \
+                   {k: v for k, v in mine.items() if k != term}
+
+
+def test_climb_energy_and_slip_penalties_are_their_formulas():
+    """energy = -w drive^2 control_dt (the clipped drive channel) and slip = -w mean |long slip|
+    of the wheels in contact x control_dt: both <= 0 (a sign error rewarded wheelspin)."""
+    env = gym.make("Traction/Climb6x6-v0")
+    u = env.unwrapped
+    env.reset(seed=0)
+    rng = np.random.default_rng(2)
+    slipping = 0
+    for _ in range(40):
+        a = rng.uniform(-1.5, 1.5, 2).astype(np.float32)
+        info = env.step(a)[4]
+        out = u.sim.outputs
+        drive = float(np.clip(a[0], -1, 1))
+        assert info["reward_energy"] == pytest.approx(-0.05 * drive**2 * 0.04, rel=1e-12)
+        contact = out.in_contact[0]
+        mean_slip = np.abs(out.long_slip[0][contact]).mean() if contact.any() else 0.0
+        assert info["reward_slip"] == pytest.approx(-0.5 * mean_slip * 0.04, rel=1e-9, abs=1e-15)
+        assert info["reward_energy"] <= 0.0 and info["reward_slip"] <= 0.0
+        slipping += mean_slip > 0.01
+    assert slipping >= 5                                # the formula met wheelspin
+
+
+def _yawed(env, yaw, velocity, spins=None):
+    """The env's observation with its chassis turned to ``yaw`` (rad) at its spawn position,
+    moving at ``velocity`` (world, m/s), not turning; wheel spins ``spins`` (rad/s)."""
+    u = env.unwrapped
+    sim = u.sim
+    sim.reset(pos=sim.data.qpos[sim.qpos_adr:sim.qpos_adr + 3].copy(),
+              quat=[math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)], velocity=velocity)
+    if spins is not None:
+        sim.state.wheel[0, :, L.OMEGA] = spins
+    return u._observation(u.read_chassis())
+
+
+@pytest.mark.parametrize("env_id", ["Traction/Drift-v0", "Traction/TankTurn-v0"])
+def test_the_velocity_channels_are_in_the_chassis_frame(env_id):
+    """Turned 1 rad left and moving at (1, 0.5) m/s in the world, the chassis moves at
+    (cos 1 + 0.5 sin 1, -sin 1 + 0.5 cos 1) = (0.961, -0.571) m/s in its own frame (channels 3
+    and 4 of both tasks); yaw rate 0."""
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    obs = _yawed(env, 1.0, [1.0, 0.5, 0.0])
+    expected = (math.cos(1) + 0.5 * math.sin(1), -math.sin(1) + 0.5 * math.cos(1))
+    np.testing.assert_allclose(obs[3:5], expected, atol=1e-9)
+    assert obs[2] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_tank_track_channels_are_left_then_right():
+    """Left wheels spinning at 10 rad/s, right ones still: channel 5 (left track) is 10 x the
+    road wheel radius, channel 6 (right) is 0; and the other way round."""
+    env = gym.make("Traction/TankTurn-v0")
+    env.reset(seed=0)
+    p = env.unwrapped.vehicle
+    left = np.array([n.startswith("left") for n in p.wheel_names])
+    assert left.sum() == 6
+    r = p.wheels.radius[0]
+    obs = _yawed(env, 0.3, [0.0, 0.0, 0.0], spins=np.where(left, 10.0, 0.0))
+    np.testing.assert_allclose(obs[5:7], [10.0 * r, 0.0], atol=1e-12)
+    obs = _yawed(env, 0.3, [0.0, 0.0, 0.0], spins=np.where(left, 0.0, -4.0))
+    np.testing.assert_allclose(obs[5:7], [0.0, -4.0 * r], atol=1e-12)
