@@ -145,11 +145,6 @@ class TractionEnv(Snapshots, gym.Env):
     physics_dt = _fixed_property("physics_dt")
     n_substeps = _fixed_property("n_substeps")      # physics substeps per step (derived)
     vehicle = _fixed_property("vehicle", lambda self: self.sim.params)
-
-    @classmethod
-    def fixed_names(cls) -> tuple[str, ...]:
-        """The attributes fixed when the environment is built (setting one raises)."""
-        return ("vehicle", "control_dt", "physics_dt", "n_substeps", *cls.fixed_arguments)
     #: reset options the task reads, besides ``terrain_seed``: name -> ``(lo, hi, unit)`` of a
     #: number, or None for another kind, which the task's :meth:`_check_option` reads (task)
     reset_options: dict[str, tuple | None] = {}
@@ -158,6 +153,11 @@ class TractionEnv(Snapshots, gym.Env):
     #: the task's compiled action map (``envs/actions.py``), run by the physics loop's call;
     #: ``actions.NONE``: the task maps actions in Python (:meth:`_apply_action`) (task)
     action_map: int = actions.NONE
+
+    @classmethod
+    def fixed_names(cls) -> tuple[str, ...]:
+        """The attributes fixed when the environment is built (setting one raises)."""
+        return ("vehicle", "control_dt", "physics_dt", "n_substeps", *cls.fixed_arguments)
 
     def __init__(self, vehicle: VehicleParams | str, terrain: str, terrain_kwargs: dict,
                  control_dt: float, physics_dt: float, render_mode: str | None,
