@@ -77,7 +77,7 @@ class Climb6x6Env(TractionEnv):
 
     | term | value | weight argument (default) |
     |---|---|---|
-    | progress | decrease of horizontal distance to the goal this step (m) | `progress_weight` (1.0) |
+    | progress | decrease of the CoM's horizontal distance to the goal this step (m) | `progress_weight` (1.0) |
     | energy | -(drive command)^2 x control_dt | `energy_weight` (0.05) |
     | slip | -mean \|longitudinal slip\| of wheels in contact x control_dt | `slip_weight` (0.5) |
     | success | +1 on reaching the goal | `success_bonus` (10.0) |
@@ -92,7 +92,7 @@ class Climb6x6Env(TractionEnv):
     [-2 pi, 2 pi]).
 
     ## Episode End
-    - Termination: success (horizontal distance to the goal < `goal_radius`), rollover (up
+    - Termination: success (the CoM's horizontal distance to the goal < `goal_radius`), rollover (up
       axis tilted more than 70 deg) or leaving the terrain (the CoM's horizontal position
       beyond the height field's edge).
     - Truncation: the time limit (`max_episode_steps=1500`, 60 s) or a diverged simulation

@@ -121,3 +121,24 @@ def test_tank_track_channels_are_left_then_right():
     np.testing.assert_allclose(obs[5:7], [10.0 * r, 0.0], atol=1e-12)
     obs = _yawed(env, 0.3, [0.0, 0.0, 0.0], spins=np.where(left, 0.0, -4.0))
     np.testing.assert_allclose(obs[5:7], [0.0, -4.0 * r], atol=1e-12)
+
+
+def test_climb_progress_is_the_com_approaching_the_goal():
+    """progress = the decrease of the CoM's horizontal distance to the goal (the sim's CoM at
+    the step's end), step by step, as the goal vector of channels 9-11 is from the CoM (the
+    chassis origin's distance differs as the body pitches and turns)."""
+    env = gym.make("Traction/Climb6x6-v0")
+    u = env.unwrapped
+    env.reset(seed=0)
+    goal = np.asarray(u._goal_xyz)
+
+    def distance():
+        return float(np.hypot(*(goal[:2] - u.sim.com_position()[:2])))
+
+    before = distance()
+    rng = np.random.default_rng(4)
+    for _ in range(40):
+        info = env.step(rng.uniform(-0.5, 1, 2).astype(np.float32))[4]
+        now = distance()
+        assert info["reward_progress"] == pytest.approx(before - now, rel=1e-9, abs=1e-12)
+        before = now

@@ -107,6 +107,25 @@ def test_surface_map_is_used_under_the_wheels():
                                     table.surface_index("gravel")]])
 
 
+def test_the_compiled_surface_lookup_reads_the_map_rows_along_y():
+    """rough_hill's surface map (161 rows along y x 401 columns along x, four surfaces): the
+    compiled lookup the wheels use gives, at 2000 random points over and beyond the grid, the
+    nearest cell's surface (``TerrainGrid.surface_at``: row from y, column from x; edge cells
+    beyond), resolved to friction-table rows; a lookup with rows and columns swapped matched
+    on a square map and passed the skidpad test above."""
+    sim = VehicleSim(build_scene("truck_6x6", "rough_hill", seed=1))
+    grid = sim.scene.terrain.grid
+    assert grid.surface.shape[0] != grid.surface.shape[1] and len(np.unique(grid.surface)) == 4
+    rng = np.random.default_rng(0)
+    length, width = grid.extent
+    x = rng.uniform(grid.x0 - 5, grid.x0 + length + 5, 2000)
+    y = rng.uniform(grid.y0 - 5, grid.y0 + width + 5, 2000)
+    pts = np.stack([x, y, np.full_like(x, 100.0)], axis=-1)    # above any patch box
+    expected = sim.scene.grid_surface[grid.surface_at(x, y)]
+    assert len(np.unique(expected)) == 4
+    np.testing.assert_array_equal(sim.surfaces.lookup(pts), expected)
+
+
 def test_a_custom_friction_table_given_to_build_scene_reaches_the_tyres():
     """The scene's surface numbers index the table they were resolved in, so the sim reads that
     table; one with other surfaces is refused (it used to read the default table: ice -> 1.0)."""

@@ -378,3 +378,27 @@ def test_standalone_step_validates_parameters_built_in_code(sedan, rng):
                                                                 moi=np.zeros(4)))
     with pytest.raises(vm.VehicleConfigError, match=r"sedan: wheel.moi\[0\] = 0 is out of range"):
         vm.step(bad, state, kin, hits, cmd, vm.FrictionTable.default(), 0.002)
+
+
+def test_the_tyres_carry_the_filtered_load(sedan):
+    """A load filter capped at 1.2 x rest load above 1.5 x (PhysX's tyre load filter): wheels
+    pressed to over 2 x their rest load report that, but the tyre model gets 1.2 x
+    rest load, so wheels spinning from rest slide with friction x 1.2 x rest (Coulomb), not 2 x."""
+    f = dataclasses.replace(sedan.tire_load_filter, max_normalised_load=1.5,
+                            max_filtered_normalised_load=1.2)
+    p = dataclasses.replace(sedan, tire_load_filter=f)
+    rest = p.suspension.sprung_mass * 9.81
+    state = vm.VehicleState.zeros(p)
+    state.omega[:] = 60.0
+    kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], p.chassis.com[None],
+                               np.zeros((1, 3)), np.zeros((1, 3)))
+    jounce = 3.0 * rest / p.suspension.spring_strength
+    dist = p.suspension.max_compression + p.wheels.radius - jounce
+    hits = vm.GroundHits(dist[None], np.array([0.0, 0.0, 1.0]), np.zeros((1, 4), int))
+    slick = vm.FrictionTable.default()
+    slick.values = slick.values * 0.3                                # the wheels keep sliding
+    out = vm.step(p, state, kin, hits, vm.Commands.zeros(p), slick, 0.002)
+    assert np.all(out.normalised_load[0] > 2.0)
+    np.testing.assert_allclose(out.load[0], 1.2 * rest, rtol=1e-12)
+    f_tyre = np.linalg.norm(out.tire_force[0], axis=-1)
+    np.testing.assert_allclose(f_tyre, out.friction[0] * 1.2 * rest, rtol=1e-9)
