@@ -262,3 +262,22 @@ def test_a_human_mode_window_gets_each_new_terrain_and_episode():
     env.step(env.action_space.sample())
     assert viewer.synced == 2
     env.close()
+
+
+@pytest.mark.parametrize("speed, spin, diverged", [
+    (100.0, 0.0, False), (160.0, 0.0, True),        # the limits: 150 m/s, 50 rad/s
+    (0.0, 20.0, False), (0.0, 45.0, False), (0.0, 55.0, True),
+])
+def test_divergence_is_a_chassis_past_the_speed_or_spin_limit(speed, spin, diverged):
+    """A chassis moving or spinning past MAX_CHASSIS_SPEED (150 m/s) or MAX_CHASSIS_SPIN
+    (50 rad/s) counts as diverged, and one below does not (a rolling truck spins at a few
+    rad/s: a limit compared with the squared spin, 7 rad/s, truncated such episodes)."""
+    from traction.envs import VehicleSim, physics
+    from traction.scenes import build_scene
+
+    assert (physics.MAX_CHASSIS_SPEED, physics.MAX_CHASSIS_SPIN) == (150.0, 50.0)
+    sim = VehicleSim(build_scene("sedan", "flat"))
+    a = sim.qvel_adr
+    sim.data.qvel[a:a + 6] = [speed, 0.0, 0.0, 0.0, 0.0, spin]
+    sim.refresh()
+    assert sim.diverged() is diverged
