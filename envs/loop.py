@@ -84,6 +84,13 @@ class Arrays:
         return out
 
 
+def bad_friction(world: int | None, doing: str = "stepped") -> vm.VehicleConfigError:
+    """The error for a friction table holding a value not finite and >= 0: of world ``world``
+    of a batch (None: a sim alone); nothing was ``doing``."""
+    where = "friction_table" if world is None else f"friction_table of world {world}"
+    return vm.VehicleConfigError(f"{where}: values must be finite and >= 0 (nothing was {doing})")
+
+
 def substeps(n_substeps) -> int:
     """``n_substeps`` as an int (the compiled entry point does not check types).
 
@@ -156,10 +163,7 @@ class Loop:
             raise ValueError(f"action: {action.shape[0]} values; expected "
                              f"{self.a.action.size} (one row of {self.a.action.shape[1]} per world)")
         world = physics.BAD_FRICTION - code
-        where = "friction_table" if self.first_world is None else \
-            f"friction_table of world {self.first_world + world}"
-        raise vm.VehicleConfigError(f"{where}: values must be finite and >= 0 (nothing was "
-                                    "stepped)")
+        raise bad_friction(None if self.first_world is None else self.first_world + world)
 
     def _prepare(self, n_substeps, action_map) -> int:
         """Check the arguments of a call unlike the last; (re)bind and look up the entry point."""

@@ -22,7 +22,7 @@ from traction.vehicle_model import layout as L
 from traction.vehicle_model.telemetry import Telemetry
 
 from . import physics
-from .loop import NO_ACTION, Arrays, Loop, substeps
+from .loop import NO_ACTION, Arrays, Loop, bad_friction, substeps
 from .snapshot import refuse_copies
 from .surfaces import SurfaceLookup
 
@@ -159,10 +159,7 @@ class VehicleSim:
         try:
             self._friction_table.checked_values()
         except vm.VehicleConfigError:
-            where = "friction_table" if self._batch_row is None else \
-                f"friction_table of world {self._batch_row}"
-            raise vm.VehicleConfigError(f"{where}: values must be finite and >= 0 (nothing was "
-                                        f"{doing})") from None
+            raise bad_friction(self._batch_row, doing) from None
 
     def _own_arrays(self, n_actions: int) -> Arrays:
         """New arrays for this world alone (with the current friction table's shape)."""
