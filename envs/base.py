@@ -244,6 +244,7 @@ class TractionEnv(Snapshots, gym.Env):
         self.sim.step(1)
         diverged = self.sim.diverged()
         c = ChassisReading(self.sim.now)
+        self._start_task(c)                             # baselines from the state obs shows
         if diverged:
             obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
         else:
@@ -410,6 +411,11 @@ class TractionEnv(Snapshots, gym.Env):
     def _reset_task(self, options: dict) -> None:
         """Place the vehicle, sample task targets (task)."""
         raise NotImplementedError
+
+    def _start_task(self, c: ChassisReading) -> None:
+        """Take the task's baselines (distance to the goal, start pose) from the reset's reading,
+        after its settling substep, so the first step's terms measure from what the reset's
+        observation shows (task; nothing by default)."""
 
     def _apply_action(self, action: list[float]) -> None:
         """Map a checked action (floats clipped to [-1, 1]) to vehicle commands (task, unless

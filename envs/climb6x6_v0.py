@@ -212,7 +212,9 @@ class Climb6x6Env(TractionEnv):
         self.sim.reset(pos=pos, quat=quat)
         self._goal_xyz = tuple(self._goal().tolist())       # fixed for the episode
         self._no_ground = float(t.grid.heights.min()) - EDGE_DROP
-        self._prev_dist = self._goal_distance(self.read_chassis())
+
+    def _start_task(self, c: ChassisReading) -> None:
+        self._prev_dist = self._goal_distance(c)
 
     def _check_option(self, name: str, spawn) -> tuple[float, float, float]:
         """The ``spawn`` reset option as ``(x, y, yaw)``; ValueError unless three finite

@@ -58,7 +58,7 @@ class TankTurnEnv(TractionEnv):
     | 2 | yaw rate | rad/s | world z |
     | 3-4 | CoM velocity x, y | m/s | body |
     | 5-6 | track surface speed left, right (spin x radius) | m/s | - |
-    | 7-8 | displacement of the CoM from its start point | m | body |
+    | 7-8 | displacement of the CoM from where reset left it | m | body |
 
     ## Rewards
     `reward = heading + aim + translation + hold`, each in `info["reward_<term>"]` (the weight
@@ -142,11 +142,12 @@ class TankTurnEnv(TractionEnv):
         offset = float(options.get("target_offset", self.np_random.uniform(-np.pi, np.pi)))
         pos, quat = spawn_on_grid(self.scene.terrain.grid, self.vehicle, 0.0, 0.0, yaw)
         self.sim.reset(pos=pos, quat=quat)
-        c = self.read_chassis()
         self.target = _wrap(yaw + offset)
+        self._held = 0.0
+
+    def _start_task(self, c: ChassisReading) -> None:
         self.start = self._prev_pos = c.com
         self._prev_err = abs(self.heading_error(c))
-        self._held = 0.0
 
     def heading_error(self, c: ChassisReading | None = None) -> float:
         """Target heading minus heading (rad), wrapped to [-pi, pi)."""

@@ -142,3 +142,37 @@ def test_climb_progress_is_the_com_approaching_the_goal():
         now = distance()
         assert info["reward_progress"] == pytest.approx(before - now, rel=1e-9, abs=1e-12)
         before = now
+
+
+@pytest.mark.parametrize("terrain", ["rough_hill", "crest"])
+def test_climb_first_step_progress_is_from_the_reset_observation(terrain):
+    """The first step's progress is measured from the state the reset returned (after its
+    settling substep), not from the spawn pose before it: on crest, spawned on its wheels,
+    that substep moves the CoM by ~1e-5 m, which the first step's progress used to count."""
+    env = gym.make("Traction/Climb6x6-v0", terrain=terrain)
+    u = env.unwrapped
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        goal = np.asarray(u._goal_xyz)
+        before = float(np.hypot(*(goal[:2] - u.sim.com_position()[:2])))
+        info = env.step(np.array([1.0, 0.3], np.float32))[4]
+        after = float(np.hypot(*(goal[:2] - u.sim.com_position()[:2])))
+        assert info["reward_progress"] == pytest.approx(before - after, rel=1e-12, abs=1e-15)
+
+
+def test_tank_first_step_terms_are_from_the_reset_observation():
+    """TankTurn's reset observation shows zero displacement, and the first step's heading and
+    translation terms measure from the heading error and position that observation shows."""
+    env = gym.make("Traction/TankTurn-v0")
+    u = env.unwrapped
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        assert obs[7] == 0.0 and obs[8] == 0.0
+        err0, pos0 = abs(math.atan2(obs[0], obs[1])), u.sim.com_position()[:2].copy()
+        obs, _, _, _, info = env.step(np.array([0.5, -0.5], np.float32))
+        err1, pos1 = abs(math.atan2(obs[0], obs[1])), u.sim.com_position()[:2]
+        heading = info["reward_heading"] / u.weights["heading"]
+        moved = -info["reward_translation"] / u.weights["translation"]
+        assert heading == pytest.approx(err0 - err1, rel=1e-9, abs=1e-13)
+        assert moved == pytest.approx(math.hypot(*(pos1 - pos0)), rel=1e-9, abs=1e-13)
+
