@@ -176,3 +176,38 @@ def test_tank_first_step_terms_are_from_the_reset_observation():
         assert heading == pytest.approx(err0 - err1, rel=1e-9, abs=1e-13)
         assert moved == pytest.approx(math.hypot(*(pos1 - pos0)), rel=1e-9, abs=1e-13)
 
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_drift_sideslip_is_positive_with_the_velocity_right_of_the_nose(side):
+    """Turned 1 rad left, moving at 8 m/s at 30 deg to the right of the nose (a counter-clockwise
+    drift, the task's direction): sideslip channel +30 deg and the sideslip term its full weight
+    x moving (1 at 8 m/s); at 30 deg to the left: -30 deg and no sideslip reward."""
+    env = gym.make("Traction/Drift-v0")
+    u = env.unwrapped
+    env.reset(seed=0)
+    beta = math.radians(30.0)
+    heading = 1.0 - side * beta                      # the velocity's direction in the world
+    obs = _yawed(env, 1.0, [8.0 * math.cos(heading), 8.0 * math.sin(heading), 0.0])
+    assert obs[1] == pytest.approx(side * beta, abs=1e-6)       # (|vx| + 1e-6 in atan2)
+    c = u.read_chassis()
+    assert u.sideslip(c) == pytest.approx(side * beta, abs=1e-6)
+    term = u._reward_terms(c)["sideslip"]
+    assert term == pytest.approx(u.weights["sideslip"] if side > 0 else 0.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("yaw, offset", [(3.0, 0.3), (-3.0, -0.3), (3.1, 3.0), (-3.1, -3.0),
+                                         (0.5, -3.1), (math.pi - 0.01, 0.02)])
+def test_tank_heading_error_wraps_across_the_seam(yaw, offset):
+    """The heading error is the shortest signed turn to the target, in [-pi, pi): with the target
+    drawn as start heading + offset, it is the offset (to the settling substep's yaw change),
+    also when heading, target or their difference crosses +-pi. The reward terms use it: the
+    last case (0.02 rad, across the seam) is within the hold tolerance, so its clock runs."""
+    env = gym.make("Traction/TankTurn-v0")
+    u = env.unwrapped
+    env.reset(seed=0, options={"yaw": yaw, "target_offset": offset})
+    assert -math.pi <= u.target < math.pi
+    err = u.heading_error()
+    assert err == pytest.approx(offset, abs=1e-4)
+    info = env.step(np.zeros(2, np.float32))[4]
+    assert abs(info["reward_heading"]) < 1e-3 * u.weights["heading"]
+    assert u._held == (0.04 if abs(offset) < u.TOLERANCE else 0.0)  # the hold clock runs
