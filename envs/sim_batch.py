@@ -68,10 +68,18 @@ class SimBatch:
         self.action = self.arrays.action
 
     def close(self) -> None:
-        """Stop the worker threads (if any; stepping a threaded batch after this raises
-        RuntimeError)."""
+        """Stop the worker threads (if any) and give each sim its own arrays again, with its
+        state, commands and outputs, so it steps alone and takes a table of any shape; stepping
+        the batch afterwards raises RuntimeError. Closing twice does nothing."""
+        if self._loop is None:
+            return
         if self.threads > 1:
             self._loop.close()
+        self._loop = None
+        for s in self.sims:
+            if np.shares_memory(s.now, self.arrays.now):    # (not since bound by another batch)
+                s._batch_row = None
+                s._bind(s._own_arrays(self.action.shape[1]), 0)
 
     def step(self, n_substeps: int, active: np.ndarray | None = None,
              action_map: int = actions.NONE, action: np.ndarray | None = None) -> int:
@@ -89,7 +97,10 @@ class SimBatch:
             TypeError: ``n_substeps`` is not an integer. ValueError: it is negative,
             ``active`` does not have one flag per world, ``action_map`` is unknown or does
             not fit :attr:`action`'s width, or ``action`` is not float32 of that shape.
+            RuntimeError: the batch is closed.
         """
+        if self._loop is None:
+            raise RuntimeError("SimBatch is closed: its sims step on their own")
         if action is not None:
             if action.dtype != np.float32 or action.shape != self.action.shape:
                 raise ValueError(f"action: {action.dtype} {action.shape}; expected float32 "

@@ -256,3 +256,34 @@ def test_the_read_table_cannot_move_or_be_freed_under_a_world():
     assert np.array_equal(table.values, vm.FrictionTable.default().values)
     for b in (first, second):
         b.close()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_closed_vector_env_gives_each_world_its_sim_back(threads):
+    """After ``venv.close()`` each world's env steps on its own from the state it had, bit for
+    bit as an env that was never in a vector env, and its sim takes a table with more tyre
+    types (a batch reads one shape; it once kept refusing with the vector env's message). The
+    closed batch refuses to step, with one message for one and two threads."""
+    venv = gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                        num_threads=threads)
+    alone = gym.make("Traction/Drift-v0")
+    venv.reset(seed=5)
+    alone.reset(seed=6)                                  # world 1's seed
+    rng = np.random.default_rng(0)
+    actions = rng.uniform(-1, 1, (8, 2, 4)).astype(np.float32)
+    for a in actions[:4]:
+        venv.step(a)
+        alone.step(a[1])
+    venv.close()
+    world = venv.unwrapped.envs[1]
+    for a in actions[4:]:
+        mine, theirs = world.step(a[1]), alone.step(a[1])
+        assert np.array_equal(mine[0], theirs[0]) and mine[1] == theirs[1]
+    assert np.array_equal(world.sim.data.qpos, alone.unwrapped.sim.data.qpos)
+    surfaces = world.sim.friction_table.surfaces
+    world.sim.friction_table = vm.FrictionTable(surfaces, ["road", "offroad", "track", "slick"],
+                                                np.ones((len(surfaces), 4)))
+    world.step(actions[0, 1])
+    with pytest.raises(RuntimeError, match="SimBatch is closed: its sims step on their own"):
+        venv.unwrapped.batch.step(1)
+    venv.close()                                         # twice: nothing
