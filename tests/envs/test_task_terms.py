@@ -211,3 +211,40 @@ def test_tank_heading_error_wraps_across_the_seam(yaw, offset):
     info = env.step(np.zeros(2, np.float32))[4]
     assert abs(info["reward_heading"]) < 1e-3 * u.weights["heading"]
     assert u._held == (0.04 if abs(offset) < u.TOLERANCE else 0.0)  # the hold clock runs
+
+
+def test_drift_starts_in_second_gear_with_the_engine_turning_with_the_wheels():
+    """Drift's reset launches the car at 8-10 m/s in second gear with the engine at the wheels'
+    spin x (second gear x final ratio): the clutch does not slip at the start (a mismatched
+    engine speed would jerk the car on its first substep)."""
+    env = gym.make("Traction/Drift-v0")
+    u = env.unwrapped
+    gb = u.vehicle.gearbox
+    for seed in range(3):
+        _, info = env.reset(seed=seed)
+        out = u.sim.outputs
+        engine = float(out.engine_omega[0])
+        assert info["gear"] == 2
+        assert float(out.vehicle[0, L.O_GEAR_RATIO]) == pytest.approx(
+            gb.forward_ratios[1] * gb.final_ratio)
+        assert engine == pytest.approx(info["engine_rpm"] * 2 * math.pi / 60)
+        assert engine > 100.0                                     # rad/s, turning
+        assert abs(float(out.clutch_slip[0])) < 0.01 * engine
+
+
+def test_tank_hold_needs_the_heading_held_without_a_break():
+    """The hold term pays once the heading error has stayed within 2 deg for 1 s (25 steps):
+    10 steps within, one step off (the target moved 0.5 rad), back within: the hold pays at
+    the 25th step after the break, not the 15th."""
+    env = gym.make("Traction/TankTurn-v0")
+    u = env.unwrapped
+    env.reset(seed=0, options={"yaw": 0.3, "target_offset": 0.0})
+    still = np.zeros(2, np.float32)
+    for _ in range(10):
+        assert env.step(still)[4]["reward_hold"] == 0.0
+    target = u.target
+    u.target = target + 0.5
+    assert env.step(still)[4]["reward_hold"] == 0.0
+    u.target = target
+    paid = [env.step(still)[4]["reward_hold"] > 0 for _ in range(30)]
+    assert paid.index(True) == 24 and all(paid[24:])

@@ -308,3 +308,24 @@ def test_sticky_brake_window_keeps_a_locked_wheel_locked():
     assert sticky.brake_window(2000.0, 1500.0, 700.0, r) == (-2000.0, 2000.0)   # friction
     lo, hi = sticky.brake_window(1000.0, 100.0, 900.0, r)      # cannot hold: a bounded point
     assert lo == hi == 100.0 / r
+
+
+def test_sticky_tyre_needs_its_time_slow_without_a_break():
+    """PhysX's sticky state: a patch slower than the threshold speed for the threshold time
+    sticks; one step at speed restarts the clock. 0.5 m/s for 0.125 s in steps of 1/64 s:
+    slow from the start it sticks at the 8th step; after 6 slow steps, one fast and slow
+    again, it sticks at the 8th slow step after the fast one, not the 2nd."""
+    from traction.vehicle_model import sticky
+
+    def first_active(velocities):
+        anchor, timer = 0.0, 0.0
+        for i, v in enumerate(velocities):
+            anchor, timer, active, _ = sticky.update(0.5, 0.125, 5.0, 1.0, anchor, timer, v,
+                                                     True, 400.0, -1e9, 1e9, 1 / 64)
+            if active:
+                return i
+        return None
+
+    assert first_active([0.1] * 20) == 7
+    assert first_active([0.1] * 6 + [0.6] + [0.1] * 20) == 7 + 7
+    assert first_active([0.6] * 20) is None

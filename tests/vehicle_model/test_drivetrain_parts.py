@@ -230,3 +230,24 @@ def test_autobox_up_shift_never_triggers_a_down_shift(preset):
     for g in range(1, gp.n_forward):
         targets = _autobox_targets(gp, g, gp.up_ratios[g - 1] + 1e-3, neutral=0.0, extra=2)
         assert targets[0] == g + 1 and set(targets) == {g + 1}, (g, sorted(set(targets)))
+
+
+def test_autobox_reads_each_gears_own_thresholds():
+    """PhysX's autobox compares the engine's omega / max_omega with the current gear's up and
+    down ratios: with thresholds that differ per gear (up 0.6, 0.7, 0.8, 0.9; down 0.2, 0.3,
+    0.4, 0.5), 1e-3 below gear g's up ratio it stays, 1e-3 above it shifts to g + 1; 1e-3 above
+    its down ratio it stays, 1e-3 below it shifts to g - 1 (the top gear never up, first
+    never down)."""
+    gp = GearboxParams(forward_ratios=np.array([4.0, 2.5, 1.6, 1.0]),
+                       up_ratios=np.array([0.6, 0.7, 0.8, 0.9]),
+                       down_ratios=np.array([0.2, 0.3, 0.4, 0.5]), switch_time=0.1, latency=0.5)
+    for g in range(1, 5):
+        up, down = gp.up_ratios[g - 1], gp.down_ratios[g - 1]
+        cases = [(up - 1e-3, g), (up + 1e-3, min(g + 1, 4)),
+                 (down + 1e-3, g), (down - 1e-3, max(g - 1, 1))]
+        for ratio, expected in cases:
+            pk, s = _gearbox(gp)
+            s.gearbox.gear = s.gearbox.target = g
+            s.vehicle[0, L.AUTOBOX_TIMER] = gp.latency
+            _shift(pk, s, ratio, 0.01)
+            assert int(s.gearbox.target[0]) == expected, (g, ratio)
