@@ -402,3 +402,25 @@ def test_the_tyres_carry_the_filtered_load(sedan):
     np.testing.assert_allclose(out.load[0], 1.2 * rest, rtol=1e-12)
     f_tyre = np.linalg.norm(out.tire_force[0], axis=-1)
     np.testing.assert_allclose(f_tyre, out.friction[0] * 1.2 * rest, rtol=1e-9)
+
+
+@pytest.mark.parametrize("thrust", [(1.0, 0.5), (-0.6, 0.9)])
+def test_tank_track_torques_reconcile_with_the_clutch(thrust):
+    """A tank (special mode) with thrusts ``(left, right)``: the wheels' drive torques add up
+    to ``gear_ratio x K x clutch_slip``; each track takes its share |thrust| / (|l| + |r|),
+    signed as its thrust, spread evenly over its six wheels."""
+    p = vm.load_vehicle("tank")
+    state, kin, hits, cmd = _level(p, velocity=(1.0, 0.0, 0.0))
+    state.gearbox.current = state.gearbox.target = 1
+    cmd.thrust = np.array([thrust])
+    out = vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), 0.004)
+    drive, ratio = out.drive_torque[0], out.gear_ratio[0]
+    clutch_torque = p.clutch.strength * out.clutch_slip[0]
+    assert ratio > 0 and abs(clutch_torque) > 10.0
+    left = np.array([n.startswith("left") for n in p.wheel_names])
+    assert left.sum() == 6
+    total = ratio * clutch_torque
+    assert np.abs(drive).sum() == pytest.approx(abs(total), rel=1e-9)
+    for side, t in ((left, thrust[0]), (~left, thrust[1])):
+        share = t / (abs(thrust[0]) + abs(thrust[1]))
+        np.testing.assert_allclose(drive[side], share * total / 6, rtol=1e-9)
