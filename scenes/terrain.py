@@ -43,16 +43,14 @@ class Terrain:
     knobs: dict = field(default_factory=dict)
 
 
-def _quat_yaw_pitch(yaw: float, pitch: float, roll: float = 0.0) -> np.ndarray:
-    """(w, x, y, z) for yaw about z, then pitch about y (nose up positive), then roll about x."""
+def _quat_yaw_pitch(yaw: float, pitch: float) -> np.ndarray:
+    """(w, x, y, z) for yaw about z, then pitch about y (nose up positive)."""
     q = np.zeros(4)
     mat = np.zeros(9)
     cy, sy, cp, sp = math.cos(yaw), math.sin(yaw), math.cos(-pitch), math.sin(-pitch)
-    cr, sr = math.cos(roll), math.sin(roll)
     rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
     ry = np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
-    rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
-    mat[:] = (rz @ ry @ rx).ravel()
+    mat[:] = (rz @ ry).ravel()
     mujoco.mju_mat2Quat(q, mat)
     return q
 
@@ -60,8 +58,9 @@ def _quat_yaw_pitch(yaw: float, pitch: float, roll: float = 0.0) -> np.ndarray:
 def spawn_on_grid(grid: heightfield.TerrainGrid, vehicle: VehicleParams, x: float, y: float,
                   yaw: float = 0.0):
     """Chassis pose resting on the grid at ``(x, y)`` facing ``yaw``: the body is aligned with
-    the plane fitted through the ground under the wheels and raised until no wheel is compressed
-    past rest. Returns ``(pos, quat)``."""
+    the plane fitted through the ground under the wheels (its z axis the plane's normal, its x
+    axis the plane's direction over the heading ``yaw``) and raised until no wheel is
+    compressed past rest. Returns ``(pos, quat)``."""
     c, s = math.cos(yaw), math.sin(yaw)
     wp = vehicle.suspension.position
     wx = x + c * wp[:, 0] - s * wp[:, 1]
@@ -70,12 +69,12 @@ def spawn_on_grid(grid: heightfield.TerrainGrid, vehicle: VehicleParams, x: floa
     a = np.column_stack([np.ones_like(wx), wx - x, wy - y])
     coef, *_ = np.linalg.lstsq(a, h, rcond=None)
     gx, gy = coef[1], coef[2]                                  # dz/dx, dz/dy in world
-    pitch = math.atan(gx * c + gy * s)
-    roll = math.atan(-(-gx * s + gy * c))
-    quat = _quat_yaw_pitch(yaw, pitch, roll)
-    rot = np.zeros(9)
-    mujoco.mju_quat2Mat(rot, quat)
-    rot = rot.reshape(3, 3)
+    up = np.array([-gx, -gy, 1.0])                             # the plane's normal
+    forward = np.array([c, s, gx * c + gy * s])                # in the plane, over the heading
+    up, forward = up / np.linalg.norm(up), forward / np.linalg.norm(forward)
+    rot = np.column_stack([forward, np.cross(up, forward), up])
+    quat = np.zeros(4)
+    mujoco.mju_mat2Quat(quat, rot.ravel())
     lift = float(np.max(h - (coef[0] + a[:, 1] * gx + a[:, 2] * gy)))
     wheel_height = float(np.max(vehicle.wheels.radius - wp[:, 2]))
     pos = np.array([x, y, coef[0] + lift]) + rot[:, 2] * wheel_height

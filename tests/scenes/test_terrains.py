@@ -228,3 +228,32 @@ def test_hull_chassis_is_a_convex_mesh_and_catches_a_rollover(terrain, knobs):
     sim.step(1500)
     top = sim.params.chassis.body_centre[2] + sim.params.chassis.body_size[2] / 2
     assert sim.chassis_position()[2] == pytest.approx(top, abs=0.02)  # resting on its roof
+
+
+@pytest.mark.parametrize("yaw, gx, gy", [(0.0, 0.0, 0.2), (0.0, 0.0, -0.3), (np.pi / 2, 0.25, 0.0),
+                                         (0.7, 0.15, -0.2), (-2.5, -0.3, 0.1)])
+def test_spawn_on_a_cross_slope_aligns_the_body_with_the_ground(yaw, gx, gy):
+    """On a plane z = gx x + gy y rising across the vehicle's heading (or across and along), the
+    spawn's body z axis is the plane's normal (-gx, -gy, 1) / |.|, its x axis lies over the
+    heading, and every strut top sits the same height above the plane. The roll once had the
+    wrong sign: on a 0.2 cross slope the truck spawned tilted 22 deg against the ground, its
+    uphill struts 0.13 m above it and its downhill ones 0.91 m."""
+    from traction.scenes.terrain import spawn_on_grid
+
+    n = 81
+    xs = ys = np.linspace(-20.0, 20.0, n)
+    heights = gx * xs[None, :] + gy * ys[:, None]
+    grid = heightfield.TerrainGrid(heights, np.zeros((n, n), np.int64), ("tarmac",), -20.0,
+                                   -20.0, 0.5)
+    p = vm.load_vehicle("truck_6x6")
+    pos, quat = spawn_on_grid(grid, p, 1.0, -2.0, yaw)
+    rot = np.zeros(9)
+    mujoco.mju_quat2Mat(rot, quat)
+    rot = rot.reshape(3, 3)
+    normal = np.array([-gx, -gy, 1.0]) / np.linalg.norm([-gx, -gy, 1.0])
+    np.testing.assert_allclose(rot[:, 2], normal, atol=1e-12)
+    heading = np.array([np.cos(yaw), np.sin(yaw)])
+    np.testing.assert_allclose(rot[:2, 0] / np.linalg.norm(rot[:2, 0]), heading, atol=1e-12)
+    wheels = pos + p.suspension.position @ rot.T               # the strut tops, level in the body
+    above = wheels[:, 2] - grid.height_at(wheels[:, 0], wheels[:, 1])
+    assert np.ptp(above) < 1e-9                                 # the same for every wheel
