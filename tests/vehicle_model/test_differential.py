@@ -146,6 +146,10 @@ def test_anti_roll_bar_resists_roll_only(sedan):
 
 
 def test_input_smoothing_rates_and_steer_limit():
+    """PhysX's analog smoothing: 0.1 s of full inputs moves each channel by its rise rate x
+    0.1 s; the steer limit follows |forward speed| (0.75 to 5 m/s, 0.125 at 30, linear between:
+    0.4375 at 17.5), the same reversing; a steer moving toward the other side falls toward 0
+    at the steer fall rate (5/s), not its rise rate (2.5/s)."""
     sp = controls.SmoothingParams()
     cur = np.zeros((1, 4))
     for _ in range(10):                                         # 0.1 s of full inputs
@@ -154,6 +158,13 @@ def test_input_smoothing_rates_and_steer_limit():
     fast = controls.smooth(sp, np.array([[0, 0, 0, 0.75]]), np.array([[0, 0, 0, 1.0]]),
                            np.array([30.0]), 0.01)
     assert fast[0, 3] == pytest.approx(0.125)                   # steer limited at 30 m/s
+    back = controls.smooth(sp, np.array([[0, 0, 0, -0.75]]), np.array([[0, 0, 0, -1.0]]),
+                           np.array([-30.0]), 0.01)
+    assert back[0, 3] == pytest.approx(-0.125)                  # reversing as fast: the same
+    assert controls.steer_limit(sp, np.array([-17.5]))[0] == pytest.approx(0.4375)
+    turn = controls.smooth(sp, np.array([[0, 0, 0, 0.5]]), np.array([[0, 0, 0, -1.0]]),
+                           np.zeros(1), 0.01)
+    assert turn[0, 3] == pytest.approx(0.5 - 5.0 * 0.01)        # toward the other side: falls
 
 
 def _shifted(preset, dy):
