@@ -3,6 +3,7 @@ allowed, before any work or file writing; missing optional extras are named up f
 
 import sys
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -344,3 +345,31 @@ def test_results_names_each_run_png_apart_when_run_folders_share_a_name(tmp_path
     names = results.png_names(clash)
     assert len(set(names.values())) == 3 and names[clash[0]] == "a_b.png"
     assert names[clash[1]] == "a_b-2.png" and names[clash[2]] == "r_b.png"
+
+
+class _ThreeSteps(gym.Env):
+    """Episodes of 3 steps, reward 1 each, success at the end."""
+
+    observation_space = gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
+    action_space = gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return np.zeros(2, np.float32), {}
+
+    def step(self, action):
+        self.t += 1
+        return np.zeros(2, np.float32), 1.0, self.t == 3, False, {"is_success": self.t == 3}
+
+
+def test_evaluation_returns_are_the_task_rewards_not_the_normalised_ones():
+    """Under a VecNormalize that scales rewards (here by 1 / sqrt(100)), the evaluation sums the
+    rewards the task gave (3 per episode), as the results and the scripted baselines do."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
+
+    venv = VecNormalize(DummyVecEnv([_ThreeSteps]), norm_obs=False, norm_reward=True,
+                        training=False)
+    venv.ret_rms.var = np.array(100.0)
+    returns, successes, _ = evaluate._episodes(venv, _Model(), 2, video=False)
+    assert returns == [3.0, 3.0] and successes == [True, True]
