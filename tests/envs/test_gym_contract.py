@@ -162,13 +162,18 @@ def test_compiled_action_map_rejects_a_non_finite_channel_before_anything_moves(
 
 
 def test_tank_and_truck_maps():
-    """TankTurn: stick per track, engine throttle the larger stick; Climb: drive forward is
+    """TankTurn: stick per track, engine throttle the larger stick's magnitude (both back
+    reverses the tank); Climb: drive forward is
     throttle, drive back from a stop selects reverse with the pedal roles swapped."""
     u = gym.make("Traction/TankTurn-v0").unwrapped
     u.reset(seed=0)
     u.step(np.array([-0.25, 2.0], np.float32))
     c = u.sim.commands.vehicle[0]
     assert (c[L.THRUST], c[L.THRUST + 1], c[L.THROTTLE]) == (-0.25, 1.0, 1.0)
+    for _ in range(25):                                 # both sticks back: 1 s in reverse
+        u.step(np.array([-0.5, -0.75], np.float32))
+    assert (c[L.THRUST], c[L.THRUST + 1], c[L.THROTTLE]) == (-0.5, -0.75, 0.75)
+    assert u.read_chassis().velocity_body[0] < -0.5                     # m/s, backing up
     u = gym.make("Traction/Climb6x6-v0", action_mode="wheel_torques").unwrapped
     u.reset(seed=0)
     u.step(np.array([0.5, -0.25, *np.linspace(-1.0, 1.0, 6)], np.float32))

@@ -255,3 +255,29 @@ def _assert_same_info(fast: dict, slow: dict) -> None:
             assert all(np.array_equal(a, b) for a, b in zip(fast[k], slow[k], strict=True)), k
         else:
             assert fast[k].dtype == slow[k].dtype and np.array_equal(fast[k], slow[k]), k
+
+
+def test_sb3_adapter_marks_a_termination_on_the_time_limit_step_as_no_time_limit():
+    """A Drift episode driven straight off the pad (seed 3) ends at step 62; with a 62-step limit
+    it is terminated and truncated at once. SB3 must not bootstrap it: TimeLimit.truncated is
+    False there, and True for a world only cut by the limit, as SB3's DummyVecEnv over
+    Gymnasium's TimeLimit has it."""
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from traction.train.sb3_vec import TractionSB3VecEnv
+
+    ours = TractionSB3VecEnv("Traction/Drift-v0", 2, max_episode_steps=62)
+    ref = make_vec_env(lambda: gym.make("Traction/Drift-v0", max_episode_steps=62), n_envs=2)
+    ours.seed(3)
+    ref.seed(3)
+    assert np.array_equal(ours.reset(), ref.reset())
+    a = np.array([[0.0, 1.0, -1.0, -1.0], [0.0, -1.0, -1.0, -1.0]], np.float32)  # off / coast
+    for _ in range(62):
+        _, _, d1, i1 = ours.step(a)
+        _, _, d2, i2 = ref.step(a)
+        assert np.array_equal(d1, d2)
+    assert d1.all()
+    assert [i["TimeLimit.truncated"] for i in i1] == [False, True]
+    assert [i["TimeLimit.truncated"] for i in i2] == [False, True]
+    ours.close()
