@@ -184,6 +184,22 @@ def test_tank_and_truck_maps():
     assert (c[L.THROTTLE], c[L.BRAKE], c[L.TARGET_GEAR]) == (0.75, 0.0, -1.0)
 
 
+def test_climb_lever_back_brakes_a_truck_driving_forward_at_any_heading():
+    """The drive lever's forward speed is along the chassis x axis in the world (a column of
+    the rotation): facing +y at over 1 m/s, lever back brakes and keeps the forward gear (a
+    row of the rotation reads ~0 there and selected reverse at full throttle)."""
+    env = gym.make("Traction/Climb6x6-v0")
+    u = env.unwrapped
+    env.reset(seed=0, options={"spawn": (-38.0, 0.0, np.pi / 2)})     # facing +y, level start
+    for _ in range(50):                                               # 2 s forward
+        env.step(np.array([1.0, 0.0], np.float32))
+    assert u.read_chassis().velocity_body[0] > 1.0
+    env.step(np.array([-1.0, 0.0], np.float32))
+    c = u.sim.commands.vehicle[0]
+    assert (c[L.THROTTLE], c[L.BRAKE], c[L.TARGET_GEAR]) == (0.0, 1.0, -2.0)
+    assert u.sim.state.gearbox.target[0] > 0
+
+
 class _PythonMappedDrift(DriftEnv):
     """A task without a compiled map (as a user's own task): actions mapped in Python."""
 

@@ -251,3 +251,14 @@ def test_autobox_reads_each_gears_own_thresholds():
             s.vehicle[0, L.AUTOBOX_TIMER] = gp.latency
             _shift(pk, s, ratio, 0.01)
             assert int(s.gearbox.target[0]) == expected, (g, ratio)
+
+
+def test_brakes_slow_a_wheel_toward_zero_either_way_and_stop_it_there():
+    """A brake changes a wheel's spin by at most brake torque x dt / inertia toward 0, whichever
+    way it turns, and stops it at 0 rather than turning it back."""
+    from traction.vehicle_model import wheel
+
+    assert wheel.apply_brake(10.0, 3.0) == 7.0
+    assert wheel.apply_brake(-10.0, 3.0) == -7.0                 # reversing: slowed as well
+    assert wheel.apply_brake(2.0, 3.0) == 0.0 and wheel.apply_brake(-2.0, 3.0) == 0.0
+    assert wheel.apply_brake(-5.0, 0.0) == -5.0
