@@ -67,6 +67,11 @@ class SimBatch:
             self._loop = Loop(self.arrays, first, 0)
         self.action = self.arrays.action
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` has run."""
+        return self._loop is None
+
     def close(self) -> None:
         """Stop the worker threads (if any) and give each sim its own arrays again, with its
         state, commands and outputs, so it steps alone and takes a table of any shape; stepping

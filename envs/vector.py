@@ -128,6 +128,7 @@ class TractionVectorEnv(VectorEnv):
         as Gymnasium 1.x's partial reset, those flagged in ``options["reset_mask"]`` (a bool
         array, one flag per sub-environment; the info then holds only theirs). The other
         options go to each reset sub-environment."""
+        self._check_open("reset")
         seeds = self._seeds(seed)
         options = dict(options or {})
         mask = self._reset_mask(options.pop("reset_mask", None))
@@ -229,6 +230,7 @@ class TractionVectorEnv(VectorEnv):
         all at once. :attr:`final` holds, per world whose episode ended and was reset in this
         step (``SAME_STEP``), its last observation and info.
         """
+        self._check_open("step")
         if not self._was_reset:
             raise ResetNeeded("step() before reset(): reset the vector environment first")
         try:
@@ -302,6 +304,11 @@ class TractionVectorEnv(VectorEnv):
         return [self.envs[i]._step_info(r.readings[i] or ChassisReading(self.envs[i].sim.now),
                                         r.values[i], r.success[i], r.diverged[i])
                 for i in (range(self.num_envs) if worlds is None else worlds)]
+
+    def _check_open(self, call: str) -> None:
+        if self.batch.closed:       # (before any world's commands or state change)
+            raise RuntimeError(f"{call}() after close(): the vector environment is closed (its "
+                               "sub-environments step on their own)")
 
     def _step_physics(self, actions: np.ndarray, stepping: np.ndarray) -> None:
         """Check and apply the actions of the sub-environments flagged in ``stepping`` (an

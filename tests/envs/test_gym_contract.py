@@ -257,7 +257,13 @@ def test_the_vector_env_runs_a_python_mapped_task_like_the_compiled_map():
         bad[1, 2] = np.nan
         with pytest.raises(ValueError, match=r"sub-environment 1: action\[2\] \(brake\)"):
             venv.step(bad)
+        commands = venv.envs[0].sim.commands.vehicle.copy()
         venv.close()
+        with pytest.raises(RuntimeError, match=r"step\(\) after close\(\): the vector "):
+            venv.step(acts[0])                    # refused before any command is written
+        assert np.array_equal(venv.envs[0].sim.commands.vehicle, commands)
+        with pytest.raises(RuntimeError, match=r"reset\(\) after close\(\)"):
+            venv.reset(seed=5)
     assert np.array_equal(np.array(out[0]), np.array(out[1]))
 
 

@@ -236,7 +236,7 @@ def test_the_read_table_cannot_move_or_be_freed_under_a_world():
     """The loop reads a table's values where they are, so they are held where it reads them:
     a resize of the array is refused (numpy: it is referenced), a batch built again over the
     same sims leaves the first one reading the tables it held, and a copy of a table has its
-    own values."""
+    own values. Closing the stale first batch leaves the sims to the second."""
     sims = [VehicleSim(build_scene("sedan", "flat")) for _ in range(2)]
     with pytest.raises(ValueError, match="cannot resize"):
         sims[0].friction_table.values.resize((70, 3))
@@ -254,8 +254,13 @@ def test_the_read_table_cannot_move_or_be_freed_under_a_world():
     twin = copy.copy(table)
     twin.values = np.zeros((7, 3))
     assert np.array_equal(table.values, vm.FrictionTable.default().values)
-    for b in (first, second):
-        b.close()
+    first.close()                              # stale: the sims are second's, and stay so
+    sims[0].reset(velocity=[5.0, 0.0, 0.0])                            # rolling, wheels still
+    second.step(50)
+    assert np.shares_memory(sims[0].now, second.arrays.now)
+    rolling = 5.0 / sims[0].params.wheels.radius                       # spun up by second's steps
+    np.testing.assert_allclose(sims[0].state.omega[0], rolling, rtol=0.1)
+    second.close()
 
 
 @pytest.mark.parametrize("threads", [1, 2])
