@@ -122,6 +122,9 @@ class Climb6x6Env(TractionEnv):
       had been one 4 ms physics substep older than the velocities).
     - v0 (2026-11-25): leaving the terrain ends the episode (`off_terrain` term); the height map
       shows a drop beyond the edge (it showed the edge's height, as if the ground went on).
+    - v0 (2026-11-25): the first step's progress is measured from the reset's observed state
+      (it counted up to 3e-5 m the reset's settling substep moved); spawns on a cross slope
+      (the `spawn` option on the hill) roll with the ground (they rolled against it).
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")

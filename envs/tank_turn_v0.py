@@ -102,6 +102,9 @@ class TankTurnEnv(TractionEnv):
     - v0: initial release.
     - v0 (2026-11-25): the observation is the state at the step's end at one instant (the pose
       had been one 4 ms physics substep older than the velocities).
+    - v0 (2026-11-25): the first step's heading and translation terms and observations 7-8
+      measure from the reset's observed state (not the spawn pose before its settling
+      substep); spawns on the arena's bumps roll with the ground (up to 0.85 deg against it).
     """
 
     action_names = ("left", "right")
