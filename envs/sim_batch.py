@@ -76,7 +76,7 @@ class SimBatch:
         """Stop the worker threads (if any) and give each sim its own arrays again, with its
         state, commands and outputs, so it steps alone and takes a table of any shape; stepping
         the batch afterwards raises RuntimeError. Closing twice does nothing."""
-        if self._loop is None:
+        if self.closed:
             return
         if self.threads > 1:
             self._loop.close()
@@ -104,7 +104,7 @@ class SimBatch:
             not fit :attr:`action`'s width, or ``action`` is not float32 of that shape.
             RuntimeError: the batch is closed.
         """
-        if self._loop is None:
+        if self.closed:
             raise RuntimeError("SimBatch is closed: its sims step on their own")
         if action is not None:
             if action.dtype != np.float32 or action.shape != self.action.shape:
