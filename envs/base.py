@@ -189,6 +189,7 @@ class TractionEnv(Snapshots, gym.Env):
         self._env_key: str | None = None           # (see _fingerprint)
         self._was_reset = False                  # (get_state needs an episode)
         self._steps = 0                          # control steps since the reset
+        self._last_obs: np.ndarray | None = None  # a diverged step returns it (see _task_step)
         self.metadata = {**self.metadata, "render_fps": max(1, round(1.0 / control_dt))}
         self.action_space = gym.spaces.Box(-1.0, 1.0, (len(self.action_names),), np.float32)
         self._action_shape = self.action_space.shape
@@ -246,9 +247,10 @@ class TractionEnv(Snapshots, gym.Env):
         c = ChassisReading(self.sim.now)
         self._start_task(c)                             # baselines from the state obs shows
         if diverged:
-            obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
+            self._last_obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
         else:
-            obs = np.clip(self._observation(c), -OBS_LIMIT, OBS_LIMIT)
+            self._last_obs = self._observation(c)
+        obs = np.clip(self._last_obs, -OBS_LIMIT, OBS_LIMIT)     # (a new array: not aliased)
         info = {**self._diagnostics(c), **dict.fromkeys(self._reward_keys, 0.0),
                 "is_success": False, "diverged": diverged}
         if self.render_mode == "human":                 # the window shows the new episode
@@ -309,7 +311,8 @@ class TractionEnv(Snapshots, gym.Env):
         diverged = self._diverged()
         c = ChassisReading(self.sim.now)
         obs, values, terminated, success = self._task_step(c, diverged)
-        np.minimum(np.maximum(obs, -OBS_LIMIT, out=obs), OBS_LIMIT, out=obs)
+        obs = np.maximum(obs, -OBS_LIMIT)           # a new array: the env's own stays unaliased
+        np.minimum(obs, OBS_LIMIT, out=obs)
         info = self._step_info(c, values, success, diverged)
         reward = float(sum(values))
         if self.render_mode == "human":
@@ -319,13 +322,14 @@ class TractionEnv(Snapshots, gym.Env):
     def _task_step(self, c: ChassisReading, diverged: bool) -> tuple[np.ndarray, list, bool, bool]:
         """The task's part of a step: ``(observation, reward-term values in reward_names order,
         terminated, success)``; the observation not yet clipped (the vector env clips all
-        worlds' at once). A diverged world gets zeros and no termination (it is truncated)."""
+        worlds' at once). A diverged world has no valid state to show: it gets the episode's
+        last observation again (a truncation's value bootstrap then reads a state the agent has
+        seen), reward terms 0 and no termination (it is truncated)."""
         if diverged:
-            obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
-            return obs, [0.0] * len(self.reward_names), False, False
+            return self._last_obs.copy(), [0.0] * len(self.reward_names), False, False
         terms = self._reward_terms(c)
         terminated, success = self._termination(c)
-        obs = self._observation(c)                  # after the terms: it shows this step's state
+        obs = self._last_obs = self._observation(c)   # after the terms: this step's state
         return obs, [float(terms[k]) for k in self.reward_names], terminated, success
 
     def _step_info(self, c: ChassisReading, values: list, success: bool, diverged: bool) -> dict:

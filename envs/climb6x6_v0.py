@@ -96,7 +96,7 @@ class Climb6x6Env(TractionEnv):
       axis tilted more than 70 deg) or leaving the terrain (the CoM's horizontal position
       beyond the height field's edge).
     - Truncation: the time limit (`max_episode_steps=1500`, 60 s) or a diverged simulation
-      (`info["diverged"] = True`).
+      (`info["diverged"] = True`, reward 0, the last observation repeated).
 
     ## Arguments
     | argument | default | meaning |
@@ -125,6 +125,8 @@ class Climb6x6Env(TractionEnv):
     - v0 (2026-11-25): the first step's progress is measured from the reset's observed state
       (it counted up to 3e-5 m the reset's settling substep moved); spawns on a cross slope
       (the `spawn` option on the hill) roll with the ground (they rolled against it).
+    - v0 (2026-11-25): a diverged step repeats the episode's last observation (it returned
+      zeros, which a truncation's value bootstrap then read).
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")

@@ -88,7 +88,8 @@ class DriftEnv(TractionEnv):
 
     ## Episode End
     - Termination: spin-out (\|sideslip\| > 80 deg) or leaving the pad.
-    - Truncation: time limit (`max_episode_steps=750`, 30 s) or diverged simulation.
+    - Truncation: time limit (`max_episode_steps=750`, 30 s) or diverged simulation
+      (`info["diverged"] = True`, reward 0, the last observation repeated).
     - `info["is_success"]`: a sustained drift has been held for `hold_seconds` at some point of
       the episode (stays True once reached; the episode goes on).
 
@@ -113,6 +114,8 @@ class DriftEnv(TractionEnv):
       2026-11-25; it now shows the step's own, the one the `hold` term pays.
     - v0 (2026-11-25): the observation is the state at the step's end at one instant (the pose
       had been one 4 ms physics substep older than the velocities).
+    - v0 (2026-11-25): a diverged step repeats the episode's last observation (it returned
+      zeros, which a truncation's value bootstrap then read).
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")

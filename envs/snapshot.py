@@ -96,8 +96,8 @@ class Snapshots:
         """Everything needed to continue bit for bit: MuJoCo's integration state (incl. warm
         start), the vehicle state, commands and outputs, the chassis row and divergence flag the
         next step's action map and checks read, the RNG, the terrain, the friction table's
-        values and the task's own state. (The TimeLimit wrapper's step count lives outside the
-        unwrapped env.)"""
+        values, the task's own state and the last observation (a diverged step repeats it).
+        (The TimeLimit wrapper's step count lives outside the unwrapped env.)"""
         if not self._was_reset:
             raise gym.error.ResetNeeded("get_state before the first reset(): no episode to save")
         spec = mujoco.mjtState.mjSTATE_INTEGRATION
@@ -110,7 +110,7 @@ class Snapshots:
             "diverged": sim.diverged(), "warnings": self.data.warning.number,
             "steps": self._steps, "rng": self.np_random.bit_generator.state,
             "task": {k: getattr(self, k) for k in self.task_state}, "env": self._fingerprint(),
-            "friction": _table_of(sim.friction_table)})
+            "friction": _table_of(sim.friction_table), "last_obs": self._last_obs})
         snapshot["terrain"] = self.scene.save_terrain()            # (a copy already)
         return snapshot
 
@@ -134,7 +134,7 @@ class Snapshots:
         self._refresh_viewer_terrain()
         for key, value in state["task"].items():
             setattr(self, key, value)
-        self._steps = state["steps"]
+        self._steps, self._last_obs = state["steps"], state["last_obs"]
         sim.restore(state["now"], state["diverged"], state["warnings"])
 
     def _check_snapshot(self, state) -> None:
@@ -142,13 +142,14 @@ class Snapshots:
         snapshot of this environment (another task, terrain kind, vehicle or vehicle
         parameters, or other time steps)."""
         keys = {"mujoco", "state", "commands", "wheel_angle", "outputs", "now", "diverged",
-                "warnings", "steps", "rng", "task", "terrain", "env", "friction"}
+                "warnings", "steps", "rng", "task", "terrain", "env", "friction", "last_obs"}
         if not isinstance(state, dict) or not keys <= state.keys():
             missing = sorted(keys - state.keys()) if isinstance(state, dict) else "a dict"
             raise ValueError(f"set_state: not a get_state snapshot (missing {missing})")
         size = mujoco.mj_stateSize(self.model, mujoco.mjtState.mjSTATE_INTEGRATION)
         parts = [("mujoco", np.shape(state["mujoco"]), (size,)),
-                 ("wheel_angle", np.shape(state["wheel_angle"]), self.sim.wheel_angle.shape)]
+                 ("wheel_angle", np.shape(state["wheel_angle"]), self.sim.wheel_angle.shape),
+                 ("last_obs", np.shape(state["last_obs"]), self.observation_space.shape)]
         for name in ("state", "commands", "outputs"):
             theirs = vars(state[name]) if hasattr(state[name], "__dict__") else {}
             parts += [(f"{name}.{buf}", np.shape(theirs.get(buf)), np.shape(mine))

@@ -83,7 +83,8 @@ class TankTurnEnv(TractionEnv):
 
     ## Episode End
     - Termination: success (held within 2 deg for 1 s).
-    - Truncation: time limit (`max_episode_steps=400`, 16 s) or diverged simulation.
+    - Truncation: time limit (`max_episode_steps=400`, 16 s) or diverged simulation
+      (`info["diverged"] = True`, reward 0, the last observation repeated).
 
     ## Arguments
     | argument | default | meaning |
@@ -105,6 +106,8 @@ class TankTurnEnv(TractionEnv):
     - v0 (2026-11-25): the first step's heading and translation terms and observations 7-8
       measure from the reset's observed state (not the spawn pose before its settling
       substep); spawns on the arena's bumps roll with the ground (up to 0.85 deg against it).
+    - v0 (2026-11-25): a diverged step repeats the episode's last observation (it returned
+      zeros, which a truncation's value bootstrap then read).
     """
 
     action_names = ("left", "right")

@@ -205,18 +205,70 @@ def test_a_finite_blow_up_is_flagged_as_divergence(caplog):
     assert u.sim.diverged()
 
 
+def _blow_up(u) -> None:
+    """A velocity MuJoCo resets the world for (finite, above its 1e10): the next step diverges."""
+    u.data.qvel[u.sim.qvel_adr + 2] = 2e10
+    u.sim.refresh()
+
+
 def test_a_velocity_mujoco_resets_the_world_for_is_flagged_as_divergence():
+    """The diverged step repeats the episode's last observation (the world has no valid state
+    to show), so a value bootstrap on the truncation reads a state the agent has seen; the
+    returned array is the caller's: changing it in place does not change what is repeated."""
     env = gym.make("Traction/Drift-v0")
     u = env.unwrapped
     env.reset(seed=0)
     for _ in range(5):
-        env.step(np.zeros(4, np.float32))
-    u.data.qvel[u.sim.qvel_adr + 2] = 2e10        # finite, above MuJoCo's 1e10: it resets
-    u.sim.refresh()
+        last = env.step(np.zeros(4, np.float32))[0]
+    seen = last.copy()
+    last[:] = 123.0                               # the caller's array, changed in place
+    _blow_up(u)
     obs, r, term, trunc, info = env.step(np.zeros(4, np.float32))
-    assert trunc and info["diverged"] and not term and np.all(obs == 0.0)
+    assert trunc and info["diverged"] and not term and r == 0.0
+    assert np.array_equal(obs, seen) and obs is not last and seen[0] > 1.0   # (moving)
     obs, info = env.reset(seed=1)
     assert not info["diverged"] and np.all(np.isfinite(obs))
+
+
+@pytest.mark.parametrize("env_id", traction.envs.ENV_IDS)
+def test_a_divergence_right_after_reset_or_a_restore_repeats_that_observation(env_id):
+    """The last observation is the reset's, or a snapshot's (get_state saves it), and it comes
+    back clipped to the space as it was returned."""
+    env = gym.make(env_id)
+    u = env.unwrapped
+    first, _ = env.reset(seed=3)
+    _blow_up(u)
+    obs, _, term, trunc, info = env.step(np.zeros(env.action_space.shape, np.float32))
+    assert trunc and info["diverged"] and np.array_equal(obs, first)
+    env.reset(seed=4)
+    for _ in range(3):
+        seen = env.step(env.action_space.sample())[0]
+    snapshot = u.get_state()
+    env.reset(seed=5)
+    env.step(env.action_space.sample())
+    u.set_state(snapshot)
+    _blow_up(u)
+    obs, _, term, trunc, info = env.step(np.zeros(env.action_space.shape, np.float32))
+    assert trunc and info["diverged"] and np.array_equal(obs, seen)
+    assert env.observation_space.contains(obs.astype(env.observation_space.dtype))
+
+
+def test_a_native_vector_env_ends_a_diverged_world_with_its_last_observation():
+    """Same-step autoreset puts the diverged world's last observation in final_obs; the other
+    world steps on."""
+    envs = gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                        autoreset_mode="SameStep")
+    envs.reset(seed=0)
+    a = np.zeros((2, 4), np.float32)
+    for _ in range(3):
+        seen = envs.step(a)[0]
+    _blow_up(envs.unwrapped.envs[1])
+    obs, r, term, trunc, info = envs.step(a)
+    assert list(trunc) == [False, True] and list(info["_final_obs"]) == [False, True]
+    assert info["final_info"]["diverged"][1] and r[1] == 0.0
+    assert np.array_equal(info["final_obs"][1], seen[1])
+    assert not np.array_equal(obs[1], seen[1])                  # the new episode's start
+    envs.close()
 
 
 def test_a_snapshot_taken_before_a_divergence_restores_a_healthy_world():
@@ -224,8 +276,7 @@ def test_a_snapshot_taken_before_a_divergence_restores_a_healthy_world():
     u = env.unwrapped
     env.reset(seed=0)
     snapshot = u.get_state()
-    u.data.qvel[u.sim.qvel_adr + 2] = 2e10
-    u.sim.refresh()
+    _blow_up(u)
     assert env.step(np.zeros(4, np.float32))[4]["diverged"]
     u.set_state(snapshot)                           # MuJoCo's warning counts come back too
     assert not env.step(np.zeros(4, np.float32))[4]["diverged"]
