@@ -71,10 +71,13 @@ def check_env(env_id: str, env_kwargs: dict) -> None:
 
 
 def make_vec(env_id: str, env_kwargs: dict, n_envs: int, seed: int, normalize: bool,
-             training: bool = True, stats: Path | None = None, sim_threads: int = 1):
+             training: bool = True, stats: Path | None = None, sim_threads: int = 1,
+             gamma: float = 0.99):
     """The native vector env of ``n_envs`` worlds as an SB3 VecEnv (one compiled physics call
     per step for all of them, or one per thread with ``sim_threads`` > 1), with episode
-    statistics (VecMonitor), wrapped in VecNormalize when asked."""
+    statistics (VecMonitor), wrapped in VecNormalize when asked. ``gamma``: the algorithm's
+    discount, which VecNormalize's reward scale (the running return's spread) must share, as
+    RL Zoo passes it; SB3's default 0.99 otherwise."""
     from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
 
     from .sb3_vec import TractionSB3VecEnv
@@ -85,7 +88,8 @@ def make_vec(env_id: str, env_kwargs: dict, n_envs: int, seed: int, normalize: b
         venv = VecNormalize.load(str(stats), venv)
         venv.training, venv.norm_reward = training, training and venv.norm_reward
     elif normalize:
-        venv = VecNormalize(venv, norm_obs=True, norm_reward=training, training=training)
+        venv = VecNormalize(venv, norm_obs=True, norm_reward=training, training=training,
+                            gamma=gamma)
     return venv
 
 
@@ -149,9 +153,11 @@ def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overri
               "env_kwargs": env_kwargs, "run": run,
               "hyperparameters": {k: (repr(v) if k == "policy_kwargs" else v)
                                   for k, v in hp.items()}}
+    gamma = hp.get("gamma", 0.99)                       # (SB3's PPO and SAC default)
     venv = make_vec(env_id, env_kwargs, run["n_envs"], seed, run["normalize"],
-                    sim_threads=run["sim_threads"])
-    eval_env = make_vec(env_id, env_kwargs, 1, seed + 10_000, run["normalize"], training=False)
+                    sim_threads=run["sim_threads"], gamma=gamma)
+    eval_env = make_vec(env_id, env_kwargs, 1, seed + 10_000, run["normalize"], training=False,
+                        gamma=gamma)
     policy = hp.pop("policy")
     try:
         model = getattr(sb3, algo.upper())(policy, venv, seed=seed, verbose=0,

@@ -309,6 +309,24 @@ def test_prepare_builds_envs_and_model_but_writes_nothing(tmp_path):
         p["eval_env"].close()
 
 
+@pytest.mark.parametrize("algo, overrides, gamma", [
+    ("ppo", {}, 0.98),                                   # TankTurn's entry in ppo.yml
+    ("ppo", {"gamma": 0.9}, 0.9),                        # --hp gamma=0.9
+    ("sac", {}, 0.99)])                                  # sac.yml's default
+def test_vec_normalize_discounts_rewards_with_the_algorithms_gamma(tmp_path, algo, overrides,
+                                                                   gamma):
+    """VecNormalize scales rewards by the spread of a running discounted return: its discount
+    must be the one the algorithm learns with (RL Zoo passes it), in training and evaluation."""
+    overrides = {"n_envs": 1, **overrides}
+    p = train.prepare("Traction/TankTurn-v0", algo, 64, 0, tmp_path / "run", overrides, {})
+    try:
+        assert p["model"].gamma == gamma
+        assert p["venv"].gamma == gamma and p["eval_env"].gamma == gamma
+    finally:
+        p["venv"].close()
+        p["eval_env"].close()
+
+
 def test_train_refuses_an_out_it_cannot_create_before_building_anything(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("")
