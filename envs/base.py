@@ -143,6 +143,7 @@ class TractionEnv(Snapshots, gym.Env):
     fixed_arguments: tuple[str, ...] = ()
     control_dt = _fixed_property("control_dt")
     physics_dt = _fixed_property("physics_dt")
+    telemetry = _fixed_property("telemetry")        # capacity; the recording: sim.telemetry
     n_substeps = _fixed_property("n_substeps")      # physics substeps per step (derived)
     vehicle = _fixed_property("vehicle", lambda self: self.sim.params)
     #: reset options the task reads, besides ``terrain_seed``: name -> ``(lo, hi, unit)`` of a
@@ -157,11 +158,12 @@ class TractionEnv(Snapshots, gym.Env):
     @classmethod
     def fixed_names(cls) -> tuple[str, ...]:
         """The attributes fixed when the environment is built (setting one raises)."""
-        return ("vehicle", "control_dt", "physics_dt", "n_substeps", *cls.fixed_arguments)
+        return ("vehicle", "control_dt", "physics_dt", "n_substeps", "telemetry",
+                *cls.fixed_arguments)
 
     def __init__(self, vehicle: VehicleParams | str, terrain: str, terrain_kwargs: dict,
                  control_dt: float, physics_dt: float, render_mode: str | None,
-                 width: int, height: int):
+                 width: int, height: int, telemetry: int = 0):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode = {render_mode!r}; allowed: None, "
                              f"{', '.join(self.metadata['render_modes'])}")
@@ -173,6 +175,8 @@ class TractionEnv(Snapshots, gym.Env):
                      "springs and tyres lose stability)")
         width = check_number("width", width, 1, OFFSCREEN[0], integer=True, unit="px")
         height = check_number("height", height, 1, OFFSCREEN[1], integer=True, unit="px")
+        self.telemetry = check_number("telemetry", telemetry, 0, integer=True, unit="physics "
+                                      "substeps recorded (0: none)")
         n_sub = control_dt / physics_dt
         if abs(n_sub - round(n_sub)) > 1e-6 or round(n_sub) < 1:
             raise ValueError(f"control_dt = {control_dt} must be a positive multiple of "
@@ -180,7 +184,8 @@ class TractionEnv(Snapshots, gym.Env):
         self.control_dt, self.physics_dt = control_dt, physics_dt
         self.n_substeps = int(round(n_sub))
         self.scene: Scene = build_scene(vehicle, terrain, physics_dt=physics_dt, **terrain_kwargs)
-        self.sim = VehicleSim(self.scene, n_actions=len(self.action_names))
+        self.sim = VehicleSim(self.scene, n_actions=len(self.action_names),
+                              telemetry=self.telemetry)
         actions.validate(self.action_map, len(self.action_names), self.sim.params.n_wheels)
         self.render_mode, self.width, self.height = render_mode, width, height
         self._renderer = None

@@ -111,10 +111,12 @@ class Climb6x6Env(TractionEnv):
     | `vehicle` | `"truck_6x6"` | preset name, TOML path or `VehicleParams` (six wheels) |
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | `"rgb_array"` or `"human"` |
+    | `telemetry` | 0 | physics substeps of PhysX telemetry to keep (ring buffer; 0: none): `env.unwrapped.sim.telemetry` (`arrays()`, `write_csv(path)`), cleared by `reset` and `set_state`; single envs only (a native vector env refuses it) |
 
-    `terrain`, `differential`, `action_mode`, `vehicle`, `control_dt` and `physics_dt` shape the
-    built env: setting one afterwards raises AttributeError (build another env);
-    `difficulty`, `goal_radius` and the weights are attributes settable between steps.
+    `terrain`, `differential`, `action_mode`, `vehicle`, `control_dt`, `physics_dt` and
+    `telemetry` shape the built env: setting one afterwards raises AttributeError (build
+    another env); `difficulty`, `goal_radius` and the weights are attributes settable between
+    steps.
 
     ## Version History
     - v0: initial release.
@@ -127,6 +129,7 @@ class Climb6x6Env(TractionEnv):
       (the `spawn` option on the hill) roll with the ground (they rolled against it).
     - v0 (2026-11-25): a diverged step repeats the episode's last observation (it returned
       zeros, which a truncation's value bootstrap then read).
+    - v0 (2026-11-25): the `telemetry` argument (PhysX telemetry of every physics substep).
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")
@@ -146,7 +149,8 @@ class Climb6x6Env(TractionEnv):
                  slip_weight: float = 0.5, success_bonus: float = 10.0,
                  rollover_penalty: float = 10.0, off_terrain_penalty: float = 10.0,
                  vehicle: str | VehicleParams = "truck_6x6",
-                 render_mode: str | None = None, width: int = 640, height: int = 480):
+                 render_mode: str | None = None, width: int = 640, height: int = 480,
+                 telemetry: int = 0):
         if terrain not in TERRAINS:
             raise ValueError(f"terrain = {terrain!r}; allowed: {', '.join(TERRAINS)}")
         if differential not in ("torque_vectoring", "equal"):
@@ -170,7 +174,8 @@ class Climb6x6Env(TractionEnv):
         difficulty = check_number("difficulty", difficulty, 0.0, 1.0)   # checked on any terrain
         if terrain == "rough_hill":
             kwargs["difficulty"] = difficulty
-        super().__init__(p, terrain, kwargs, control_dt, physics_dt, render_mode, width, height)
+        super().__init__(p, terrain, kwargs, control_dt, physics_dt, render_mode, width, height,
+                         telemetry)
         self.terrain, self.action_mode, self.differential = terrain, action_mode, differential
         self._difficulty = difficulty
         self.goal_radius = goal_radius

@@ -103,10 +103,12 @@ class DriftEnv(TractionEnv):
     | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 26; tyre coupling stable) |
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | |
+    | `telemetry` | 0 | physics substeps of PhysX telemetry to keep (ring buffer; 0: none): `env.unwrapped.sim.telemetry` (`arrays()`, `write_csv(path)`), cleared by `reset` and `set_state`; single envs only (a native vector env refuses it) |
 
-    `radius` (the painted pad), `vehicle`, `control_dt` and `physics_dt` shape the built env:
-    setting one afterwards raises AttributeError (build another env); `target_sideslip_deg`,
-    `hold_seconds` and the weights are attributes settable between steps.
+    `radius` (the painted pad), `vehicle`, `control_dt`, `physics_dt` and `telemetry` shape the
+    built env: setting one afterwards raises AttributeError (build another env);
+    `target_sideslip_deg`, `hold_seconds` and the weights are attributes settable between
+    steps.
 
     ## Version History
     - v0: initial release (the `hold` term and the sticky success were added before the first
@@ -116,6 +118,7 @@ class DriftEnv(TractionEnv):
       had been one 4 ms physics substep older than the velocities).
     - v0 (2026-11-25): a diverged step repeats the episode's last observation (it returned
       zeros, which a truncation's value bootstrap then read).
+    - v0 (2026-11-25): the `telemetry` argument (PhysX telemetry of every physics substep).
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")
@@ -134,7 +137,7 @@ class DriftEnv(TractionEnv):
                  sideslip_weight: float = 1.0, circle_weight: float = 0.5,
                  hold_weight: float = 1.0, spin_out_penalty: float = 20.0, off_pad_penalty: float = 20.0,
                  vehicle: str | VehicleParams = "sedan_rwd", render_mode: str | None = None,
-                 width: int = 640, height: int = 480):
+                 width: int = 640, height: int = 480, telemetry: int = 0):
         check_number("target_sideslip_deg", target_sideslip_deg, 0.0, 80.0, hi_open=True,
                      unit="deg")
         hold_seconds = positive("hold_seconds", hold_seconds)
@@ -154,7 +157,7 @@ class DriftEnv(TractionEnv):
                              "a gearbox of 2 or more forward gears)")
         p = dataclasses.replace(p, gearbox=dataclasses.replace(p.gearbox, autobox=0.0))
         super().__init__(p, "skidpad", {"radius": radius}, control_dt, physics_dt, render_mode,
-                         width, height)
+                         width, height, telemetry)
         self.target = math.radians(target_sideslip_deg)
         self.radius, self.hold_seconds = radius, hold_seconds
         self.weights = weights

@@ -136,6 +136,8 @@ class Snapshots:
             setattr(self, key, value)
         self._steps, self._last_obs = state["steps"], state["last_obs"]
         sim.restore(state["now"], state["diverged"], state["warnings"])
+        if sim.telemetry is not None:            # (its samples stay in time order)
+            sim.telemetry.clear()
 
     def _check_snapshot(self, state) -> None:
         """ValueError naming the first part of ``state`` that is not of a :meth:`get_state`

@@ -94,10 +94,11 @@ class TankTurnEnv(TractionEnv):
     | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 27; tyre coupling stable) |
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | |
+    | `telemetry` | 0 | physics substeps of PhysX telemetry to keep (ring buffer; 0: none): `env.unwrapped.sim.telemetry` (`arrays()`, `write_csv(path)`), cleared by `reset` and `set_state`; single envs only (a native vector env refuses it) |
 
-    `drive_mode`, `vehicle`, `control_dt` and `physics_dt` shape the built env: setting one
-    afterwards raises AttributeError (build another env); the weights are attributes settable
-    between steps.
+    `drive_mode`, `vehicle`, `control_dt`, `physics_dt` and `telemetry` shape the built env:
+    setting one afterwards raises AttributeError (build another env); the weights are
+    attributes settable between steps.
 
     ## Version History
     - v0: initial release.
@@ -108,6 +109,7 @@ class TankTurnEnv(TractionEnv):
       substep); spawns on the arena's bumps roll with the ground (up to 0.85 deg against it).
     - v0 (2026-11-25): a diverged step repeats the episode's last observation (it returned
       zeros, which a truncation's value bootstrap then read).
+    - v0 (2026-11-25): the `telemetry` argument (PhysX telemetry of every physics substep).
     """
 
     action_names = ("left", "right")
@@ -126,7 +128,7 @@ class TankTurnEnv(TractionEnv):
                  physics_dt: float = 0.004, heading_weight: float = 1.0, aim_weight: float = 2.0,
                  translation_weight: float = 2.0, hold_bonus: float = 5.0,
                  vehicle: str | VehicleParams = "tank", render_mode: str | None = None,
-                 width: int = 640, height: int = 480):
+                 width: int = 640, height: int = 480, telemetry: int = 0):
         if drive_mode not in ("special", "standard"):
             raise ValueError(f"drive_mode = {drive_mode!r}; allowed: special, standard")
         p = vehicle_params(vehicle)
@@ -135,7 +137,8 @@ class TankTurnEnv(TractionEnv):
                              "TankTurn needs a tank")
         p = dataclasses.replace(p, differential=dataclasses.replace(p.differential,
                                                                     tank_mode=drive_mode))
-        super().__init__(p, "arena", {}, control_dt, physics_dt, render_mode, width, height)
+        super().__init__(p, "arena", {}, control_dt, physics_dt, render_mode, width, height,
+                         telemetry)
         self.drive_mode = drive_mode
         self.weights = finite_weights({"heading": heading_weight, "aim": aim_weight,
                                        "translation": translation_weight, "hold": hold_bonus})

@@ -94,6 +94,10 @@ class TractionVectorEnv(VectorEnv):
             raise ValueError(f"num_threads = {num_threads!r}; allowed: an integer >= 1")
         if max_episode_steps is not None:
             check_number("max_episode_steps", max_episode_steps, 1, integer=True)
+        if kwargs.get("telemetry", 0) != 0:
+            raise ValueError(f"telemetry = {kwargs['telemetry']!r}; allowed: 0 in a native vector "
+                             "env (its worlds step in one compiled call, which records none); "
+                             "record with a single env: gym.make(id, telemetry=n)")
         self.envs = [env_class(**kwargs) for _ in range(num_envs)]
         self.batch = SimBatch([e.sim for e in self.envs], num_threads)
         first = self.envs[0]

@@ -16,6 +16,13 @@ def _quick_start(ns):
     assert set(ns["info"]) >= {"reward_heading", "is_success"}
 
 
+def _telemetry(ns):
+    data = ns["data"]
+    assert data["time"].shape == (1001,) and data["long_slip"].shape == (1001, 1, 4)
+    assert data["time"][-1] == pytest.approx(1000 * 0.004)         # the reset's substep, then 1000
+    assert len(Path("drift_telemetry.csv").read_text().splitlines()) == 1 + 1001
+
+
 def _coupling(ns):
     sim = ns["sim"]
     assert sim.dt == 0.002                                        # "substeps of 2 ms"
@@ -49,7 +56,7 @@ def _video(ns):
 
 
 #: each block's claims, by a line that identifies the block
-CLAIMS = {'gym.make("Traction/TankTurn-v0", render_mode': _quick_start,
+CLAIMS = {'gym.make("Traction/TankTurn-v0", render_mode': _quick_start, "telemetry=2000": _telemetry,
           'build_scene("sedan_rwd", "slope"': _coupling, "gym.make_vec(": _vector,
           "VehicleState.zeros": _standalone, "VideoWriter(": _video}
 
