@@ -146,6 +146,14 @@ def test_tank_turns_on_the_spot_or_about_a_track(mode):
         prev = yaw
     rate = turned / seconds
     drift = np.linalg.norm((sim.com_position() - c0)[:2])
+    # Driven tyres slip backwards on the ground, so neither track's contact moves faster than
+    # its tread: the yaw rate stays below the no-slip rate (tread speeds' difference / track
+    # centreline distance), and well above zero for tracks that grip.
+    y = p.suspension.position[:, 1]
+    left = y > np.mean(y)
+    tread = sim.state.omega[0] * p.wheels.radius
+    no_slip = (tread[~left].mean() - tread[left].mean()) / (y[left].mean() - y[~left].mean())
+    assert 0.2 * abs(no_slip) < abs(rate) < abs(no_slip)
     if mode == "special":
         assert rate > 0.3                                           # rad/s, counter-clockwise
         assert drift < 1e-3                                         # m: turns on the spot
