@@ -41,7 +41,11 @@ def test_telemetry_records_every_substep_and_leaves_the_rollout_bit_for_bit(env_
     assert np.array_equal(data["jounce"][-1, 0], out.wheel[0, :, L.O_JOUNCE])
     assert np.array_equal(data["wheel_omega"][-1, 0], state.wheel[0, :, L.OMEGA])
     assert data["engine_revs"][-1, 0] == out.vehicle[0, L.O_ENGINE_OMEGA]
-    assert np.all(data["tire_load"] >= 0.0) and np.all(np.isfinite(data["norm_lat_force"]))
+    # every substep's tyre force lies within its friction circle: |F| <= mu x load
+    on = data["tire_load"] > 0.0
+    force = np.hypot(data["norm_long_force"], data["norm_lat_force"])
+    assert on.any() and np.all(force[on] <= data["tire_friction"][on] * (1 + 1e-9))
+    assert np.all(data["tire_load"] >= 0.0) and np.all(force[~on] == 0.0)
 
 
 def test_reset_and_set_state_start_a_new_recording_in_time_order(tmp_path):

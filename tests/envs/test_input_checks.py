@@ -104,6 +104,18 @@ def test_reset_options_are_checked(env_id, options, match):
     env.reset(seed=0)                                   # the env is still usable
 
 
+@pytest.mark.parametrize("yaw", [-6.0, -4.0, 4.0, 6.0])
+def test_a_spawn_yaw_may_be_any_angle_of_a_turn_either_way(yaw):
+    """Climb's spawn yaw is allowed in [-2 pi, 2 pi]: 4 rad is -2.28 rad, and so on."""
+    env = gym.make("Traction/Climb6x6-v0")
+    env.reset(seed=0, options={"spawn": (-30.0, 0.0, yaw)})
+    wrapped = (yaw + np.pi) % (2 * np.pi) - np.pi
+    assert env.unwrapped.heading() == pytest.approx(wrapped, abs=1e-3)
+    with pytest.raises(ValueError, match=r"reset option spawn yaw = 6.3; allowed: \[-6.28319, "
+                       r"6.28319\] rad"):
+        env.reset(seed=0, options={"spawn": (-30.0, 0.0, 6.3)})
+
+
 @pytest.mark.parametrize("env_id, bad", [
     ("Traction/Climb6x6-v0", {"spawn": (1e6, 0, 0)}),
     ("Traction/Drift-v0", {"speed": 99.0}),

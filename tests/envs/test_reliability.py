@@ -96,12 +96,32 @@ def test_a_snapshot_of_another_environment_is_refused_before_anything_changes():
         tank.set_state(snapshot_of(vehicle=heavy))
     with pytest.raises(ValueError, match="other vehicle parameters or time steps"):
         tank.set_state(snapshot_of(control_dt=0.02))
+    for part, field, scale in (("gearbox", "forward_ratios", 1.1), ("engine", "torque_curve",
+                                                                       [1.0, 0.9])):
+        other = load_vehicle("tank")                 # the drivetrain's tables count too
+        table = getattr(getattr(other, part), field) * scale
+        other = dataclasses.replace(other, **{part: dataclasses.replace(
+            getattr(other, part), **{field: table})})
+        with pytest.raises(ValueError, match="other vehicle parameters or time steps"):
+            tank.set_state(snapshot_of(vehicle=other))
     tank.set_state(snapshot_of())                          # the same configuration: accepted
     tank.set_state(before)
     a = np.array([1.0, -1.0])
     obs = tank.step(a)[0]
     tank.set_state(before)                               # it was never touched: same step
     assert np.array_equal(tank.step(a)[0], obs)
+
+
+def test_a_restored_snapshot_draws_the_same_next_terrain_seed():
+    """The RNG is part of a snapshot: an unseeded reset after set_state draws the terrain the
+    original's unseeded reset drew."""
+    env = gym.make("Traction/Climb6x6-v0").unwrapped
+    env.reset(seed=0)
+    env.step(np.float32([1.0, 0.0]))
+    snapshot = env.get_state()
+    first = env.reset()[0]
+    env.set_state(snapshot)
+    assert np.array_equal(env.reset()[0], first)
 
 
 def test_mujoco_timers_switch_off_and_on_without_changing_the_rollout():

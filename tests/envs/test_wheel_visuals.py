@@ -5,6 +5,7 @@ import numpy as np
 
 from traction.envs import VehicleSim
 from traction.scenes import build_scene
+from traction.vehicle_model import load_vehicle
 
 
 def test_visual_wheels_follow_jounce_steer_and_spin(sedan):
@@ -25,6 +26,28 @@ def test_visual_wheels_follow_jounce_steer_and_spin(sedan):
         np.testing.assert_allclose(axle, [-np.sin(d), np.cos(d), 0.0], atol=1e-9)
     assert np.all(sim.wheel_angle[0, 2:] > 0)                # driven wheels rolled forward
     assert np.all(sim.model.geom_contype[sim.wheel_geoms] == 0)
+
+
+def test_a_visual_tyre_turns_through_the_angle_it_rolled_and_forward():
+    """Free-rolling front tyres turn through distance / radius (the spin accumulates over the
+    substeps), their front point moving down as they roll forward; reset turns them back."""
+    p = load_vehicle("sedan")                               # wheel torques commanded directly
+    sim = VehicleSim(build_scene(p, "flat"))
+    x0 = sim.com_position()[0]
+    sim.set_commands(wheel_torque=[0, 0, 150, 150])
+    sim.step(400)                                           # 0.8 s: ~0.5 rad of roll
+    rolled = (sim.com_position()[0] - x0) / p.wheels.radius[:2]
+    np.testing.assert_allclose(sim.wheel_angle[0, :2], rolled, rtol=0.02)
+    assert 0.2 < sim.wheel_angle[0, 0] < 1.5
+    sim.update_wheel_visuals()
+    for i in (0, 1):
+        mat = np.zeros(9)
+        mujoco.mju_quat2Mat(mat, sim.model.geom_quat[sim.wheel_geoms[i]])
+        front = mat.reshape(3, 3)[:, 0]                     # the tyre's point ahead at rest
+        angle = sim.wheel_angle[0, i]
+        np.testing.assert_allclose(front, [np.cos(angle), 0.0, -np.sin(angle)], atol=1e-9)
+    sim.reset()
+    assert np.all(sim.wheel_angle == 0.0)
 
 
 def test_telemetry_records_every_substep_when_enabled(tmp_path):

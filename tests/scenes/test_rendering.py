@@ -44,6 +44,9 @@ def test_bad_frame_size_or_camera_is_refused_up_front(rendered):
         SceneRenderer(sim.model, 320, 240, camera="front")
     with pytest.raises(ValueError, match=r"camera = 'front'"):
         renderer.frame(sim.data, camera="front")
+    for index in (sim.model.ncam, -2):                       # one past the last camera, and below
+        with pytest.raises(ValueError, match=rf"camera = {index}; allowed: chase, top, driver"):
+            renderer.frame(sim.data, camera=index)
     with pytest.raises(ValueError, match=r"overlay: text is drawn on RGB frames"):
         renderer.frame(sim.data, overlay="x", segmentation=True)   # was dropped silently
     assert np.array_equal(renderer.frame(sim.data, camera=np.int64(0)),   # was refused
@@ -114,6 +117,22 @@ def test_keyboard_driver_maps_keys_to_commands():
     tank = KeyboardDriver(tank=True)
     tank.press(KEY_LEFT, 0.0)
     assert tank.commands(0.0, 0.0, 1, 0.01)["thrust"] == [[-1.0, 1.0]]
+
+
+def test_keyboard_pedals_swap_in_reverse_gear():
+    """In reverse, Down is the throttle (backing up) and Up the brake, until Up asks for first
+    gear at a stop."""
+    d = KeyboardDriver()
+    for k in range(10):                                          # Down held in reverse
+        d.press(KEY_DOWN, 0.01 * k)
+        cmd = d.commands(0.01 * k, forward_speed=-2.0, gear=-1, dt=0.01)
+    assert cmd["throttle"] > 0.25 and cmd["brake"] == 0 and "target_gear" not in cmd
+    d = KeyboardDriver()
+    for k in range(10):                                          # Up held, still backing up
+        d.press(KEY_UP, 0.01 * k)
+        cmd = d.commands(0.01 * k, forward_speed=-2.0, gear=-1, dt=0.01)
+    assert cmd["brake"] > 0.25 and cmd["throttle"] == 0 and "target_gear" not in cmd
+    assert d.commands(0.2, forward_speed=-0.2, gear=-1, dt=0.01)["target_gear"] == 1
 
 
 @pytest.mark.parametrize("text, value", [

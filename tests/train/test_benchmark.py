@@ -24,6 +24,8 @@ def test_outputs_and_schema(quick):
         assert KEYS <= set(entry) and 0.0 <= entry["success_rate"] <= 1.0
         assert entry["diverged"] == 0
     assert "mean_abs_sideslip_error_deg" in summary["drift"]
+    # each episode has its own seed (SEED0 + k): other targets, other returns
+    assert summary["tank_turn_special"]["std_return"] > 0.0
     assert "centre_drift_m" in summary["tank_turn_special"]
     for name in ("benchmark.md", "trajectories.png", "telemetry.png", "climb_rough_hill.mp4",
                  "drift.mp4", "tank_turn_special.mp4"):
@@ -61,3 +63,28 @@ def test_time_to_success_is_when_success_began_not_the_episode_end():
     env.close()
     assert metrics["success"] and metrics["steps"] == 500
     assert metrics["time_to_success"] == pytest.approx(14.2, abs=0.05)
+    # it holds ~27 deg against the 30 deg target (degrees, over the last three quarters)
+    assert 1.0 < metrics["mean_abs_sideslip_error_deg"] < 6.0
+
+
+def test_the_table_shows_success_as_a_percentage():
+    entry = {"episodes": 20, "success_rate": 0.9, "mean_return": 8.2, "std_return": 1.0,
+             "mean_time_to_success_s": 4.5, "centre_drift_m": 0.031}
+    row = benchmark._table({"tank_turn_special": entry}, quick=False).splitlines()[-1]
+    assert row == "| tank_turn_special | 20 | 90% | 8.2 +- 1.0 | 4.5 | centre drift 0.03 m |"
+
+
+def test_centre_drift_is_the_horizontal_distance_the_tank_moved():
+    import gymnasium as gym
+    import numpy as np
+
+    from traction.train.controllers import TankTurnController
+    env = gym.make("Traction/TankTurn-v0")
+    env.reset(seed=1000)
+    u = env.unwrapped
+    start = u.sim.com_position()
+    metrics, track, _ = benchmark._episode(env, TankTurnController(), 1000, record=False)
+    end = u.sim.com_position()
+    assert track["xy"][-1] == end[:2].tolist() and end[2] != start[2]     # it settled a little
+    assert metrics["centre_drift_m"] == pytest.approx(np.hypot(*(end - start)[:2]), rel=1e-12)
+    env.close()

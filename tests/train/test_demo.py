@@ -17,3 +17,26 @@ def test_vehicle_demo_table_and_csv_agree(tmp_path, capsys):
     assert len(printed) >= 3
     for t, yaw in printed:
         assert float(yaw) == pytest.approx(rows[float(t)], abs=6e-4), t
+
+
+def test_every_printed_wheel_figure_is_its_csv_column(tmp_path, capsys):
+    """At each phase's end the printed jounce, load and slips of every wheel are the CSV's
+    columns of that name at that time (lateral slip printed in degrees)."""
+    import numpy as np
+
+    path = demo.run("flat", tmp_path)
+    out = capsys.readouterr().out
+    rows = {round(float(r["t"]), 2): r for r in csv.DictReader(path.open())}
+    names = demo.VehicleSim(demo.build_scene("sedan", "flat")).params.wheel_names
+    blocks = re.findall(r"t = +([\d.]+) s .*\n.*\n((?:    \S+ +[-\d. ]+\n){4})", out)
+    assert len(blocks) == len(demo.MANOEUVRE)
+    for t, block in blocks:
+        row = rows[float(t)]
+        for line, name in zip(block.splitlines(), names, strict=True):
+            label, jounce, load, long_slip, lat_deg = line.split()
+            assert label == name
+            assert float(jounce) == pytest.approx(1000 * float(row[f"jounce_{name}"]), abs=0.06)
+            assert float(load) == pytest.approx(float(row[f"load_{name}"]), abs=0.6)
+            assert float(long_slip) == pytest.approx(float(row[f"long_slip_{name}"]), abs=6e-4)
+            assert float(lat_deg) == pytest.approx(np.degrees(float(row[f"lat_slip_{name}"])),
+                                                   abs=6e-3)

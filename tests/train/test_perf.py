@@ -3,6 +3,10 @@ assertions)."""
 
 import json
 
+import gymnasium as gym
+import numpy as np
+import pytest
+
 from traction.envs import ENV_IDS
 from traction.train import perf
 
@@ -22,9 +26,19 @@ VECTOR_KEYS = {"env_steps_per_s", "threads", "env_steps_per_s_threaded",
 def test_perf_quick_schema(tmp_path):
     perf.main(["--quick", "--out", str(tmp_path)])
     report = json.loads((tmp_path / "perf.json").read_text())
+    assert set(report) == {"machine", "seconds_per_measurement", "tasks", "reference"}
+    assert report["seconds_per_measurement"] == 0.2                 # --quick
     assert set(report["tasks"]) == set(ENV_IDS)
-    for r in report["tasks"].values():
+    for env_id, r in report["tasks"].items():
         assert set(r) == TASK_KEYS
+        # the derived figures are their definitions (control step 40 ms, 10 substeps)
+        u = gym.make(env_id).unwrapped
+        steps, bare = r["env_steps_per_s"], r["bare_mujoco_substeps_per_s"]
+        assert r["sim_s_per_wall_s"] == pytest.approx(steps * u.control_dt, rel=1e-12)
+        assert r["env_step_cost_per_substep_vs_bare_mujoco"] == pytest.approx(
+            bare / (steps * u.n_substeps), rel=1e-12)
+        assert r["physics_substep_cost_vs_bare_mujoco"] == pytest.approx(
+            bare / r["physics_substeps_per_s"], rel=1e-12)
         assert all(v > 0 for k, v in r.items() if k != "vector")
         assert set(r["vector"]) == {"2", "4"}
         for n, v in r["vector"].items():                 # threads used: at most one per world
@@ -32,3 +46,35 @@ def test_perf_quick_schema(tmp_path):
             assert isinstance(v["threads"], int) and 2 <= v["threads"] <= int(n)
     assert set(report["reference"]) == {"HalfCheetah-v5", "CarRacing-v3"}
     assert "| task | vector N |" in perf.table(report)
+
+
+def test_update_microseconds_are_per_vehicle_and_substep(monkeypatch):
+    """With the timer faked at 1000 calls/s: one vehicle x 1000 updates per call -> 1 us;
+    64 vehicles x 20 updates per call -> 1e6 / (1000 x 20) / 64 us per vehicle."""
+    u = gym.make("Traction/Drift-v0").unwrapped
+    u.reset(seed=0)
+    monkeypatch.setattr(perf, "_rate", lambda fn, seconds: 1000.0)
+    assert perf.vehicle_update(u, 1, 0.01) == pytest.approx(1.0)
+    assert perf.vehicle_update(u, 64, 0.01) == pytest.approx(1e6 / (1000 * 20) / 64)
+
+
+def test_paired_cost_is_physics_time_over_bare_time_with_each_sides_minimum(monkeypatch):
+    """Fake timings: physics 3 ms (2 ms once, the uninterrupted run), bare MuJoCo 1 ms (0.5 ms
+    once): the ratio of the minima summed over the snapshots."""
+    env = gym.make("Traction/TankTurn-v0")
+    env.reset(seed=0)
+    calls = {"physics": 0, "bare": 0}
+
+    def timed(snaps, fn, *args):
+        side = "bare" if fn is perf._bare_loop else "physics"
+        calls[side] += 1
+        fast = calls[side] == 2
+        return (0.0005 if fast else 0.001) if side == "bare" else (0.002 if fast else 0.003)
+
+    monkeypatch.setattr(perf, "_restored_time", timed)
+    actions = np.zeros((4, 2), np.float32)
+    ratio = perf.paired_cost([env.unwrapped], env.unwrapped._step_physics, env.step, actions,
+                             every=2, repeats=2, sweeps=1)
+    # two snapshots x two repeats each side; snapshot 0 saw the fast runs
+    assert calls == {"physics": 4, "bare": 4}
+    assert ratio == pytest.approx((0.002 + 0.003) / (0.0005 + 0.001))

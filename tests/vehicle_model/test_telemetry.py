@@ -36,6 +36,24 @@ def test_ring_buffer_keeps_the_last_samples_oldest_first(capacity, n_samples):
     np.testing.assert_allclose(data["norm_long_force"], 0.5)           # force / load
 
 
+def test_control_and_force_channels_are_their_own_commands_and_outputs():
+    """Steer keeps its sign (in [-1, 1]), brake and handbrake their own columns (in [0, 1]), and
+    every tyre force and moment channel is divided by the tyre's load."""
+    p = vm.load_vehicle("sedan_rwd")
+    tel = Telemetry(n_vehicles=1, n_wheels=4, capacity=4)
+    state, cmd, out = vm.VehicleState.zeros(p, 1), vm.Commands.zeros(p, 1), vm.VehicleOutputs.zeros(p, 1)
+    cmd.steer, cmd.brake, cmd.handbrake = -0.5, 0.3, 1.0
+    out.load = np.array([[2000.0, 1000.0, 500.0, 0.0]])                 # the last one airborne
+    out.long_force, out.lat_force, out.aligning_moment = 400.0, -300.0, 20.0
+    tel.record(0.0, out, state, cmd)
+    data = tel.arrays()
+    assert data["steer_control"][0, 0] == -0.5
+    assert data["brake_control"][0, 0] == 0.3 and data["handbrake_control"][0, 0] == 1.0
+    np.testing.assert_allclose(data["norm_long_force"][0, 0], [0.2, 0.4, 0.8, 0.0])
+    np.testing.assert_allclose(data["norm_lat_force"][0, 0], [-0.15, -0.3, -0.6, 0.0])
+    np.testing.assert_allclose(data["norm_aligning_moment"][0, 0], [0.01, 0.02, 0.04, 0.0])
+
+
 def test_clear_starts_over():
     _, tel = _recorded(4, 6)
     tel.clear()

@@ -149,3 +149,13 @@ def test_tyre_type_outside_the_friction_table_is_refused_when_stepping(sedan):
                             [[1.0, 0.9, 0.9, 1.0, 1.0, 1.2]])
     out = vm.step(p, state, kin, hits, cmd, wide, 0.01)
     assert out.friction[0, 3] == 1.2                         # the sixth column
+
+
+def test_a_bad_value_in_a_per_wheel_table_names_its_wheel(sedan):
+    """A value out of range in a per-wheel table (wheel x point x column) is named by its wheel
+    index, the first axis, with the value and the allowed range."""
+    table = sedan.tires.friction_vs_slip.copy()              # (4, 3, 2), values in [0, 10]
+    table[2, 1, 1] = 11.0
+    with pytest.raises(VehicleConfigError, match=re.escape(
+            "car.toml: tire.friction_vs_slip[2] = 11 is out of range; allowed [0, 10]")):
+        _with(sedan, "tires", friction_vs_slip=table).validate("car.toml")
