@@ -119,7 +119,7 @@ class Telemetry:
         data = self.arrays()
         n_vehicles, n_wheels = self.wheel.shape[1:3]
         check_number("vehicle", vehicle, 0, n_vehicles - 1, integer=True)
-        names = _wheel_names(wheel_names, n_wheels) if wheel_names else self.wheel_names
+        names = self.wheel_names if wheel_names is None else _wheel_names(wheel_names, n_wheels)
         header = ["time", *VEHICLE_CHANNELS]
         header += [f"{c}_{w}" for c in WHEEL_CHANNELS for w in names]
         path = Path(path)

@@ -90,6 +90,9 @@ def test_bad_arguments_are_refused(tmp_path):
     _, tel = _recorded(3, 3)
     with pytest.raises(ValueError, match=r"wheel_names = \('a', 'b'\); need 4 distinct names"):
         tel.write_csv(tmp_path / "t.csv", wheel_names=("a", "b"))
+    for empty in ((), []):                                 # fell back to w0..w3 silently
+        with pytest.raises(ValueError, match=r"wheel_names = \(\); need 4 distinct names"):
+            tel.write_csv(tmp_path / "t.csv", wheel_names=empty)
     for bad in (2, 0.5, -1):                               # 0.5 was numpy's IndexError
         with pytest.raises(ValueError, match=rf"vehicle = {bad}; allowed: an integer in \[0, 1\]"):
             tel.write_csv(tmp_path / "t.csv", vehicle=bad)
