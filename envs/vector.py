@@ -97,7 +97,9 @@ class TractionVectorEnv(VectorEnv):
         if kwargs.get("telemetry", 0) != 0:
             raise ValueError(f"telemetry = {kwargs['telemetry']!r}; allowed: 0 in a native vector "
                              "env (its worlds step in one compiled call, which records none); "
-                             "record with a single env: gym.make(id, telemetry=n)")
+                             "record with a single env: gym.make(id, telemetry=n), or single "
+                             "envs side by side: gym.make_vec(id, n, vectorization_mode='sync', "
+                             "telemetry=n)")
         self.envs = [env_class(**kwargs) for _ in range(num_envs)]
         self.batch = SimBatch([e.sim for e in self.envs], num_threads)
         first = self.envs[0]

@@ -55,6 +55,9 @@ def check_env(env_id: str, env_kwargs: dict) -> None:
     if not str(spec.entry_point).startswith("traction.envs"):
         raise ValueError(f"--env {env_id!r}: not a Traction environment (training runs Traction's "
                          f"native vector environment); allowed: {allowed_ids}")
+    if env_kwargs.get("telemetry", 0) != 0:
+        raise ValueError("--env-kwarg telemetry: training steps a native vector env, which records "
+                         "no telemetry; record it with a single env (gym.make(id, telemetry=n))")
     if env_kwargs.get("render_mode") == "human" and not display_available():
         raise ValueError("--env-kwarg render_mode=human: needs a display (DISPLAY and "
                          "WAYLAND_DISPLAY are unset); allowed here: rgb_array, or leave it out")

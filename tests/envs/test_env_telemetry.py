@@ -85,9 +85,14 @@ def test_telemetry_is_fixed_copied_as_an_argument_and_checked():
 
 def test_a_native_vector_env_refuses_telemetry_naming_what_records_it():
     with pytest.raises(ValueError, match=r"telemetry = 10; allowed: 0 in a native vector env.*"
-                       r"gym.make\(id, telemetry=n\)"):
+                       r"gym.make\(id, telemetry=n\), or .*vectorization_mode='sync'"):
         gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point",
                      telemetry=10)
     envs = gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point",
                         telemetry=0)
+    envs.close()
+    envs = gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="sync", telemetry=25)
+    envs.reset(seed=0)
+    envs.step(np.zeros((2, 4), np.float32))
+    assert [len(e.unwrapped.sim.telemetry.arrays()["time"]) for e in envs.envs] == [11, 11]
     envs.close()

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import traction.envs
+from traction.envs.base import OBS_LIMIT
 from traction.vehicle_model import load_vehicle
 
 ROLLOUT = """
@@ -257,9 +258,10 @@ def test_a_divergence_right_after_reset_or_a_restore_repeats_that_observation(en
     env = gym.make(env_id)
     u = env.unwrapped
     first, _ = env.reset(seed=3)
+    seen, first[:] = first.copy(), 123.0                 # the caller's array, changed in place
     _blow_up(u)
     obs, _, term, trunc, info = env.step(np.zeros(env.action_space.shape, np.float32))
-    assert trunc and info["diverged"] and np.array_equal(obs, first)
+    assert trunc and info["diverged"] and np.array_equal(obs, seen)
     env.reset(seed=4)
     for _ in range(3):
         seen = env.step(env.action_space.sample())[0]
@@ -270,7 +272,12 @@ def test_a_divergence_right_after_reset_or_a_restore_repeats_that_observation(en
     _blow_up(u)
     obs, _, term, trunc, info = env.step(np.zeros(env.action_space.shape, np.float32))
     assert trunc and info["diverged"] and np.array_equal(obs, seen)
-    assert env.observation_space.contains(obs.astype(env.observation_space.dtype))
+    env.reset(seed=6)
+    u._last_obs[0] = 1e6                                 # beyond the space: clipped as returned
+    _blow_up(u)
+    obs = env.step(np.zeros(env.action_space.shape, np.float32))[0]
+    assert obs[0] == OBS_LIMIT and env.observation_space.contains(
+        obs.astype(env.observation_space.dtype))
 
 
 def test_a_native_vector_env_ends_a_diverged_world_with_its_last_observation():

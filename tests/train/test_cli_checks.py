@@ -28,6 +28,8 @@ TRAIN_BAD = [
     (TANK + ["--hp", "batch_size=64.5"], "--hp batch_size = 64.5; allowed: an integer >= 1"),
     (TANK + ["--hp", "gamma=2"], "--hp gamma = 2; allowed: [0, 1]"),
     (TANK + ["--hp", "gae_lambda=1.5"], "--hp gae_lambda = 1.5; allowed: [0, 1]"),
+    (TANK + ["--env-kwarg", "telemetry=5"], "--env-kwarg telemetry: training steps a native "
+     "vector env, which records no telemetry"),
     (TANK + ["--hp", "max_grad_norm=0"], "--hp max_grad_norm = 0; allowed: > 0"),
     (TANK + ["--hp", "learning_rate=0"], "--hp learning_rate = 0; allowed: > 0"),
     (TANK + ["--algo", "sac", "--hp", "buffer_size=0"], "--hp buffer_size = 0; allowed: an integer >= 1"),
