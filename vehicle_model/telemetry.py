@@ -69,9 +69,17 @@ class Telemetry:
         check_number("n_wheels", n_wheels, 1, integer=True)
         self.capacity = check_number("telemetry capacity", capacity, 1, integer=True)
         self.wheel_names = _wheel_names(wheel_names, n_wheels)
-        self.time = np.zeros(capacity)
-        self.wheel = np.zeros((capacity, n_vehicles, n_wheels, len(WHEEL_CHANNELS)))
-        self.vehicle = np.zeros((capacity, n_vehicles, len(VEHICLE_CHANNELS)))
+        per_sample = 1 + n_vehicles * (n_wheels * len(WHEEL_CHANNELS) + len(VEHICLE_CHANNELS))
+        try:
+            self.time = np.zeros(capacity)
+            self.wheel = np.zeros((capacity, n_vehicles, n_wheels, len(WHEEL_CHANNELS)))
+            self.vehicle = np.zeros((capacity, n_vehicles, len(VEHICLE_CHANNELS)))
+        except MemoryError:
+            raise MemoryError(
+                f"telemetry capacity = {capacity} samples of {n_vehicles} vehicle(s) x "
+                f"{n_wheels} wheels needs {capacity * per_sample * 8 / 2**30:.3g} GiB "
+                f"({per_sample * 8} bytes a sample), which could not be allocated; allowed: a "
+                "capacity that fits in memory") from None
         self.count = 0
 
     def clear(self) -> None:

@@ -87,6 +87,9 @@ def test_csv_time_keeps_millisecond_steps_after_hours(tmp_path):
 def test_bad_arguments_are_refused(tmp_path):
     with pytest.raises(ValueError, match="telemetry capacity = 0; allowed: an integer >= 1"):
         Telemetry(1, 4, capacity=0)
+    with pytest.raises(MemoryError, match=r"telemetry capacity = 1000000000000 samples of 1 "
+                       r"vehicle\(s\) x 4 wheels needs 3.95e\+05 GiB \(424 bytes a sample\)"):
+        Telemetry(1, 4, capacity=10**12)                   # was numpy's bare MemoryError
     _, tel = _recorded(3, 3)
     with pytest.raises(ValueError, match=r"wheel_names = \('a', 'b'\); need 4 distinct names"):
         tel.write_csv(tmp_path / "t.csv", wheel_names=("a", "b"))
