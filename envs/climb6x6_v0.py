@@ -47,9 +47,9 @@ class Climb6x6Env(TractionEnv):
 
     | index | name | meaning | min | max | unit |
     |---|---|---|---|---|---|
-    | 0 | drive | > 0 throttle; < 0 brake, or reverse throttle once below 0.5 m/s; while reversing the roles swap (> 0 brakes until below 0.5 m/s, then first gear) | -1 | 1 | - |
+    | 0 | drive | > 0 throttle; < 0 brake, or reverse throttle once below 0.5 m/s; while reversing the roles swap (> 0 brakes until below 0.5 m/s, then first gear). A change into or out of reverse spends the gearbox's switch time (0.4 s) in neutral with the brake released: on a slope the truck rolls meanwhile | -1 | 1 | - |
     | 1 | steer | steering command, positive turns left (max angle 0.55 rad) | -1 | 1 | - |
-    | 2-7 | wheel_share | `wheel_torques` only: share of drive torque per wheel FL, FR, ML, MR, RL, RR, mapped to `(a + 1) / 2` and normalised | -1 | 1 | - |
+    | 2-7 | wheel_share | `wheel_torques` only: share of drive torque per wheel FL, FR, ML, MR, RL, RR, mapped to `(a + 1) / 2` and normalised (all 0: an equal split) | -1 | 1 | - |
 
     ## Observation Space
     `Box(-1000, 1000, (90,), float64)` (values clipped to it); frames: *body* = chassis frame (x forward, y left, z up).
@@ -65,9 +65,9 @@ class Climb6x6Env(TractionEnv):
     | 24-29 | wheel contact flag | 0/1 | - |
     | 30-35 | longitudinal slip | - | - |
     | 36-41 | lateral slip angle | rad | - |
-    | 42-47 | normalised tyre load (load / rest load) | - | - |
+    | 42-47 | normalised tyre load: suspension force / rest load (1 at rest; unfiltered, so at the bump stops it exceeds the load the tyre model uses, `info["tire_load"]`, which the load filter caps) | - | - |
     | 48 | engine speed / max engine speed | - | - |
-    | 49 | gear (-1 reverse, 0 neutral, 1-5) | - | - |
+    | 49 | engaged gear (-1 reverse, 0 neutral, 1-5); 0 while a change is in progress (the gearbox's switch time, 0.4 s, in neutral) | - | - |
     | 50-89 | terrain height minus chassis-origin height on a 8 x 5 grid ahead (0-10.5 m ahead, -2..2 m left), row-major by distance ahead; points beyond the terrain's edge read 10 m below its lowest point | m | heading frame (yaw only) |
 
     ## Rewards
@@ -95,8 +95,8 @@ class Climb6x6Env(TractionEnv):
     - Termination: success (the CoM's horizontal distance to the goal < `goal_radius`), rollover (up
       axis tilted more than 70 deg) or leaving the terrain (the CoM's horizontal position
       beyond the height field's edge).
-    - Truncation: the time limit (`max_episode_steps=1500`, 60 s) or a diverged simulation
-      (`info["diverged"] = True`, reward 0, the last observation repeated).
+    - Truncation: the time limit (`max_episode_steps=1500`: 60 s at the default `control_dt`) or
+      a diverged simulation (`info["diverged"] = True`, reward 0, the last observation repeated).
 
     ## Arguments
     | argument | default | meaning |
@@ -130,6 +130,8 @@ class Climb6x6Env(TractionEnv):
     - v0 (2026-11-25): a diverged step repeats the episode's last observation (it returned
       zeros, which a truncation's value bootstrap then read).
     - v0 (2026-11-25): the `telemetry` argument (PhysX telemetry of every physics substep).
+    - v0 (2026-11-25): observation 49 and `info["gear"]` show the engaged gear, 0 while a change
+      is in progress (they showed the gear being left until the next one engaged).
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")

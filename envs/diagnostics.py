@@ -4,7 +4,7 @@ and for a batch of worlds at once (the native vector env).
 | key | value | unit |
 |---|---|---|
 | speed | CoM speed | m/s |
-| gear | engaged gear (-1 reverse, 0 neutral) | - |
+| gear | engaged gear (-1 reverse, 0 neutral, also while a change is in progress) | - |
 | engine_rpm | engine speed | rev/min |
 | long_slip, lat_slip | per wheel: slip ratio, slip angle | -, rad |
 | tire_load | per wheel: tyre load | N |

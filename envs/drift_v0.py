@@ -53,7 +53,7 @@ class DriftEnv(TractionEnv):
     | index | observation | unit | frame |
     |---|---|---|---|
     | 0 | speed of the CoM | m/s | - |
-    | 1 | sideslip angle, positive when drifting the right way (nose inside the circle); 0 below 0.5 m/s | rad | - |
+    | 1 | sideslip angle, positive when drifting the right way (nose inside the circle); 0 below 0.5 m/s; in (-90, 90) deg, measured from the forward speed's magnitude (a car moving backwards reads as moving forwards; a spin-out ends the episode at 80 deg first) | rad | - |
     | 2 | yaw rate | rad/s | world z |
     | 3-4 | CoM velocity x, y | m/s | body |
     | 5 | cross-track error: distance from the circle, positive outside | m | - |
@@ -61,7 +61,7 @@ class DriftEnv(TractionEnv):
     | 8-11 | longitudinal slip FL, FR, RL, RR | - | - |
     | 12-15 | lateral slip angle FL, FR, RL, RR | rad | - |
     | 16 | engine speed / max engine speed | - | - |
-    | 17 | gear | - | - |
+    | 17 | engaged gear (2; 0 while a change is in progress) | - | - |
     | 18 | time in the current sustained drift / `hold_seconds` (capped at 1) | - | - |
 
     ## Rewards
@@ -75,7 +75,7 @@ class DriftEnv(TractionEnv):
     | circle | `tolerance(cross-track error, +-1 m, margin 5 m) x moving` per step | `circle_weight` (0.5) |
     | hold | time in the current sustained drift / `hold_seconds`, capped at 1, per step | `hold_weight` (1.0) |
     | spin_out | -1 when \|sideslip\| exceeds 80 deg | `spin_out_penalty` (20.0) |
-    | off_pad | -1 when the car leaves the pad (\|cross-track error\| > 15 m) | `off_pad_penalty` (20.0) |
+    | off_pad | -1 when the CoM is more than 15 m off the circle, either side (\|cross-track error\| > 15 m: off the pad outside, or near its centre when `radius` > 15 m) | `off_pad_penalty` (20.0) |
 
     `moving = min(1, horizontal speed / 8 m/s)` so standing still earns nothing. A sustained drift: sideslip
     within 10 deg of the target, cross-track error within 3 m, `moving > 0.5`; `hold` pays for
@@ -87,9 +87,10 @@ class DriftEnv(TractionEnv):
     (0-40) fixes the start speed.
 
     ## Episode End
-    - Termination: spin-out (\|sideslip\| > 80 deg) or leaving the pad.
-    - Truncation: time limit (`max_episode_steps=750`, 30 s) or diverged simulation
-      (`info["diverged"] = True`, reward 0, the last observation repeated).
+    - Termination: spin-out (\|sideslip\| > 80 deg) or the CoM more than 15 m off the circle
+      (either side).
+    - Truncation: time limit (`max_episode_steps=750`: 30 s at the default `control_dt`) or
+      diverged simulation (`info["diverged"] = True`, reward 0, the last observation repeated).
     - `info["is_success"]`: a sustained drift has been held for `hold_seconds` at some point of
       the episode (stays True once reached; the episode goes on).
 

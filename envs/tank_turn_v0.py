@@ -61,9 +61,9 @@ class TankTurnEnv(TractionEnv):
     | 7-8 | displacement of the CoM from where reset left it | m | body |
 
     ## Rewards
-    `reward = heading + aim + translation + hold`, each in `info["reward_<term>"]` (the weight
-    arguments are attributes too, settable between steps: `set_attr` on a vector env,
-    `set_wrapper_attr` on one env):
+    `reward = heading + aim + translation + hold + off_arena`, each in `info["reward_<term>"]`
+    (the weight arguments are attributes too, settable between steps: `set_attr` on a vector
+    env, `set_wrapper_attr` on one env):
 
     | term | value | weight argument (default) |
     |---|---|---|
@@ -71,6 +71,7 @@ class TankTurnEnv(TractionEnv):
     | aim | increase of `exp(-(heading error / 3 deg)^2)` this step | `aim_weight` (2.0) |
     | translation | -horizontal distance the CoM moved this step (m) | `translation_weight` (2.0) |
     | hold | +1 once the heading has been within 2 deg for 1 s (success) | `hold_bonus` (5.0) |
+    | off_arena | -1 when the CoM leaves the arena (60 x 60 m; beyond it the tank falls) | `off_arena_penalty` (10.0) |
 
     `heading` and `aim` are differences of potentials (they sum to the change over the episode, so
     they cannot be farmed); `aim` sharpens the signal in the last degrees, where the tracks' static
@@ -82,9 +83,10 @@ class TankTurnEnv(TractionEnv):
     each in [-2 pi, 2 pi].
 
     ## Episode End
-    - Termination: success (held within 2 deg for 1 s).
-    - Truncation: time limit (`max_episode_steps=400`, 16 s) or diverged simulation
-      (`info["diverged"] = True`, reward 0, the last observation repeated).
+    - Termination: success (held within 2 deg for 1 s) or leaving the arena (the CoM's
+      horizontal position beyond the height field's edge, 30 m from the centre each way).
+    - Truncation: time limit (`max_episode_steps=400`: 16 s at the default `control_dt`) or
+      diverged simulation (`info["diverged"] = True`, reward 0, the last observation repeated).
 
     ## Arguments
     | argument | default | meaning |
@@ -110,13 +112,16 @@ class TankTurnEnv(TractionEnv):
     - v0 (2026-11-25): a diverged step repeats the episode's last observation (it returned
       zeros, which a truncation's value bootstrap then read).
     - v0 (2026-11-25): the `telemetry` argument (PhysX telemetry of every physics substep).
+    - v0 (2026-11-25): leaving the arena ends the episode (`off_arena` term); the tank had
+      fallen off its edge and gone on falling until the time limit.
     """
 
     action_names = ("left", "right")
-    reward_names = ("heading", "aim", "translation", "hold")
+    reward_names = ("heading", "aim", "translation", "hold", "off_arena")
     fixed_arguments = ("drive_mode",)
     weight_arguments = {"heading_weight": "heading", "aim_weight": "aim",
-                        "translation_weight": "translation", "hold_bonus": "hold"}
+                        "translation_weight": "translation", "hold_bonus": "hold",
+                        "off_arena_penalty": "off_arena"}
     task_state = ("target", "start", "_prev_pos", "_prev_err", "_held")
     reset_options = {"target_offset": (-math.tau, math.tau, "rad"),
                      "yaw": (-math.tau, math.tau, "rad")}
@@ -127,6 +132,7 @@ class TankTurnEnv(TractionEnv):
     def __init__(self, drive_mode: str = "special", control_dt: float = 0.04,
                  physics_dt: float = 0.004, heading_weight: float = 1.0, aim_weight: float = 2.0,
                  translation_weight: float = 2.0, hold_bonus: float = 5.0,
+                 off_arena_penalty: float = 10.0,
                  vehicle: str | VehicleParams = "tank", render_mode: str | None = None,
                  width: int = 640, height: int = 480, telemetry: int = 0):
         if drive_mode not in ("special", "standard"):
@@ -141,7 +147,8 @@ class TankTurnEnv(TractionEnv):
                          telemetry)
         self.drive_mode = drive_mode
         self.weights = finite_weights({"heading": heading_weight, "aim": aim_weight,
-                                       "translation": translation_weight, "hold": hold_bonus})
+                                       "translation": translation_weight, "hold": hold_bonus,
+                                       "off_arena": off_arena_penalty})
         self.observation_space = gym.spaces.Box(-OBS_LIMIT, OBS_LIMIT, (9,), np.float64)
         groups = self.vehicle.groups               # track speed = mean wheel spin x radius
         self._track_speed = groups / groups.sum(axis=0) * self.vehicle.wheels.radius[0]
@@ -181,11 +188,15 @@ class TankTurnEnv(TractionEnv):
         self._prev_err, self._prev_pos = err, pos
         self._held = self._held + self._control_dt if err < self.TOLERANCE else 0.0
         values["hold"] = float(self._held >= self.HOLD_SECONDS - 1e-9)
+        values["off_arena"] = -float(self._off_arena(c))
         return {k: self.weights[k] * v for k, v in values.items()}
+
+    def _off_arena(self, c: ChassisReading) -> bool:
+        return not self.scene.terrain.grid.contains(c.com[0], c.com[1])
 
     def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
         success = self._held >= self.HOLD_SECONDS - 1e-9
-        return success, success
+        return success or self._off_arena(c), success
 
 
 def vector_env(num_envs: int = 1, **kwargs):

@@ -184,6 +184,15 @@ def effective_ratio(vp: np.ndarray, ratios: np.ndarray, gears: np.ndarray, timer
     return ratios[gears[GEAR] + 1] * vp[FINAL_RATIO]
 
 
+@jit
+def engaged_gear(gears: np.ndarray, timers: np.ndarray) -> int:
+    """The gear that is engaged: the current gear, or 0 (neutral) while a change is in
+    progress (PhysX: "while the gear change is being completed the car will be in neutral")."""
+    if timers[SWITCH_TIMER] > 0.0:
+        return 0
+    return gears[GEAR]
+
+
 def check_gear(gear, n_forward: int | None, name: str = "gear") -> None:
     """Raise ValueError unless every ``gear`` is a whole number in ``[-1, n_forward]`` (reverse,
     neutral, forward gears; the compiled update indexes the ratio table with it)."""

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import chassis, contact, controls, drivetrain, step_checks, tire_models
+from . import chassis, contact, controls, drivetrain, gearbox, step_checks, tire_models
 from . import layout as L
 from .jit import borrow, borrow_rows, first_compile, jit
 from .layout import (
@@ -93,7 +93,8 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
     chassis.forces_out(pk, k, ws, hits, dt, s, out, out_v)                  # 7. forces out
     out_v[L.O_ENGINE_OMEGA], out_v[L.O_ENGINE_TORQUE] = vs[L.ENGINE_OMEGA], engine_torque / dt
     out_v[L.O_CLUTCH_SLIP] = clutch_slip / dt          # means over the substeps, as the torques
-    out_v[L.O_GEAR], out_v[L.O_GEAR_RATIO], out_v[L.O_THROTTLE] = gears[L.GEAR], ratio, throttle
+    out_v[L.O_GEAR] = gearbox.engaged_gear(gears, vs)                      # 0 while shifting
+    out_v[L.O_GEAR_RATIO], out_v[L.O_THROTTLE] = ratio, throttle
 
 
 @jit

@@ -388,7 +388,8 @@ class VehicleOutputs:
                               doc="rad/s, (n,), engine spin - gear_ratio x the differential's "
                                   "wheel spin (mean); in neutral or while shifting the ratio is 0 "
                                   "and it is the engine spin (no torque passes)")
-    gear = column_view("vehicle", L.O_GEAR, dtype=np.int64, doc="(n,) int")
+    gear = column_view("vehicle", L.O_GEAR, dtype=np.int64,
+                       doc="(n,) int, the engaged gear: 0 (neutral) while a change is in progress")
     gear_ratio = column_view("vehicle", L.O_GEAR_RATIO, doc="gear x final, 0 in neutral or shifting")
     throttle = column_view("vehicle", L.O_THROTTLE, doc="applied (0 during automatic shifts)")
     extra_torque = column_view("vehicle", L.O_EXTRA_TORQUE, 3,

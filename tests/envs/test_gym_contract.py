@@ -367,7 +367,8 @@ def test_info_diagnostics(env_id):
         assert not (term or trunc)
         out, sim = u.sim.outputs, u.sim
         assert info["engine_rpm"] == out.engine_omega[0] * 60 / (2 * np.pi)
-        assert info["gear"] == sim.state.gearbox.gear[0] == out.gear[0]
+        box = sim.state.gearbox                                     # engaged: 0 while changing
+        assert info["gear"] == out.gear[0] == (box.gear[0] if box.switch_timer[0] <= 0 else 0)
         assert np.array_equal(info["tire_load"], out.load[0])
         assert np.array_equal(info["long_slip"], out.long_slip[0])
         assert np.array_equal(info["lat_slip"], out.lat_slip[0])

@@ -56,6 +56,21 @@ def test_climb_driving_to_the_goal_beats_braking():
     assert good > bad + 5.0
 
 
+def test_climb_gear_reads_neutral_while_a_change_is_in_progress():
+    """The autobox spends switch_time in neutral per change (no ratio, no drive): observation 49
+    and ``info["gear"]`` show 0 then, as PhysX's current gear does (they read the gear left)."""
+    env = gym.make("Traction/Climb6x6-v0", terrain="crest", telemetry=1)
+    env.reset(seed=0)
+    gears = []
+    for _ in range(100):                                        # 4 s of full drive: 1st -> 3rd
+        obs, _, _, _, info = env.step(np.array([1.0, 0.0], np.float32))
+        ratio = env.unwrapped.sim.telemetry.arrays()["gear_ratio"][-1, 0]    # the step's end
+        assert obs[49] == info["gear"] and (info["gear"] == 0) == (ratio == 0.0)
+        gears.append(info["gear"])
+    changes = [g for k, g in enumerate(gears) if k == 0 or g != gears[k - 1]]
+    assert changes[:5] == [1, 0, 2, 0, 3]
+
+
 def test_climb_rollover_terminates_with_penalty():
     env = gym.make("Traction/Climb6x6-v0", terrain="slope")
     env.reset(seed=0)
@@ -173,6 +188,25 @@ def test_tank_pivot_reaches_and_holds_the_target_heading():
     bad, _, _ = _run(env, lambda e, o: np.array([1.0, 1.0]), 100,
                      options={"target_offset": np.pi / 2, "yaw": 0.3})
     assert total > bad + 1.0
+
+
+def test_tank_leaving_the_arena_terminates_with_penalty_before_the_fall():
+    """Full ahead from the centre, yaw 0: the episode ends as the CoM crosses the arena's edge
+    (x = 30 m), level and at the arena's height; it had run on to the time limit with the tank
+    falling from the edge."""
+    env = gym.make("Traction/TankTurn-v0")
+    env.reset(seed=0, options={"yaw": 0.0, "target_offset": 1.0})
+    u = env.unwrapped
+    grid = u.scene.terrain.grid
+    for _ in range(400):
+        _, _, term, trunc, info = env.step(np.array([1.0, 1.0], np.float32))
+        if term or trunc:
+            break
+    c = u.read_chassis()
+    assert term and not trunc and not info["is_success"]
+    assert info["reward_off_arena"] == -u.weights["off_arena"] == -10.0
+    assert grid.x0 + grid.extent[0] < c.com[0] < grid.x0 + grid.extent[0] + 0.5
+    assert c.tilt < 0.3 and abs(c.com[2] - u.start[2]) < 1.0
 
 
 def test_climb_difficulty_set_between_episodes_shapes_the_next_terrain():

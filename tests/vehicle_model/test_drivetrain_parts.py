@@ -130,12 +130,14 @@ def _shift(pk, s, engine_ratio, dt, want=None):
 def test_gear_change_spends_switch_time_in_neutral():
     gp = _box(switch_time=0.5, autobox=0.0)
     pk, s = _gearbox(gp)
-    ratios = []
+    ratios, engaged = [], []
     for k in range(70):
         _shift(pk, s, 0.3, 0.01, want=2 if k == 0 else None)  # request 2nd, then run
         ratios.append(gearbox.effective_ratio(pk.vehicle, pk.gear_ratios, s.gears[0], s.vehicle[0]))
-    ratios = np.array(ratios)
+        engaged.append(gearbox.engaged_gear(s.gears[0], s.vehicle[0]))
+    ratios, engaged = np.array(ratios), np.array(engaged)
     assert np.all(ratios[:49] == 0.0) and np.all(ratios[51:] == 2.0 * gp.final_ratio)
+    assert np.all(engaged[ratios == 0.0] == 0) and np.all(engaged[ratios > 0.0] == 2)
     assert s.gearbox.gear[0] == 2
 
 

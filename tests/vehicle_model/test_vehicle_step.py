@@ -295,8 +295,13 @@ def test_clutch_slip_while_shifting_is_the_engine_spin_and_no_torque_passes(engi
     w0 = state.engine_omega[0]
     out = vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), 0.01)
     assert out.gear_ratio[0] == 0.0 and np.all(out.drive_torque[0] == 0.0)
+    assert out.gear[0] == 0                        # neutral is engaged (it read the gear left)
     lo, hi = sorted((w0, state.engine_omega[0]))
     assert lo <= out.clutch_slip[0] <= hi and out.clutch_slip[0] > 100.0
+    state.vehicle[:, L.SWITCH_TIMER] = 0.004                   # the change ends in this step
+    out = vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), 0.01)
+    assert out.gear[0] == 2 and out.gear_ratio[0] == pytest.approx(
+        p.gearbox.forward_ratios[1] * p.gearbox.final_ratio)
 
 
 def test_aligning_moment_is_the_substep_mean_like_the_lateral_force(sedan):
