@@ -11,7 +11,8 @@ _LN10 = math.log(10.0)
 
 def tolerance(x, bounds: tuple[float, float] = (0.0, 0.0), margin: float = 1.0) -> float | np.ndarray:
     """1 inside ``bounds``, falling off as a Gaussian with width ``margin`` outside (0.1 at
-    ``margin`` from the nearest bound). NaN in gives NaN out (not a full reward)."""
+    ``margin`` from the nearest bound). NaN in gives NaN out (not a full reward). ``margin``
+    must be > 0 (the tasks pass constants; it is not checked on this per-step path)."""
     lo, hi = bounds
     if isinstance(x, float | int):                     # one value per step: no array round trip
         d = (lo - x if x < lo else x - hi if x > hi else 0.0 if x == x else x) / margin

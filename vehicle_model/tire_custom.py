@@ -5,14 +5,16 @@ loading the vehicle::
 
     def my_tyre(friction, long_slip, lat_slip, camber, wheel_omega, wheel_radius, rest_load,
                 normalised_load, load, gravity):
-        ...                                   # arrays, (n_vehicles, n_custom_wheels)
+        ...                                   # arrays over the wheels that use it
         return wheel_torque, long_force, lat_force, aligning_moment
 
     traction.vehicle_model.register_tire_model("my_tyre", my_tyre)
 
-The function receives ``(1, k)`` arrays over the k wheels of one vehicle that use it and must return
-four arrays of that shape (it runs in Python, called from the compiled update once per vehicle
-and wheel substep); non-finite outputs raise ``ValueError`` naming the function.
+The function receives ``(1, k)`` arrays over the k wheels of one vehicle that use it, except
+``wheel_radius`` and ``rest_load`` (per-wheel constants), which are ``(k,)`` and broadcast
+against the others; ``gravity`` is a float. It must return four ``(1, k)`` arrays (it runs in
+Python, called from the compiled update once per vehicle and wheel substep); non-finite outputs
+raise ``ValueError`` naming the function.
 """
 
 from __future__ import annotations

@@ -276,3 +276,16 @@ def test_a_batch_refuses_sims_that_record_telemetry():
     sims = [VehicleSim(build_scene("sedan"), telemetry=t) for t in (0, 100)]
     with pytest.raises(ValueError, match=r"SimBatch: sims\[1\] records telemetry"):
         SimBatch(sims)
+
+
+# A SimBatch steps every world with the first sim's packed vehicle
+# parameters, so a sim of another vehicle (here the same sedan with weaker brakes) must be
+# refused; the check comparing each sim with itself went unseen.
+def test_a_batch_refuses_sims_of_other_vehicle_parameters():
+    p = load_vehicle("sedan")
+    weak = dataclasses.replace(p, wheels=dataclasses.replace(
+        p.wheels, max_brake_torque=np.asarray(p.wheels.max_brake_torque) * 0.5))
+    sims = [VehicleSim(build_scene(p)), VehicleSim(build_scene(weak))]
+    with pytest.raises(ValueError, match="SimBatch: every sim must use the same vehicle parameters"):
+        SimBatch(sims)
+    SimBatch([sims[0], VehicleSim(build_scene(p))]).close()      # equal parameters: fine

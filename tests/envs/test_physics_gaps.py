@@ -238,3 +238,21 @@ def test_braking_distance_with_other_tyre_models(model, braking_distance):
         assert dist > 1.10 * v0**2 / (2 * mu * peak * G)
     sim.step(500)
     assert abs(sim.forward_speed()) < 0.01
+
+
+# A sticky (parked) tyre's force is capped at friction x load x the
+# model's peak coefficient (``CAP_COEF``: 1 for PhysX, ``grip`` for the curve tyre), as its
+# static limit is; capping it at friction x load alone went unseen. A curve-tyre sedan of grip 2
+# parked nose-up a 50 degree slope (tan 50 = 1.19 > 1) holds.
+def test_a_grippy_curve_tyre_car_parks_on_a_slope_steeper_than_friction_one():
+    p = vm.load_vehicle("sedan")
+    n = p.n_wheels
+    p = dataclasses.replace(p, tires=dataclasses.replace(
+        p.tires, model=np.full(n, float(vm.TIRE_MODELS.index("curve"))), grip=np.full(n, 2.0)))
+    sim = VehicleSim(build_scene(p, "slope", angle_deg=50.0))
+    sim.set_commands(brake=1.0, handbrake=1.0)
+    sim.step(500)                                                # settle 1 s
+    x0 = sim.com_position().copy()
+    sim.step(1000)                                               # 2 s more
+    assert sim.outputs.in_contact.all()
+    assert np.linalg.norm(sim.com_position() - x0) < 0.01       # m: it holds

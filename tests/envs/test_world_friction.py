@@ -292,3 +292,23 @@ def test_a_closed_vector_env_gives_each_world_its_sim_back(threads):
     with pytest.raises(RuntimeError, match="SimBatch is closed: its sims step on their own"):
         venv.unwrapped.batch.step(1)
     venv.close()                                         # twice: nothing
+
+
+# Assigning ``values`` of a table a simulator already holds copies into
+# the table's own array, so the simulator (which reads that array where it is) sees the edit.
+# The existing tests assign ``values`` only before the table is handed to a simulator.
+def test_assigning_values_of_a_held_table_reaches_the_simulator():
+    env = gym.make("Traction/Drift-v0")
+    env.reset(seed=0)
+    a = np.full(env.action_space.shape, 0.5, np.float32)
+    env.step(a)
+    sim = env.unwrapped.sim
+    table = sim.friction_table
+    array = table.values
+    assert np.all(sim.outputs.friction[sim.outputs.in_contact] > 0)
+    table.values = np.zeros_like(array)                # assigned, not edited in place
+    assert table.values is array and np.all(array == 0.0)
+    env.step(a)
+    assert np.any(sim.outputs.in_contact)
+    assert np.all(sim.outputs.friction == 0.0)          # every wheel read the new values
+    env.close()

@@ -127,3 +127,21 @@ def test_chassis_is_cut_into_slabs_only_on_heightfields(terrain, n_slabs):
            for i in range(n_slabs + 1)]
     assert min(ids[:n_slabs]) >= 0 and ids[n_slabs] == -1
     assert all(m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH for g in ids[:n_slabs])
+
+
+# The visual tyres are cylinders of the wheel's radius and width
+# (MuJoCo's cylinder size is radius, half-length), centred on the wheel at rest, axle along y.
+# A tyre drawn twice as wide went unseen.
+@pytest.mark.parametrize("vehicle", ["sedan", "truck_6x6"])
+def test_visual_tyres_have_the_wheels_radius_and_width(vehicle):
+    p = load_vehicle(vehicle)
+    m = build_scene(p, "flat").model
+    for i in range(p.n_wheels):
+        g = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, names.wheel_visual(i))
+        assert m.geom_type[g] == mujoco.mjtGeom.mjGEOM_CYLINDER
+        np.testing.assert_allclose(m.geom_size[g, :2], [p.wheels.radius[i], p.wheels.width[i] / 2],
+                                   rtol=1e-12)
+        np.testing.assert_allclose(m.geom_pos[g], p.suspension.position[i], atol=1e-12)
+        mat = np.zeros(9)
+        mujoco.mju_quat2Mat(mat, m.geom_quat[g])
+        np.testing.assert_allclose(mat.reshape(3, 3)[:, 2], [0.0, 1.0, 0.0], atol=1e-12)

@@ -257,3 +257,32 @@ def test_spawn_on_a_cross_slope_aligns_the_body_with_the_ground(yaw, gx, gy):
     wheels = pos + p.suspension.position @ rot.T               # the strut tops, level in the body
     above = wheels[:, 2] - grid.height_at(wheels[:, 0], wheels[:, 1])
     assert np.ptp(above) < 1e-9                                 # the same for every wheel
+
+
+# ``build_scene(surface=...)`` names the surface of the whole ground,
+# so on a terrain with a per-cell surface map (skidpad: tarmac, a wet quarter ring, gravel
+# run-off) every cell takes it too; only the ground geom taking it went unseen.
+@pytest.mark.parametrize("terrain", ["skidpad", "rough_hill"])
+def test_a_surface_given_to_build_scene_covers_the_whole_surface_map(terrain):
+    own = build_scene("sedan", terrain)
+    scene = build_scene("sedan", terrain, surface="ice")
+    ice = scene.friction_table.surface_index("ice")
+    assert len(scene.grid_surface) == len(own.grid_surface) >= 1
+    assert np.all(scene.grid_surface == ice) and np.all(own.grid_surface != ice)
+    assert scene.geom_surface[scene.geom_surface >= 0].tolist() == [ice]
+
+
+def test_the_smallest_patch_under_a_point_gives_its_surface():
+    """``flat`` patches may overlap: the smallest one containing a point wins, whatever the
+    order they were given in (envs/surfaces.py: 'the smallest static surface patch whose
+    world bounding box (1 cm margin) contains it'); outside every patch, the ground's."""
+    from traction.envs import VehicleSim
+
+    big, small = ("gravel", (5.0, 0.0), (10.0, 10.0)), ("ice", (6.0, 1.0), (2.0, 2.0))
+    pts = np.array([[6.0, 1.0, 0.01], [2.0, -3.0, 0.01], [30.0, 0.0, 0.0]])
+    for patches in ((big, small), (small, big)):
+        sim = VehicleSim(build_scene("sedan", "flat", patches=patches))
+        t = sim.scene.friction_table
+        np.testing.assert_array_equal(sim.surfaces.lookup(pts),
+                                      [t.surface_index("ice"), t.surface_index("gravel"),
+                                       t.surface_index("tarmac")])

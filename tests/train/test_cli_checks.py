@@ -1,11 +1,14 @@
 """Bad command-line input ends with an argparse error (exit 2) naming the argument and what is
 allowed, before any work or file writing; missing optional extras are named up front."""
 
+import argparse
+import json
 import sys
 
 import gymnasium as gym
 import numpy as np
 import pytest
+import yaml
 
 from traction.scenes.export import parse_assignment
 from traction.train import benchmark, demo, evaluate, perf, plot_tires, results, soak, train
@@ -395,3 +398,32 @@ def test_evaluation_returns_are_the_task_rewards_not_the_normalised_ones():
     venv.ret_rms.var = np.array(100.0)
     returns, successes, _ = evaluate._episodes(venv, _Model(), 2, video=False)
     assert returns == [3.0, 3.0] and successes == [True, True]
+
+
+# In the command-line helpers: NAME= with no value, and the results
+# table's best-evaluation column.
+@pytest.mark.parametrize("text", ["lr=", "=1", "lr", ""])
+def test_an_assignment_without_a_name_or_a_value_is_refused(text):
+    """``NAME=VALUE`` needs both sides: ``--hp learning_rate=`` is a usage error, not the
+    empty text (which the hyperparameter or knob checks would then report as a bad value, or
+    not at all for a text-valued argument)."""
+    with pytest.raises(argparse.ArgumentTypeError, match="use NAME=VALUE"):
+        parse_assignment(text)
+
+
+def test_results_row_reports_the_best_and_the_final_evaluation(tmp_path):
+    """The table's 'best eval success' is the highest success rate over training's evaluations
+    (not the last one), 'final eval success' and 'final mean return' come from
+    evaluation.json."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yml").write_text(yaml.safe_dump({"env_id": "Traction/TankTurn-v0",
+                                                    "algo": "ppo"}))
+    np.savez(run / "evaluations.npz", timesteps=np.array([1000, 2000, 3000]),
+             results=np.array([[1.0, 2.0], [3.0, 5.0], [0.0, 1.0]]),
+             successes=np.array([[0.0, 1.0], [1.0, 1.0], [0.0, 0.0]]))
+    (run / "evaluation.json").write_text(json.dumps({"success_rate": 0.25, "mean_return": 1.5}))
+    assert results.row(run) == "| Traction/TankTurn-v0 | PPO | 3000 | 100 % | 25 % | 1.5 |"
+    c = results.curves(run)
+    np.testing.assert_allclose(c["return"], [1.5, 4.0, 0.5])
+    np.testing.assert_allclose(c["success"], [0.5, 1.0, 0.0])

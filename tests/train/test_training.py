@@ -3,6 +3,7 @@
 import json
 
 import gymnasium as gym
+import numpy as np
 import pytest
 import yaml
 
@@ -126,3 +127,17 @@ def test_training_uses_the_native_vector_env():
 def test_hyperparameters_resolve_default_then_env_then_overrides():
     hp = train.hyperparameters("ppo", "Traction/Climb6x6-v0", {"gamma": 0.9})
     assert hp["n_steps"] == 1024 and hp["gamma"] == 0.9 and hp["batch_size"] == 256
+
+
+# ``eval_freq`` counts environment steps over all worlds (train.py divides
+# it by ``n_envs`` for SB3's EvalCallback, which counts calls); an evaluation every
+# ``eval_freq`` calls (n_envs times rarer) went unseen: no test read the evaluation steps.
+def test_evaluations_come_every_eval_freq_environment_steps(tmp_path):
+    out = tmp_path / "run"
+    train.main(["--env", "Traction/TankTurn-v0", "--algo", "ppo", "--timesteps", "256",
+                "--out", str(out), "--hp", "n_envs=4", "--hp", "n_steps=32",
+                "--hp", "batch_size=64", "--hp", "n_epochs=1", "--hp", "eval_freq=64",
+                "--hp", "eval_episodes=1", "--hp", "checkpoint_freq=1000000",
+                "--env-kwarg", "max_episode_steps=10", "--no-progress"])
+    evals = np.load(out / "evaluations.npz")
+    assert evals["timesteps"].tolist() == [64, 128, 192, 256]

@@ -6,6 +6,7 @@ import re
 import numpy as np
 import pytest
 
+from traction import vehicle_model as vm
 from traction.vehicle_model import (
     ClutchParams,
     GearboxParams,
@@ -264,3 +265,18 @@ def test_brakes_slow_a_wheel_toward_zero_either_way_and_stop_it_there():
     assert wheel.apply_brake(-10.0, 3.0) == -7.0                 # reversing: slowed as well
     assert wheel.apply_brake(2.0, 3.0) == 0.0 and wheel.apply_brake(-2.0, 3.0) == 0.0
     assert wheel.apply_brake(-5.0, 0.0) == -5.0
+
+
+# The clutch's estimate mode needs at least one sweep (0 sweeps would
+# leave the engine uncoupled from the wheels in gear, without a word).
+@pytest.mark.parametrize("kw, message", [
+    ({"accuracy": "estimate", "estimate_iterations": 0},
+     "car.toml: clutch.estimate_iterations = 0 is out of range; allowed integer in [1, 100]"),
+    ({"estimate_iterations": 101},
+     "car.toml: clutch.estimate_iterations = 101 is out of range; allowed integer in [1, 100]"),
+    ({"strength": 0.0}, "car.toml: clutch.strength = 0 is out of range; allowed (0, 1e+06]"),
+])
+def test_clutch_fields_out_of_range_are_named(kw, message):
+    p = vm.load_vehicle("sedan")
+    with pytest.raises(vm.VehicleConfigError, match=re.escape(message)):
+        dataclasses.replace(p, clutch=ClutchParams(**kw)).validate("car.toml")

@@ -167,3 +167,15 @@ def test_camber_thrust_shares_the_friction_limit(sedan):
     np.testing.assert_allclose(fy[0], 3500.0, rtol=1e-9)          # mu = 1: the whole budget
     fx, fy, _ = _forces(big, np.full((1, 4), 0.05), zero, load, camber=gamma)
     assert np.all(np.hypot(fx, fy) <= 3500.0 * (1 + 1e-9)) and np.all(fx > 0) and np.all(fy > 0)
+
+
+# FrictionTable.lookup falls back to surface type 0 for every unknown
+# surface, including the first index past the table (the existing test uses 99 and -1, so a
+# `<=` for `<` off-by-one, an IndexError at n_surfaces, went unseen).
+def test_lookup_of_the_first_surface_past_the_table_falls_back_to_type_0():
+    table = FrictionTable.default()
+    n = len(table.surfaces)
+    ice = table.surface_index("ice")
+    got = table.lookup(np.array([n, ice, -1, n]), np.array([0, 2, 1, 2]))
+    np.testing.assert_allclose(got, [table.values[0, 0], table.values[ice, 2],
+                                     table.values[0, 1], table.values[0, 2]])

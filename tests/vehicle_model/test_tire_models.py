@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from traction import vehicle_model as vm
-from traction.vehicle_model import tire, tire_curve, tire_magic
+from traction.vehicle_model import friction_clamps, tire, tire_curve, tire_magic
+from traction.vehicle_model import layout as L
 from traction.vehicle_model.tire_models import evaluate as _tire_forces
 
 MODELS = ("physx", "arcade", "curve", "magic_formula")
@@ -300,3 +301,92 @@ def test_params_copies_and_pickles_repack_in_their_own_process(monkeypatch):
         for a, b in zip(q.packed, p.packed, strict=True):
             if a is not q.packed.wheel:
                 assert np.array_equal(a, b)
+
+
+# The longitudinal clamp of a force opposing v_long is
+# m_long |v_long| / dt + |T_drive| / r (module docstring of friction_clamps): the drive torque's
+# own push is allowed on top of what stops the patch. Dropping the drive term went unseen.
+def _row(v_long, omega, drive, mass=10.0, dt=0.002, v_lat=0.0):
+    x = np.zeros(L.N_TIRE_INPUTS)
+    x[L.X_V_LONG], x[L.X_OMEGA], x[L.X_DRIVE_TORQUE], x[L.X_DT] = v_long, omega, drive, dt
+    x[L.X_MASS_LONG] = x[L.X_MASS_LAT] = mass
+    x[L.X_V_LAT] = v_lat
+    return x
+
+
+@pytest.mark.parametrize("drive", [-300.0, 0.0, 300.0])
+def test_longitudinal_clamp_of_an_opposing_force_adds_the_drive_push(drive):
+    """A car still rolling forward (0.1 m/s) whose wheel is driven backward fast (the angular
+    bound far away): a force opposing v_long is capped at m |v| / dt + |T| / r."""
+    w = vm.load_vehicle("sedan").packed.wheel[0]
+    r, moi, m, dt, v = w[L.RADIUS], w[L.MOI], 10.0, 0.002, 0.1
+    x = _row(v, -5.0 / r, drive, m, dt)
+    slide = v - x[L.X_OMEGA] * r - drive * r * dt / moi
+    angular = abs(slide) / (dt * (1.0 / m + r * r / moi))
+    cap = m * abs(v) / dt + abs(drive) / r
+    assert angular > cap                                     # the longitudinal bound binds
+    f_long, f_lat = friction_clamps.apply(-1e5, 0.0, w, x)
+    assert f_long == pytest.approx(-cap, rel=1e-12) and f_lat == 0.0
+    f_long, _ = friction_clamps.apply(1e5, 0.0, w, x)       # along v_long: only the angular bound
+    assert f_long == pytest.approx(angular, rel=1e-12)
+
+
+# The arcade tyre's two stiffnesses act on their own axes (their
+# defaults differ, 1 and 2 per m/s, but no test told them apart), and the tyre inputs the
+# vehicle update hands a custom tyre (slips, rest load in N) are the documented ones: the
+# array drivers the other tests use build their inputs themselves, so the update's own inputs
+# (tire_models.substep_forces) were not checked.
+def test_arcade_long_and_lat_stiffness_act_on_their_own_axes():
+    """Below the friction circle: f_long = -k_long load (v_long - omega r), f_lat = -k_lat load
+    v_lat, road torque = -f_long r (defaults k_long = 1, k_lat = 2 per m/s)."""
+    p = _params("arcade")
+    assert p.tires.arcade_long_stiffness[0] == 1.0 and p.tires.arcade_lat_stiffness[0] == 2.0
+    r, rest, load = p.wheels.radius, p.suspension.sprung_mass * 9.81, 3500.0
+    v, slide, v_lat = 10.0, 0.01, 0.02
+    omega = (v - slide) / r
+    one = lambda a: np.broadcast_to(np.asarray(a, float), (1, 4)).copy()  # noqa: E731
+    ls, la = np.array([tire.slips(v, v_lat, w * rr, 4.0, 1.0) for w, rr in zip(omega, r, strict=True)]).T
+    x = tire.TireInputs(one(v), one(v_lat), one(omega), one(ls), one(la), one(0.0), one(1.0),
+                        one(1.0), one(load), one(rest), one(load / rest), 9.81, np.full((1, 1), 0.002),
+                        one(0.0), one(1e9), one(1e9))
+    f_long, f_lat, moment, road = _tire_forces(p.packed, x, np.ones((1, 4), bool))
+    np.testing.assert_allclose(f_long, -1.0 * load * slide, rtol=1e-6)
+    np.testing.assert_allclose(f_lat, -2.0 * load * v_lat, rtol=1e-9)
+    np.testing.assert_allclose(road, -f_long * r, rtol=1e-12)
+    assert np.all(moment == 0.0)
+
+
+def test_the_update_hands_a_custom_tyre_its_documented_inputs():
+    """Rolling with a slip ratio and a slip angle: the custom tyre sees the update's own long
+    and lateral slips (those ``VehicleOutputs`` reports for the last substep), the rest load as
+    sprung mass x gravity (N), gravity and the wheel radii."""
+    seen = []
+
+    def recorder(friction, long_slip, lat_slip, camber, wheel_omega, wheel_radius, rest_load,
+                 normalised_load, load, gravity):
+        seen.append(dict(long_slip=long_slip.copy(), lat_slip=lat_slip.copy(),
+                         rest_load=np.array(rest_load), wheel_radius=np.array(wheel_radius),
+                         gravity=gravity))
+        return (np.zeros_like(load), np.zeros_like(load), np.zeros_like(load), np.zeros_like(load))
+
+    vm.register_tire_model("input_recorder", recorder)
+    p = dataclasses.replace(_params("custom"), custom_tire=recorder)
+    state, cmd = vm.VehicleState.zeros(p), vm.Commands.zeros(p)
+    v, v_lat = 10.0, 1.5
+    state.omega[:] = 1.2 * v / p.wheels.radius                  # spinning faster than rolling
+    kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], p.chassis.com[None],
+                               np.array([[v, v_lat, 0.0]]), np.zeros((1, 3)))
+    rest = p.suspension.max_compression + p.wheels.radius
+    hits = vm.GroundHits(np.full((1, 4), 0.95 * rest), np.array([0.0, 0.0, 1.0]),
+                         np.zeros((1, 4), int))
+    g = 9.81
+    out = vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), 0.002, g)
+    assert np.all(out.in_contact) and seen
+    last = seen[-1]
+    np.testing.assert_allclose(last["long_slip"], out.long_slip, rtol=1e-12)
+    np.testing.assert_allclose(last["lat_slip"], out.lat_slip, rtol=1e-12)
+    assert np.all(out.long_slip > 0.05) and np.all(np.abs(out.lat_slip) > 0.05)
+    assert not np.allclose(out.long_slip, out.lat_slip)
+    np.testing.assert_allclose(last["rest_load"], p.suspension.sprung_mass * g, rtol=1e-12)
+    np.testing.assert_allclose(last["wheel_radius"], p.wheels.radius, rtol=1e-12)
+    assert last["gravity"] == g

@@ -159,3 +159,22 @@ def test_a_bad_value_in_a_per_wheel_table_names_its_wheel(sedan):
     with pytest.raises(VehicleConfigError, match=re.escape(
             "car.toml: tire.friction_vs_slip[2] = 11 is out of range; allowed [0, 10]")):
         _with(sedan, "tires", friction_vs_slip=table).validate("car.toml")
+
+
+# A tyre type one past the friction table's last column is refused (the
+# existing test uses 5 against 3 columns, so a `>` for `>=` off-by-one went unseen).
+def test_tyre_type_equal_to_the_column_count_is_refused(sedan):
+    p = dataclasses.replace(sedan, tires=dataclasses.replace(
+        sedan.tires, tire_type=np.array([0.0, 1.0, 2.0, 3.0])))
+    state, cmd = vm.VehicleState.zeros(p), vm.Commands.zeros(p)
+    kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], p.chassis.com[None],
+                               np.zeros((1, 3)), np.zeros((1, 3)))
+    hits = vm.GroundHits(np.ones((1, 4)), np.array([0.0, 0.0, 1.0]), np.zeros((1, 4), int))
+    with pytest.raises(VehicleConfigError, match=re.escape(
+            "sedan: tire.tire_type[3] = 3 is not a tyre type of the friction table; allowed "
+            "0..2")):
+        vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), 0.01)
+    table = vm.FrictionTable.default()
+    with pytest.raises(VehicleConfigError, match=re.escape("tire.tire_type[3] = 3")):
+        table.check_tire_types(p.tires.tire_type)
+    table.check_tire_types(np.array([0, 1, 2, 2]))            # the last column is a tyre type

@@ -429,3 +429,21 @@ def test_tank_track_torques_reconcile_with_the_clutch(thrust):
     for side, t in ((left, thrust[0]), (~left, thrust[1])):
         share = t / (abs(thrust[0]) + abs(thrust[1]))
         np.testing.assert_allclose(drive[side], share * total / 6, rtol=1e-9)
+
+
+# Hit_rows checks normals only where a ray hit (dist >= 0): a missed
+# ray (dist < 0, as MuJoCo's rangefinder reports) may carry any normal, e.g. zeros. Checking the
+# misses too went unseen (the existing test makes every dist positive before the check).
+def test_a_missed_ray_may_carry_a_zero_normal(sedan):
+    state, cmd = vm.VehicleState.zeros(sedan), vm.Commands.zeros(sedan)
+    kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], sedan.chassis.com[None],
+                               np.zeros((1, 3)), np.zeros((1, 3)))
+    rest = sedan.suspension.max_compression + sedan.wheels.radius
+    dist = np.full((1, 4), 0.95 * rest)
+    dist[0, 3] = -1.0                                           # this ray found no ground
+    normal = np.tile([0.0, 0.0, 1.0], (1, 4, 1))
+    normal[0, 3] = 0.0
+    hits = vm.GroundHits(dist, normal, np.zeros((1, 4), int))
+    out = vm.step(sedan, state, kin, hits, cmd, vm.FrictionTable.default(), 0.002)
+    assert out.in_contact[0].tolist() == [True, True, True, False]
+    assert out.load[0, 3] == 0.0 and np.all(out.load[0, :3] > 0)
