@@ -133,22 +133,26 @@ def test_non_positive_dt_or_gravity_is_refused(sedan, dt, gravity, name):
     np.testing.assert_array_equal(state.wheel, before.wheel)
 
 
-def test_tyre_type_outside_the_friction_table_is_refused_when_stepping(sedan):
+@pytest.mark.parametrize("bad", [5, 3])                        # 3: one past the last column
+def test_tyre_type_outside_the_friction_table_is_refused_when_stepping(sedan, bad):
     """``tire_type`` may index a custom table's extra columns, so the file cannot check it;
     the update checks it against the table it is given (it once read the last column)."""
-    p = _with(sedan, "tires", tire_type=np.array([0.0, 1.0, 2.0, 5.0]))
+    p = _with(sedan, "tires", tire_type=np.array([0.0, 1.0, 2.0, bad]))
     state, cmd = vm.VehicleState.zeros(p), vm.Commands.zeros(p)
     kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], p.chassis.com[None],
                                np.zeros((1, 3)), np.zeros((1, 3)))
     hits = vm.GroundHits(np.ones((1, 4)), np.array([0.0, 0.0, 1.0]), np.zeros((1, 4), int))
     with pytest.raises(VehicleConfigError, match=re.escape(
-            "sedan: tire.tire_type[3] = 5 is not a tyre type of the friction table; allowed "
-            "0..2 (0 = road, 1 = offroad, 2 = track)")):
+            f"sedan: tire.tire_type[3] = {bad} is not a tyre type of the friction table; "
+            "allowed 0..2 (0 = road, 1 = offroad, 2 = track)")):
         vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), 0.01)
+    with pytest.raises(VehicleConfigError, match=re.escape(f"tire.tire_type[3] = {bad}")):
+        vm.FrictionTable.default().check_tire_types(p.tires.tire_type)
+    vm.FrictionTable.default().check_tire_types(np.array([0, 1, 2, 2]))   # the last column: fine
     wide = vm.FrictionTable(["tarmac"], ["road", "offroad", "track", "a", "b", "slick"],
                             [[1.0, 0.9, 0.9, 1.0, 1.0, 1.2]])
     out = vm.step(p, state, kin, hits, cmd, wide, 0.01)
-    assert out.friction[0, 3] == 1.2                         # the sixth column
+    assert out.friction[0, 3] == wide.values[0, bad] == (1.2 if bad == 5 else 1.0)   # its column
 
 
 def test_a_bad_value_in_a_per_wheel_table_names_its_wheel(sedan):
@@ -159,22 +163,3 @@ def test_a_bad_value_in_a_per_wheel_table_names_its_wheel(sedan):
     with pytest.raises(VehicleConfigError, match=re.escape(
             "car.toml: tire.friction_vs_slip[2] = 11 is out of range; allowed [0, 10]")):
         _with(sedan, "tires", friction_vs_slip=table).validate("car.toml")
-
-
-# A tyre type one past the friction table's last column is refused (the
-# existing test uses 5 against 3 columns, so a `>` for `>=` off-by-one went unseen).
-def test_tyre_type_equal_to_the_column_count_is_refused(sedan):
-    p = dataclasses.replace(sedan, tires=dataclasses.replace(
-        sedan.tires, tire_type=np.array([0.0, 1.0, 2.0, 3.0])))
-    state, cmd = vm.VehicleState.zeros(p), vm.Commands.zeros(p)
-    kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], p.chassis.com[None],
-                               np.zeros((1, 3)), np.zeros((1, 3)))
-    hits = vm.GroundHits(np.ones((1, 4)), np.array([0.0, 0.0, 1.0]), np.zeros((1, 4), int))
-    with pytest.raises(VehicleConfigError, match=re.escape(
-            "sedan: tire.tire_type[3] = 3 is not a tyre type of the friction table; allowed "
-            "0..2")):
-        vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), 0.01)
-    table = vm.FrictionTable.default()
-    with pytest.raises(VehicleConfigError, match=re.escape("tire.tire_type[3] = 3")):
-        table.check_tire_types(p.tires.tire_type)
-    table.check_tire_types(np.array([0, 1, 2, 2]))            # the last column is a tyre type
