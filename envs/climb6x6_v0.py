@@ -65,7 +65,7 @@ class Climb6x6Env(TractionEnv):
     | 24-29 | wheel contact flag | 0/1 | - |
     | 30-35 | longitudinal slip | - | - |
     | 36-41 | lateral slip angle | rad | - |
-    | 42-47 | normalised tyre load: suspension force / rest load (1 at rest; unfiltered, so at the bump stops it exceeds the load the tyre model uses, `info["tire_load"]`, which the load filter caps) | - | - |
+    | 42-47 | normalised tyre load: suspension force / rest load (1 at rest; unfiltered, so at the bump stops it exceeds the load the tyre model uses, `info["tire_load"]`, which the load filter caps at `max_normalised_load` x rest load, 3 by default) | - | - |
     | 48 | engine speed / max engine speed | - | - |
     | 49 | engaged gear (-1 reverse, 0 neutral, 1-5); 0 while a change is in progress (the gearbox's switch time, 0.4 s, in neutral) | - | - |
     | 50-89 | terrain height minus chassis-origin height on a 8 x 5 grid ahead (0-10.5 m ahead, -2..2 m left), row-major by distance ahead; points beyond the terrain's edge read 10 m below its lowest point | m | heading frame (yaw only) |

@@ -61,7 +61,7 @@ class DriftEnv(TractionEnv):
     | 8-11 | longitudinal slip FL, FR, RL, RR | - | - |
     | 12-15 | lateral slip angle FL, FR, RL, RR | rad | - |
     | 16 | engine speed / max engine speed | - | - |
-    | 17 | engaged gear (2; 0 while a change is in progress) | - | - |
+    | 17 | engaged gear (always 2: the gearbox is held in second) | - | - |
     | 18 | time in the current sustained drift / `hold_seconds` (capped at 1) | - | - |
 
     ## Rewards

@@ -80,6 +80,9 @@ class Snapshots:
         fixed = self.fixed_names()
         for key, value in saved["settings"].items():
             if key not in fixed:        # (a state pickled before they were fixed holds them)
+                now = getattr(self, key, None)
+                if isinstance(now, dict) and isinstance(value, dict):   # a term added since
+                    value = {**now, **value}                            # keeps its default
                 setattr(self, key, value)
         self.spec = saved["spec"]
         if saved["snapshot"] is not None:

@@ -213,7 +213,9 @@ class GearboxState:
     def __init__(self, gears: np.ndarray, timers: np.ndarray):
         self._gears, self._timers = gears, timers
 
-    gear = column_view("_gears", GEAR, doc="current gear, -1 reverse, 0 neutral, 1.. forward")
+    gear = column_view("_gears", GEAR, doc="current gear, -1 reverse, 0 neutral, 1.. forward; "
+                       "during a change the gear being left (``outputs.gear`` is the engaged "
+                       "gear: 0 then)")
     target = column_view("_gears", TARGET, doc="gear being changed to (== gear when idle)")
     auto_shift = column_view("_gears", AUTO_SHIFT, dtype=bool,
                              doc="the change in progress was started by the autobox")

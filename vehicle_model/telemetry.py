@@ -74,7 +74,7 @@ class Telemetry:
             self.time = np.zeros(capacity)
             self.wheel = np.zeros((capacity, n_vehicles, n_wheels, len(WHEEL_CHANNELS)))
             self.vehicle = np.zeros((capacity, n_vehicles, len(VEHICLE_CHANNELS)))
-        except MemoryError:
+        except (MemoryError, ValueError):                  # ValueError: past numpy's sizes
             raise MemoryError(
                 f"telemetry capacity = {capacity} samples of {n_vehicles} vehicle(s) x "
                 f"{n_wheels} wheels needs {capacity * per_sample * 8 / 2**30:.3g} GiB "

@@ -12,9 +12,9 @@ loading the vehicle::
 
 The function receives ``(1, k)`` arrays over the k wheels of one vehicle that use it, except
 ``wheel_radius`` and ``rest_load`` (per-wheel constants), which are ``(k,)`` and broadcast
-against the others; ``gravity`` is a float. It must return four ``(1, k)`` arrays (it runs in
-Python, called from the compiled update once per vehicle and wheel substep); non-finite outputs
-raise ``ValueError`` naming the function.
+against the others; ``gravity`` is a float. It must return four ``(1, k)`` arrays (or values
+that broadcast to that shape). It runs in Python, called from the compiled update once per
+vehicle and wheel substep; non-finite outputs raise ``ValueError`` naming the function.
 """
 
 from __future__ import annotations

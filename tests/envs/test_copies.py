@@ -100,6 +100,20 @@ print("ok")
     assert out.returncode == 0 and out.stdout.strip() == "ok", (out.returncode, out.stderr[-2000:])
 
 
+def test_a_pickle_from_before_a_reward_term_was_added_gets_its_default_weight():
+    """TankTurn's ``off_arena`` term came after pickles of its weights were made: unpickled, the
+    saved weights are kept and the new term takes its default (it raised KeyError on step)."""
+    env = gym.make("Traction/TankTurn-v0", translation_weight=3.0).unwrapped
+    env.reset(seed=0)
+    state = copy.deepcopy(env.__getstate__())
+    del state["settings"]["weights"]["off_arena"]                # as pickled before the term
+    old = object.__new__(type(env))
+    old.__setstate__(pickle.loads(pickle.dumps(state)))
+    assert old.weights == env.weights and old.weights["translation"] == 3.0
+    a = np.full(2, 0.5, np.float32)
+    assert np.array_equal(old.step(a)[0], env.step(a)[0])
+
+
 def test_objects_holding_mujoco_addresses_refuse_copies_by_name():
     venv = gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point")
     env = gym.make("Traction/Drift-v0").unwrapped

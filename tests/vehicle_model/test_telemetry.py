@@ -90,6 +90,8 @@ def test_bad_arguments_are_refused(tmp_path):
     with pytest.raises(MemoryError, match=r"telemetry capacity = 1000000000000 samples of 1 "
                        r"vehicle\(s\) x 4 wheels needs 3.95e\+05 GiB \(424 bytes a sample\)"):
         Telemetry(1, 4, capacity=10**12)                   # was numpy's bare MemoryError
+    with pytest.raises(MemoryError, match="telemetry capacity = 10000000000000000000 samples"):
+        Telemetry(1, 4, capacity=10**19)                   # was numpy's "array is too big"
     _, tel = _recorded(3, 3)
     with pytest.raises(ValueError, match=r"wheel_names = \('a', 'b'\); need 4 distinct names"):
         tel.write_csv(tmp_path / "t.csv", wheel_names=("a", "b"))

@@ -369,7 +369,6 @@ def test_the_update_hands_a_custom_tyre_its_documented_inputs():
                          gravity=gravity))
         return (np.zeros_like(load), np.zeros_like(load), np.zeros_like(load), np.zeros_like(load))
 
-    vm.register_tire_model("input_recorder", recorder)
     p = dataclasses.replace(_params("custom"), custom_tire=recorder)
     state, cmd = vm.VehicleState.zeros(p), vm.Commands.zeros(p)
     v, v_lat = 10.0, 1.5
@@ -390,3 +389,5 @@ def test_the_update_hands_a_custom_tyre_its_documented_inputs():
     np.testing.assert_allclose(last["rest_load"], p.suspension.sprung_mass * g, rtol=1e-12)
     np.testing.assert_allclose(last["wheel_radius"], p.wheels.radius, rtol=1e-12)
     assert last["gravity"] == g
+    assert last["long_slip"].shape == (1, 4) and last["wheel_radius"].shape == (4,)
+    assert last["rest_load"].shape == (4,)                     # per-wheel constants: (k,)
