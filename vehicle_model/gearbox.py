@@ -187,7 +187,7 @@ def effective_ratio(vp: np.ndarray, ratios: np.ndarray, gears: np.ndarray, timer
 @jit
 def engaged_gear(gears: np.ndarray, timers: np.ndarray) -> int:
     """The gear that is engaged: the current gear, or 0 (neutral) while a change is in
-    progress (PhysX: "while the gear change is being completed the car will be in neutral")."""
+    progress (as in PhysX, a change passes through neutral for the whole switch time)."""
     if timers[SWITCH_TIMER] > 0.0:
         return 0
     return gears[GEAR]
