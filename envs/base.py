@@ -217,12 +217,15 @@ class TractionEnv(Snapshots, gym.Env):
         except (TypeError, ValueError):
             a = None
         if a is None or a.dtype.kind not in "biuf":
-            raise ValueError(f"action {action!r} cannot be read as real numbers") from None
+            raise ValueError(f"action {action!r} cannot be read as real numbers; expected "
+                             f"{self._expected_action()}") from None
         a = a.astype(np.float64, copy=False)
         if a.shape != self.action_space.shape:
-            raise ValueError(f"action shape {a.shape}; expected {self.action_space.shape} "
-                             f"({', '.join(self.action_names)})")
+            raise ValueError(f"action shape {a.shape}; expected {self._expected_action()}")
         return a
+
+    def _expected_action(self) -> str:
+        return f"{self.action_space.shape} ({', '.join(self.action_names)})"
 
     def _not_finite(self, channel: int, value: float) -> ValueError:
         return ValueError(f"action[{channel}] ({self.action_names[channel]}) = {value} is not "

@@ -183,6 +183,14 @@ class TractionVectorEnv(VectorEnv):
                               "first")
         return mask
 
+    def _action_error(self, actions: np.ndarray) -> str:
+        """What is wrong with ``actions`` (not real numbers, or the wrong shape) and what is
+        expected."""
+        got = (f"cannot be read as real numbers (dtype {actions.dtype})"
+               if actions.dtype.kind not in "biuf" else f"shape {actions.shape}")
+        return (f"actions {got}; expected {self.action_space.shape} "
+                f"(num_envs, {', '.join(self.envs[0].action_names)})")
+
     def step(self, actions):
         r = self.step_batch(actions)
         a = self.batch.arrays                       # every world's state after steps and resets
@@ -243,11 +251,8 @@ class TractionVectorEnv(VectorEnv):
             actions = np.asarray(actions)
         except (TypeError, ValueError):
             actions = np.asarray(None)
-        if actions.dtype.kind not in "biuf":
-            raise ValueError(f"actions cannot be read as real numbers (dtype {actions.dtype})")
-        if actions.shape != self.action_space.shape:
-            raise ValueError(f"actions shape {actions.shape}; expected {self.action_space.shape} "
-                             f"(num_envs, {', '.join(self.envs[0].action_names)})")
+        if actions.dtype.kind not in "biuf" or actions.shape != self.action_space.shape:
+            raise ValueError(self._action_error(actions))
         same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
         stepping = self._every if same_step else ~self._autoreset
         self._step_physics(actions, stepping)

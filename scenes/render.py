@@ -90,8 +90,15 @@ class SceneRenderer:
 
 
 def draw_text(img: np.ndarray, text: str) -> np.ndarray:
-    """Text (one line per ``\\n``) on a dark box in the top-left corner, using Pillow."""
-    from PIL import Image, ImageDraw
+    """Text (one line per ``\\n``) on a dark box in the top-left corner, using Pillow.
+
+    Raises:
+        ImportError: Pillow (the ``render`` extra) is not installed.
+    """
+    try:
+        from PIL import Image, ImageDraw
+    except ImportError as e:
+        raise ImportError('a text overlay needs Pillow: pip install -e ".[render]"') from e
 
     pil = Image.fromarray(img)
     draw = ImageDraw.Draw(pil)

@@ -17,8 +17,7 @@ from pathlib import Path
 from traction.vehicle_model.params import check_number
 
 #: Optional dependency (import name) -> the extra of ``pyproject.toml`` that installs it.
-EXTRAS = {"matplotlib": "plot", "imageio": "render", "stable_baselines3": "train",
-          "yaml": "train"}
+EXTRAS = {"matplotlib": "plot", "imageio": "render", "stable_baselines3": "train"}
 
 
 class MissingExtra(ImportError):

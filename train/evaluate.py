@@ -167,8 +167,8 @@ def main(argv=None) -> dict:
                     help="final: model.zip (default); best: best/best_model.zip")
     args = ap.parse_args(argv)
     try:
-        check_run(args.run, args.model, args.video)
         require("evaluate", "stable_baselines3", *(("imageio",) if args.video else ()))
+        check_run(args.run, args.model, args.video)
     except (ValueError, MissingExtra) as e:
         ap.error(str(e))
     result = evaluate(args.run, args.episodes, args.video, model=args.model)

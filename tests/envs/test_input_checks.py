@@ -141,11 +141,15 @@ def test_a_refused_reset_changes_nothing(env_id, bad):
 def test_complex_actions_are_refused():
     env = gym.make("Traction/TankTurn-v0")
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="cannot be read as real numbers"):
+    with pytest.raises(ValueError, match=r"cannot be read as real numbers; expected \(2,\) "
+                                         r"\(left, right\)"):
         env.step(np.array([0.5 + 3j, 0.1j]))
+    with pytest.raises(ValueError, match=r"'ab' cannot be read .*; expected \(2,\) \(left, "):
+        env.step("ab")
     venv = gym.make_vec("Traction/TankTurn-v0", num_envs=2, vectorization_mode="vector_entry_point")
     venv.reset(seed=0)
-    with pytest.raises(ValueError, match="cannot be read as real numbers"):
+    with pytest.raises(ValueError, match=r"cannot be read as real numbers \(dtype complex128\); "
+                                         r"expected \(2, 2\) \(num_envs, left, right\)"):
         venv.step(np.full((2, 2), 0.5 + 1j))
 
 

@@ -159,3 +159,17 @@ def test_headless_with_mujoco_imported_first_says_what_to_set():
     assert run.returncode != 0
     assert "RuntimeError: MuJoCo could not open an OpenGL context" in run.stderr
     assert "set MUJOCO_GL=egl (or osmesa) before mujoco is first imported" in run.stderr
+
+
+def test_frames_need_only_mujoco_and_extras_name_themselves(rendered, monkeypatch):
+    """Without the render extra a frame still renders; an overlay and a video say what to
+    install."""
+    sim, renderer = rendered
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    monkeypatch.setitem(sys.modules, "imageio", None)
+    monkeypatch.setitem(sys.modules, "imageio.v2", None)
+    assert renderer.frame(sim.data).std() > 10.0
+    with pytest.raises(ImportError, match=r'overlay needs Pillow: pip install -e "\.\[render\]"'):
+        renderer.frame(sim.data, overlay="x")
+    with pytest.raises(ImportError, match=r'VideoWriter needs imageio: .*"\.\[render\]"'):
+        VideoWriter("unused.mp4")
