@@ -12,6 +12,7 @@ from body_measures import body_roll, roll_lever, spring_roll_stiffness, steady_t
 from traction import vehicle_model as vm
 from traction.envs import VehicleSim
 from traction.scenes import build_scene
+from traction.vehicle_model import load_vehicle
 
 G = 9.81
 
@@ -218,3 +219,22 @@ def test_suspension_forces_act_along_the_ground_normal_however_the_body_tilts(te
     np.testing.assert_allclose(force, normal * out.spring_force[0][:, None], rtol=1e-12, atol=1e-9)
     axis_z = sim.data.xmat[sim.body].reshape(3, 3)[:, 2]        # not the chassis up axis
     assert np.all(np.abs(normal @ axis_z) < np.cos(np.radians(2.0)))
+
+
+# A suspension with more droop than compression rests where one with
+# equal travel does.
+def test_unequal_suspension_travel_rests_at_zero_jounce_at_the_same_height():
+    """The ray starts at the top of the tyre at max compression: with 0.08 m compression and
+    0.25 m droop the sedan still rests on its springs at zero jounce, at the body height of
+    the preset (0.15 m each way)."""
+    p = load_vehicle("sedan")
+    q = dataclasses.replace(p, suspension=dataclasses.replace(
+        p.suspension, max_compression=np.full(4, 0.08), max_droop=np.full(4, 0.25)))
+    heights = []
+    for v in (p, q):
+        sim = VehicleSim(build_scene(v, "flat"))
+        sim.step(1000)                                   # 2 s
+        assert np.all(sim.outputs.in_contact)
+        np.testing.assert_allclose(sim.outputs.jounce, 0.0, atol=1e-3)
+        heights.append(sim.com_position()[2])
+    assert abs(heights[1] - heights[0]) < 1e-3

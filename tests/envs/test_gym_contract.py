@@ -396,3 +396,24 @@ def test_info_tire_loads_carry_the_weight_at_rest_on_level_ground():
     assert info["tire_load"].sum() == pytest.approx(p.chassis.mass * g, rel=1e-3)
     np.testing.assert_allclose(info["tire_load"], p.suspension.sprung_mass * g, rtol=1e-3)
     env.close()
+
+
+# A step's info keeps its values after later steps.
+@pytest.mark.parametrize("env_id", traction.envs.ENV_IDS)
+def test_an_info_keeps_its_per_wheel_values_after_the_next_steps(env_id):
+    """The per-wheel diagnostics are the step's own arrays, not views of the simulator's
+    outputs that the next step overwrites (a caller keeping infos, e.g. a logger, would see
+    every stored step change)."""
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    rng = np.random.default_rng(1)
+    kept = []
+    for _ in range(5):
+        _, _, _, _, info = env.step(rng.uniform(-1, 1, env.action_space.shape))
+        kept.append((info, {k: np.array(info[k]) for k in ("long_slip", "lat_slip", "tire_load",
+                                                           "wheel_contact")}))
+    for info, frozen in kept:
+        for k, v in frozen.items():
+            assert np.array_equal(info[k], v), k
+    assert not np.array_equal(kept[0][1]["tire_load"], kept[-1][1]["tire_load"])
+    env.close()

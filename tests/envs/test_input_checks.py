@@ -293,3 +293,19 @@ def test_a_batch_refuses_sims_of_other_vehicle_parameters():
     with pytest.raises(ValueError, match="SimBatch: every sim must use the same vehicle parameters"):
         SimBatch(sims)
     SimBatch([sims[0], VehicleSim(build_scene(p))]).close()      # equal parameters: fine
+
+
+# A control step shorter than half a physics step.
+@pytest.mark.parametrize("control_dt", [1e-9, 1e-12])
+def test_a_control_step_of_no_physics_substep_is_refused(control_dt):
+    """control_dt / physics_dt rounds to 0 substeps: a step would advance nothing."""
+    with pytest.raises(ValueError, match="must be a positive multiple of physics_dt"):
+        gym.make("Traction/Drift-v0", control_dt=control_dt)
+
+
+@pytest.mark.parametrize("seeds", [[1, 2, 3], [1]])
+def test_vector_reset_needs_exactly_one_seed_per_world(seeds):
+    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    with pytest.raises(ValueError, match=rf"reset\(seed=...\) got {len(seeds)} seeds; expected 2"):
+        venv.reset(seed=seeds)
+    venv.close()

@@ -281,3 +281,63 @@ def test_sb3_adapter_marks_a_termination_on_the_time_limit_step_as_no_time_limit
     assert [i["TimeLimit.truncated"] for i in i1] == [False, True]
     assert [i["TimeLimit.truncated"] for i in i2] == [False, True]
     ours.close()
+
+
+# Set_attr with a tuple; bad-action errors naming the world when the
+# world count differs from the action channel count.
+def test_set_attr_reads_a_tuple_as_one_value_per_world_as_sync_vector_env():
+    venv = gym.make_vec("Traction/Drift-v0", num_envs=3, vectorization_mode="vector_entry_point")
+    sync = gym.make_vec("Traction/Drift-v0", num_envs=3, vectorization_mode="sync")
+    for v in (venv, sync):
+        v.set_attr("hold_seconds", (1.5, 2.5, 3.5))
+        assert v.get_attr("hold_seconds") == (1.5, 2.5, 3.5)
+    venv.close()
+    sync.close()
+
+
+@pytest.mark.parametrize("world,channel", [(1, 0), (2, 3), (0, 2)])
+def test_a_bad_action_names_its_world_and_channel_with_three_worlds_of_four_channels(world,
+                                                                                       channel):
+    venv = gym.make_vec("Traction/Drift-v0", num_envs=3, vectorization_mode="vector_entry_point")
+    venv.reset(seed=0)
+    names = venv.unwrapped.envs[0].action_names
+    a = np.zeros((3, 4), np.float32)
+    a[world, channel] = np.nan
+    with pytest.raises(ValueError, match=rf"sub-environment {world}: action\[{channel}\] "
+                                         rf"\({names[channel]}\) = nan"):
+        venv.step(a)
+    venv.close()
+
+
+def test_worlds_whose_episodes_end_at_different_steps_match_single_envs_bit_for_bit():
+    """World 1 is reset alone mid-episode, so world 0 reaches the time limit first and sits out
+    one step (NEXT_STEP autoreset) while world 1 drives on: each world still follows its single
+    env's trajectory (the batched update skips exactly the worlds that sit out)."""
+    env_id, n, limit = "Traction/TankTurn-v0", 2, 8
+    venv = gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point",
+                        max_episode_steps=limit)
+    singles = [gym.make(env_id, max_episode_steps=limit) for _ in range(n)]
+    venv.reset(seed=7)
+    for i, e in enumerate(singles):
+        e.reset(seed=7 + i)
+    rng = np.random.default_rng(3)
+    ended = np.zeros(n, bool)
+    sat_out_alone = False
+    for t in range(20):
+        if t == 3:
+            venv.reset(options={"reset_mask": np.array([False, True])})
+            singles[1].reset()
+            ended[1] = False
+        a = rng.uniform(-1, 1, (n, 2)).astype(np.float32)
+        obs, rew, term, trunc, _ = venv.step(a)
+        sat_out_alone |= bool(ended[0] and not ended[1])
+        for i, e in enumerate(singles):
+            if ended[i]:
+                o, r, te, tr = e.reset()[0], 0.0, False, False
+            else:
+                o, r, te, tr, _ = e.step(a[i])
+            assert np.array_equal(obs[i], o) and rew[i] == r, (t, i)
+            assert (term[i], trunc[i]) == (te, tr), (t, i)
+            ended[i] = te or tr
+    assert sat_out_alone                       # (the schedule did stagger the episodes)
+    venv.close()

@@ -173,3 +173,48 @@ def test_frames_need_only_mujoco_and_extras_name_themselves(rendered, monkeypatc
         renderer.frame(sim.data, overlay="x")
     with pytest.raises(ImportError, match=r'VideoWriter needs imageio: .*"\.\[render\]"'):
         VideoWriter("unused.mp4")
+
+
+# A frame taller than the offscreen buffer; a bool camera.
+@pytest.fixture(scope="module")
+def model():
+    return build_scene("sedan", "flat").model
+
+
+def test_a_frame_taller_than_the_offscreen_buffer_is_refused_up_front(model):
+    """Height is bounded by the buffer's height (720 px), width by its width (1280 px)."""
+    with pytest.raises(ValueError, match=r"height = 1000; allowed: an integer in \[1, 720\] px"):
+        SceneRenderer(model, 640, 1000)
+    with pytest.raises(ValueError, match=r"width = 1281; allowed: an integer in \[1, 1280\] px"):
+        SceneRenderer(model, 1281, 720)
+
+
+@pytest.mark.parametrize("camera", [True, False])
+def test_a_bool_is_not_a_camera_index(model, camera):
+    """True == 1 in Python, but a bool given as a camera is a mistake, not the top camera."""
+    with pytest.raises(ValueError, match=rf"camera = {camera}; allowed: chase, top, driver"):
+        SceneRenderer(model, 64, 48, camera=camera)
+
+
+def test_a_renderer_draws_new_heights_of_a_heightfield_of_the_same_size():
+    """New heights under an unchanged hfield_size (a terrain regenerated at the same scale, a
+    restored state) are uploaded before the next frame: it equals a fresh renderer's."""
+    import numpy as np
+
+    from traction.envs import VehicleSim
+
+    sim = VehicleSim(build_scene("truck_6x6", "rough_hill", seed=3))
+    sim.step(1)
+    sim.pose_for_render()
+    model = sim.model
+    renderer = SceneRenderer(model, 160, 120, camera="top")
+    before = renderer.frame(sim.data).copy()
+    size = model.hfield_size.copy()
+    model.hfield_data[:] = model.hfield_data[::-1].copy()      # other heights, same size
+    assert np.array_equal(model.hfield_size, size)
+    after = renderer.frame(sim.data)
+    fresh = SceneRenderer(model, 160, 120, camera="top")
+    assert np.array_equal(after, fresh.frame(sim.data))
+    assert not np.array_equal(after, before)
+    renderer.close()
+    fresh.close()

@@ -10,6 +10,7 @@ import pytest
 import traction.vehicle_model as vm
 from traction.envs import VehicleSim
 from traction.scenes import TERRAINS, build_scene, heightfield, names
+from traction.scenes.heightfield import rough_hill
 from traction.vehicle_model import layout
 
 VEHICLES = ("sedan", "sedan_rwd", "truck_6x6", "tank")
@@ -286,3 +287,32 @@ def test_the_smallest_patch_under_a_point_gives_its_surface():
         np.testing.assert_array_equal(sim.surfaces.lookup(pts),
                                       [t.surface_index("ice"), t.surface_index("gravel"),
                                        t.surface_index("tarmac")])
+
+
+# Grid lookups on a terrain that is not square about the origin.
+def test_surface_at_reads_the_cell_under_the_point_on_a_long_narrow_grid():
+    """rough_hill's grid starts at x0 = -length/2, y0 = -width/2 (different): the surface at a
+    cell's centre point is that cell's, with rows along y and columns along x."""
+    grid, _ = rough_hill(3, 0.8, length=100.0, width=40.0, resolution=0.5)
+    assert grid.x0 != grid.y0
+    rng = np.random.default_rng(0)
+    nrow, ncol = grid.surface.shape
+    r, c = rng.integers(0, nrow, 200), rng.integers(0, ncol, 200)
+    x, y = grid.x0 + c * grid.cell, grid.y0 + r * grid.cell
+    np.testing.assert_array_equal(grid.surface_at(x, y), grid.surface[r, c])
+    assert len(np.unique(grid.surface)) > 1                  # (the check can tell cells apart)
+
+
+def test_contains_spans_the_length_in_x_and_the_width_in_y():
+    grid, _ = rough_hill(3, 0.5, length=100.0, width=40.0)
+    assert grid.extent == (100.0, 40.0)
+    assert grid.contains(40.0, 0.0) and grid.contains(-50.0, -20.0) and grid.contains(50.0, 20.0)
+    assert not grid.contains(0.0, 30.0) and not grid.contains(51.0, 0.0)
+
+
+def test_the_difficulty_dial_rounds_to_the_nearest_ditch_count():
+    """ditches = 1 + 4 x difficulty, to the nearest whole ditch: 0.9 -> 5 (4.6), 0.4 -> 3
+    (2.6), 0.1 -> 1 (1.4); the dial's top is 5, its bottom 1."""
+    from traction.scenes.heightfield import hill_knobs
+
+    assert [hill_knobs(d)["ditches"] for d in (0.0, 0.1, 0.4, 0.6, 0.9, 1.0)] == [1, 1, 3, 3, 5, 5]

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import traction.envs  # noqa: F401  (registers the ids)
-from traction.train.controllers import DriftController
+from traction.train.controllers import ClimbController, DriftController, TankTurnController
 
 
 def _drift_episode(seed, steps=750, **gains):
@@ -53,3 +53,46 @@ def test_drift_controller_centre_wanders_unless_the_yaw_rate_is_held():
     phases, beta, cross, _, info, term = _drift_episode(1000, steps=3000, yaw_rate_gain=1.0)
     assert not term and len(phases) == 3000
     assert np.abs(cross).max() < 15.0 and 24.0 < beta[200:].mean() < 29.0
+
+
+# The scripted controllers' responses to single observation channels,
+# by the environments' documented observation tables.
+def _climb_obs(pitch_deg, speed=4.0):
+    """A Climb6x6 observation: ``speed`` forward, goal 20 m ahead, body pitched nose-up by
+    ``pitch_deg`` (gravity direction in the body frame, indices 6-8), all wheels in contact."""
+    obs = np.zeros(90)
+    obs[0] = speed
+    p = np.radians(pitch_deg)
+    obs[6:9] = (-np.sin(p), 0.0, -np.cos(p))          # gravity points back-down when nose-up
+    obs[9:12] = (20.0, 0.0, 0.0)
+    obs[24:30] = 1.0
+    return obs
+
+
+def test_climb_controller_adds_throttle_uphill_and_takes_it_off_downhill():
+    c = ClimbController()
+    flat, up, down = (c(_climb_obs(d))[0] for d in (0.0, 10.0, -10.0))
+    assert up > flat > down
+
+
+@pytest.mark.parametrize("dx", [0.3, -0.3])
+def test_tank_controller_trims_back_toward_where_it_started(dx):
+    """While turning (heading error 30 deg), a tank displaced ``dx`` along its body x from its
+    start gets equal track offsets that drive it back: their mean has the sign of -dx."""
+    c = TankTurnController()
+    err = np.radians(30.0)
+    obs = np.zeros(9)
+    obs[0:2] = np.sin(err), np.cos(err)
+    obs[7] = dx
+    left, right = c(obs)
+    assert right > left                                  # turning left, toward the target
+    assert np.sign((left + right) / 2) == -np.sign(dx)
+
+
+def test_tank_controller_holds_still_within_its_one_and_a_half_degree_band():
+    c = TankTurnController()
+    for deg, still in ((1.0, True), (-1.2, True), (3.0, False), (20.0, False)):
+        obs = np.zeros(9)
+        obs[0:2] = np.sin(np.radians(deg)), np.cos(np.radians(deg))
+        a = c(obs)
+        assert np.all(a == 0.0) == still, deg

@@ -243,3 +243,46 @@ def test_torque_vectoring_keeps_most_torque_on_the_ground():
                                          0.25 * ground])
     assert beta[0, contact[0]].sum() > beta[0, ~contact[0]].sum()
     assert truck.differential.air_share * 3 < 0.5     # the preset is well inside
+
+
+# The rear LSD's own bias; Ackermann partners of several candidates.
+def _lsd_ratios(p, omega):
+    beta, alpha = np.full(4, np.nan), np.full(4, np.nan)
+    differential.ratios(p.packed.vehicle, p.packed.wheel[:, BASE_SPLIT], np.asarray(omega, float),
+                        np.ones(4), np.ones(4), 0.0, 0.0, beta, alpha)
+    return beta
+
+
+def test_rear_limited_slip_uses_the_rear_bias_not_the_front_one():
+    """Rear wheels at 15 and 10 rad/s (ratio 1.5): within a rear bias of 2 the split stays
+    equal, whatever the front bias (1.3, which 1.5 would exceed)."""
+    p = vm.load_vehicle("sedan_rwd")
+    d = dataclasses.replace(p.differential, kind="limited_slip", rear_bias=2.0, front_bias=1.3)
+    p = dataclasses.replace(p, differential=d)
+    np.testing.assert_allclose(_lsd_ratios(p, [10.0, 10.0, 15.0, 10.0]), [0, 0, 0.5, 0.5])
+    beta = _lsd_ratios(p, [10.0, 10.0, 30.0, 10.0])       # ratio 3 > 2: d = (30 - 20) / 30
+    np.testing.assert_allclose(beta[2:], np.array([1 - 1 / 3, 1 + 1 / 3]) / 2, rtol=1e-12)
+
+
+def test_ackermann_partner_is_the_mirror_image_not_the_nearest_wheel():
+    """Of two wheels across the centre line at the same x, the partner is the one most nearly
+    the mirror image (y = -0.6 for a wheel at +0.5), not the nearest (y = -0.1)."""
+    pos = np.array([[0.0, 0.5, 0.0], [0.0, -0.1, 0.0], [0.0, -0.6, 0.0],
+                    [2.0, 0.8, 0.0], [2.0, -0.8, 0.0]])
+    partners = steering.find_partners(pos)
+    assert partners[0] == 2 and partners[3] == 4 and partners[4] == 3
+
+
+def test_anti_roll_bar_of_one_wheel_in_the_air_pushes_only_the_wheel_on_the_ground(sedan):
+    """A wheel in the air takes no bar force; its partner on the ground still does (the bar
+    twists against the hanging wheel's droop)."""
+    from traction.vehicle_model import antiroll
+
+    bars = dataclasses.replace(sedan, anti_roll=vm.AntiRollParams(
+        pairs=((0, 1),), stiffness=(8000.0,))).packed.bars
+    jounce = np.array([0.05, -0.15, 0.0, 0.0])
+    for contact, want in (([1, 0, 1, 1], [1600.0, 0.0, 0.0, 0.0]),
+                          ([0, 1, 1, 1], [0.0, -1600.0, 0.0, 0.0])):
+        f = np.full(4, 5000.0)
+        antiroll.add_forces(bars, jounce, np.asarray(contact, float), f)
+        np.testing.assert_allclose(f - 5000.0, want)

@@ -19,6 +19,7 @@ from traction.vehicle_model import (
 from traction.vehicle_model import errors as vm_errors
 from traction.vehicle_model import layout as L
 from traction.vehicle_model.layout import GEAR
+from traction.vehicle_model.pack import pack
 
 
 def _free_rev(pk) -> float:
@@ -280,3 +281,24 @@ def test_clutch_fields_out_of_range_are_named(kw, message):
     p = vm.load_vehicle("sedan")
     with pytest.raises(vm.VehicleConfigError, match=re.escape(message)):
         dataclasses.replace(p, clutch=ClutchParams(**kw)).validate("car.toml")
+
+
+# VehicleState.set_gear during a gear change.
+def test_set_gear_during_a_change_engages_that_gear_at_once():
+    """set_gear puts the vehicle in the gear with no change running: a manual change that was
+    under way (neutral for switch_time) is cancelled, the new gear drives from the next
+    update on."""
+    gp = GearboxParams(forward_ratios=np.array([4.0, 2.0, 1.5]), up_ratios=np.full(3, 0.65),
+                       down_ratios=np.full(3, 0.5), switch_time=0.5, autobox=0.0)
+    p = dataclasses.replace(load_vehicle("sedan_rwd"), gearbox=gp)
+    pk, s = pack(p), VehicleState.zeros(p, 1, gear=1)
+    gears, timers = s.gears[0], s.vehicle[0]
+    for k in range(10):                                  # request 2nd: 0.1 s into 0.5 s
+        gearbox.shift(pk.vehicle, pk.shift_up, pk.shift_down, gears, timers,
+                      2 if k == 0 else int(gears[GEAR]), 0.3, 0.01)
+    assert gearbox.engaged_gear(gears, timers) == 0     # in neutral, changing
+    s.set_gear(p, 3)
+    gearbox.shift(pk.vehicle, pk.shift_up, pk.shift_down, gears, timers, 3, 0.3, 0.01)
+    assert gearbox.engaged_gear(gears, timers) == 3
+    ratio = gearbox.effective_ratio(pk.vehicle, pk.gear_ratios, gears, timers)
+    assert ratio == 1.5 * gp.final_ratio

@@ -104,3 +104,42 @@ def test_a_numba_without_a_locator_list_gets_the_folder_as_its_cache_dir(monkeyp
     path = tmp_path / "numba-0123456789abcdef"
     assert kernel_cache.install(path) is False
     assert numba.config.CACHE_DIR == str(path)
+
+
+# The cache key covers which file holds which source.
+def test_the_key_changes_when_source_moves_between_files(tmp_path, monkeypatch):
+    """Compiled callers inline callees from other files: the same text under another file name
+    (a module renamed, a function moved into another module) is other code, so another key."""
+    for package in kernel_cache.PACKAGES:
+        (tmp_path / package).mkdir()
+    monkeypatch.setattr(kernel_cache, "source_root", lambda: tmp_path)
+    a = tmp_path / "vehicle_model" / "a.py"
+    a.write_text("X = 1\n")
+    first = kernel_cache.digest()
+    assert kernel_cache.digest() == first                       # a pure function of the tree
+    a.rename(tmp_path / "vehicle_model" / "b.py")
+    second = kernel_cache.digest()
+    (tmp_path / "vehicle_model" / "b.py").rename(tmp_path / "envs" / "a.py")
+    assert len({first, second, kernel_cache.digest()}) == 3
+
+
+def test_prune_keeps_exactly_the_keep_most_recent_folders_with_the_current_one(tmp_path):
+    """KEEP folders are kept whatever their age, the current one among them: with KEEP - 1
+    other folders all idle for days nothing goes; one more and the oldest goes."""
+    import os
+    import time
+
+    now = time.time()
+
+    def folder(i, idle_days):
+        path = tmp_path / f"numba-{i:016x}"
+        path.mkdir()
+        os.utime(path, (now - idle_days * 86400.0,) * 2)
+        return path
+
+    current = folder(0, 0.0)
+    others = [folder(1 + i, 3.0 + i) for i in range(kernel_cache.KEEP - 1)]
+    assert kernel_cache.prune(tmp_path, current, now) == []
+    oldest = folder(99, 50.0)
+    assert kernel_cache.prune(tmp_path, current, now) == [oldest]
+    assert all(p.exists() for p in [current, *others])

@@ -5,8 +5,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from traction.vehicle_model import FrictionTable, tire, tire_physx
+from traction import vehicle_model as vm
+from traction.vehicle_model import FrictionTable, tire, tire_magic, tire_physx
 from traction.vehicle_model import layout as L
+from traction.vehicle_model.tire_models import sweep
 
 G = 9.81
 
@@ -179,3 +181,90 @@ def test_lookup_of_the_first_surface_past_the_table_falls_back_to_type_0():
     got = table.lookup(np.array([n, ice, -1, n]), np.array([0, 2, 1, 2]))
     np.testing.assert_allclose(got, [table.values[0, 0], table.values[ice, 2],
                                      table.values[0, 1], table.values[0, 2]])
+
+
+# Slips of a spinning wheel and of a reversing car; a load filter that
+# does not start at 0.
+def test_long_slip_of_a_wheel_spinning_faster_than_the_denominator():
+    """(omega r - v) / max(|v|, |omega r|, min): a wheel spinning at 10 m/s on a car at rest
+    has slip 1 (full wheelspin), as one spinning backwards has -1; never above 1 in size when
+    the wheel is the faster."""
+    for wheel_speed, want in ((10.0, 1.0), (-10.0, -1.0), (2.0, 0.5)):
+        long_slip, _ = tire.slips(0.0, 0.0, wheel_speed, 4.0, 1.0)
+        assert long_slip == pytest.approx(want)
+    long_slip, _ = tire.slips(5.0, 0.0, 20.0, 4.0, 1.0)     # 4x the car's speed
+    assert long_slip == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize("v_long", [5.0, -5.0, -0.5])
+def test_lateral_slip_angle_is_the_same_driving_forwards_or_in_reverse(v_long):
+    """atan(v_lat / max(|v_long|, min)): reversing at 5 m/s and sliding 1 m/s left is the same
+    slip angle as driving forwards so."""
+    _, lat = tire.slips(v_long, 1.0, v_long, 4.0, 1.0)
+    assert lat == pytest.approx(np.arctan(1.0 / max(abs(v_long), 1.0)))
+
+
+@pytest.mark.parametrize("normalised,expected", [(0.2, 0.4), (0.5, 0.4), (1.5, 1.4),
+                                                 (2.5, 2.4), (4.0, 2.4)])
+def test_load_filter_interpolates_between_its_own_ends(normalised, expected):
+    """A filter from (0.5, 0.4) to (2.5, 2.4): linear between the two points, flat outside."""
+    assert tire.filtered_load(0.5, 0.4, 2.5, 2.4, normalised) == pytest.approx(expected)
+
+
+# The peak coefficient is the model's peak, not a bound above it.
+def _magic_tyres(mf_long, mf_lat):
+    p = vm.load_vehicle("sedan")
+    tires = dataclasses.replace(
+        p.tires, model=np.full(4, float(vm.TIRE_MODELS.index("magic_formula"))),
+        mf_long=np.tile(np.asarray(mf_long, float), (4, 1)),
+        mf_lat=np.tile(np.asarray(mf_lat, float), (4, 1)))
+    return dataclasses.replace(p, tires=tires)
+
+
+@pytest.mark.parametrize("d_long,d_lat", [(0.9, 1.1), (1.2, 0.8)])
+def test_magic_formula_peak_coefficient_is_the_larger_pure_slip_peak(d_long, d_lat):
+    """peak_coefficient is the largest |F| / (friction x load) the tyre produces: for the Magic
+    Formula the larger D, reached at the pure-slip peaks (and not exceeded in between)."""
+    p = _magic_tyres([12.0, 1.65, d_long, 0.2], [10.0, 1.9, d_lat, 0.1])
+    peak_long, peak_lat = (tire_magic.peak_slip(p.tires.mf_long[0]),
+                           tire_magic.peak_slip(p.tires.mf_lat[0]))
+    load = 4000.0
+    f_long, _ = sweep(p, 0, np.array([peak_long]), np.array([0.0]), load)
+    _, f_lat = sweep(p, 0, np.array([0.0]), np.array([peak_lat]), load)
+    sr, sa = np.meshgrid(np.linspace(-1, 1, 41), np.linspace(-0.6, 0.6, 41))
+    fx, fy = sweep(p, 0, sr, sa, load)
+    reached = max(abs(f_long[0]), abs(f_lat[0]), np.hypot(fx, fy).max()) / load
+    assert tire.peak_coefficient(p.tires)[0] == pytest.approx(max(d_long, d_lat), rel=1e-9)
+    assert reached == pytest.approx(tire.peak_coefficient(p.tires)[0], rel=1e-3)
+
+
+def _mf_inputs(p, v_long, v_lat, omega, load=4000.0):
+    shape = (1, 4)
+    b = lambda a: np.broadcast_to(np.asarray(a, float), shape).copy()  # noqa: E731
+    r = p.wheels.radius
+    ls, la = np.zeros(shape), np.zeros(shape)
+    for j in range(4):
+        ls[0, j], la[0, j] = tire.slips(v_long, v_lat, omega * r[j], 4.0, 1.0)
+    rest = p.suspension.sprung_mass * 9.81
+    return tire.TireInputs(b(v_long), b(v_lat), b(omega), ls, la, b(0.0), b(1.0), b(1.0), b(load),
+                           rest, load / rest, 9.81, np.full((1, 1), 0.002), b(0.0),
+                           b(p.suspension.sprung_mass), b(p.suspension.sprung_mass))
+
+
+def test_magic_formula_lateral_force_and_moment_reversing_match_driving_forwards():
+    """The slip angle is atan(v_lat / max(|v_long|, min_slip_speed)): sliding 1 m/s left at
+    10 m/s gives the same lateral force forwards and in reverse, and the aligning moment is
+    -trail x that force (the trail behind the patch centre)."""
+    from traction.vehicle_model.tire_models import evaluate
+
+    p = _magic_tyres([12.0, 1.65, 1.0, 0.2], [10.0, 1.9, 1.0, 0.1])
+    r = p.wheels.radius[0]
+    fwd = evaluate(p.packed, _mf_inputs(p, 10.0, 1.0, 10.0 / r))
+    rev = evaluate(p.packed, _mf_inputs(p, -10.0, 1.0, -10.0 / r))
+    want = -4000.0 * tire_magic.pure(*p.tires.mf_lat[0], np.arctan(0.1))
+    np.testing.assert_allclose(fwd[1], want, rtol=1e-9)
+    np.testing.assert_allclose(rev[1], want, rtol=1e-9)
+    for _, f_lat, moment, _ in (fwd, rev):
+        assert np.all(f_lat < 0)                               # opposes the slide to the left
+        np.testing.assert_allclose(moment, -p.tires.trail * f_lat, rtol=1e-12)
+        assert np.all(moment > 0)

@@ -163,3 +163,68 @@ def test_a_bad_value_in_a_per_wheel_table_names_its_wheel(sedan):
     with pytest.raises(VehicleConfigError, match=re.escape(
             "car.toml: tire.friction_vs_slip[2] = 11 is out of range; allowed [0, 10]")):
         _with(sedan, "tires", friction_vs_slip=table).validate("car.toml")
+
+
+# Validation checks that no test exercised on one side.
+@pytest.mark.parametrize("wheel,axis,value", [(2, 0, -9.0), (3, 1, -6.0), (0, 0, 9.0),
+                                              (0, 1, 6.0)])
+def test_a_wheel_far_outside_the_chassis_is_refused_on_every_side(sedan, wheel, axis, value):
+    """Behind or right of the box (negative x or y) is as wrong as ahead or left of it."""
+    pos = sedan.suspension.position.copy()
+    pos[wheel, axis] = value
+    with pytest.raises(VehicleConfigError, match=re.escape(f"wheels[{wheel}].position = ")):
+        _with(sedan, "suspension", position=pos).validate("car.toml")
+
+
+def test_a_curve_set_index_one_past_the_last_set_is_refused(sedan):
+    """``tire.curve_set`` indexes ``curve_sets``: with one set only index 0 exists."""
+    assert len(sedan.curve_sets) == 1
+    _with(sedan, "tires", curve_set=np.zeros(4)).validate("car.toml")
+    with pytest.raises(VehicleConfigError, match="tire.curve_set refers to a missing curve set"):
+        _with(sedan, "tires", curve_set=np.ones(4)).validate("car.toml")
+
+
+def test_a_friction_graph_whose_plateau_is_not_past_its_peak_is_refused(sedan):
+    g = np.array(sedan.tires.friction_vs_slip, float)
+    flat = g.copy()
+    flat[:, 2, 0] = flat[:, 1, 0]                    # plateau slip == peak slip
+    with pytest.raises(VehicleConfigError, match=r"friction_vs_slip\[0\] slips .* must be 0 < "
+                                                 r"peak < plateau"):
+        _with(sedan, "tires", friction_vs_slip=flat).validate("car.toml")
+
+
+def test_a_load_filter_with_equal_min_and_max_load_is_refused(sedan):
+    """The filter divides by max - min normalised load: equal ends are refused, not a
+    division by zero in the update."""
+    f = vm.TireLoadFilter(min_normalised_load=1.0, min_filtered_normalised_load=1.0,
+                          max_normalised_load=1.0, max_filtered_normalised_load=1.0)
+    with pytest.raises(VehicleConfigError, match="max_normalised_load = 1 must exceed "
+                                                 "min_normalised_load = 1"):
+        dataclasses.replace(sedan, tire_load_filter=f).validate("car.toml")
+
+
+def test_a_short_suspension_travel_direction_is_refused(sedan):
+    """travel_direction must be a unit vector: too short is refused as too long is."""
+    d = np.array(sedan.suspension.travel_direction, float)
+    d[1] = [0.0, 0.0, -0.5]
+    with pytest.raises(VehicleConfigError, match=re.escape(
+            "suspension.travel_direction[1] has length 0.5; it must be a unit vector")):
+        _with(sedan, "suspension", travel_direction=d).validate("car.toml")
+
+
+def test_a_wheel_cannot_be_its_own_steering_partner(sedan):
+    assert sedan.steering.partner == (1, 0, 3, 2)
+    with pytest.raises(VehicleConfigError, match=r"steering.partner = \(0, 0, 3, 2\)"):
+        _with(sedan, "steering", partner=(0, 0, 3, 2)).validate("car.toml")
+
+
+@pytest.mark.parametrize("kw,message", [
+    ({"pairs": ((0, 4),), "stiffness": (1e4,)},
+     "anti_roll_bars[0].wheels = (0, 4) refers to a wheel outside 0..3"),
+    ({"pairs": ((0, 1),), "stiffness": (-1e4,)}, "anti_roll_bars[0].stiffness = -10000.0"),
+])
+def test_anti_roll_bar_to_wheel_n_or_negative_stiffness_is_refused(sedan, kw, message):
+    """Wheel indices run 0..n_wheels-1 (index n would read another vehicle's row in the
+    compiled update); a negative stiffness would push the body into the roll."""
+    with pytest.raises(VehicleConfigError, match=re.escape(message)):
+        dataclasses.replace(sedan, anti_roll=vm.AntiRollParams(**kw)).validate("car.toml")

@@ -1,0 +1,131 @@
+"""One update of one vehicle checked against its formulas and invariants: slips at walking pace,
+static friction from the friction graph at zero slip, independence of the heading, each
+update's own aligning moment, and copies that are snapshots."""
+
+import numpy as np
+import pytest
+
+from traction import vehicle_model as vm
+
+
+def _level_at_rest_jounce(p, velocity, omega):
+    """One update of one vehicle level on flat ground, every wheel at its rest jounce, the
+    chassis moving at ``velocity`` (world = chassis frame) and not turning."""
+    kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], p.chassis.com[None].copy(),
+                               np.array([velocity], float), np.zeros((1, 3)))
+    dist = (p.suspension.max_compression + 2 * p.wheels.radius)[None]
+    hits = vm.GroundHits(dist, np.tile([0.0, 0.0, 1.0], (1, p.n_wheels, 1)),
+                         np.zeros((1, p.n_wheels), int))
+    state = vm.VehicleState.zeros(p, 1)
+    state.omega[:] = omega
+    return vm.step(p, state, kin, hits, vm.Commands.zeros(p, 1), vm.FrictionTable.default(),
+                   0.002)
+
+
+@pytest.mark.parametrize("v_long,v_lat", [(0.5, 0.5), (0.2, -0.3), (3.0, 0.6)])
+def test_lateral_slip_below_the_lateral_denominator_uses_it(sedan, v_long, v_lat):
+    """lat_slip = atan(v_lat / max(|v_long|, simulation.min_lat_slip_denominator)): at walking
+    pace the lateral denominator (1 m/s), not the longitudinal one (4 m/s), bounds it."""
+    sim = sedan.simulation
+    assert sim.min_lat_slip_denominator != sim.min_long_slip_denominator
+    out = _level_at_rest_jounce(sedan, [v_long, v_lat, 0.0], v_long / sedan.wheels.radius)
+    want = np.arctan(v_lat / max(abs(v_long), sim.min_lat_slip_denominator))
+    np.testing.assert_allclose(out.lat_slip[0], want, rtol=1e-6)
+
+
+def test_static_friction_at_rest_is_the_friction_graphs_zero_slip_value(sedan):
+    """Static friction is the graph's value at zero slip: the sticky (static friction) force of
+    a car at rest is limited by surface friction x the PhysX graph at zero slip x load, not by
+    the graph's peak, also while a braked wheel still turns (0.3 m/s at the rim)."""
+    import dataclasses
+
+    g = np.array(sedan.tires.friction_vs_slip, float)
+    g[:, 0, 1] = 0.2                                    # low grip at rest, 1.0 at the peak
+    p = dataclasses.replace(sedan, tires=dataclasses.replace(sedan.tires, friction_vs_slip=g))
+    kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], p.chassis.com[None].copy(),
+                               np.zeros((1, 3)), np.zeros((1, 3)))
+    dist = (p.suspension.max_compression + 2 * p.wheels.radius)[None]
+    hits = vm.GroundHits(dist, np.tile([0.0, 0.0, 1.0], (1, 4, 1)), np.zeros((1, 4), int))
+    state = vm.VehicleState.zeros(p, 1)
+    state.sticky_anchor[..., 1] = 0.3                   # patch 0.3 m left of its anchor, stuck
+    state.sticky_timer[:] = 1.0
+    for omega_r in (0.0, 0.3):
+        s = state.copy()
+        s.omega[:] = omega_r / p.wheels.radius
+        cmd = vm.Commands.zeros(p, 1)
+        cmd.wheel_brake = 1.0
+        out = vm.step(p, s, kin, hits, cmd, vm.FrictionTable.default(), 0.002)
+        np.testing.assert_allclose(out.lat_force / out.load, -0.2, rtol=1e-9)
+
+
+def _driving(p, yaw, speed=10.0):
+    """One vehicle level on flat ground (wheels 1 cm compressed) heading ``yaw``, moving at
+    ``speed`` forward and 0.8 m/s sideways in its own frame, yawing, wheels spinning 5 % fast
+    with 300 N m each and 0.2 steer."""
+    c, s = np.cos(yaw), np.sin(yaw)
+    rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    kin = vm.ChassisKinematics(np.zeros((1, 3)), rot[None], (rot @ p.chassis.com)[None],
+                               (rot @ np.array([speed, 0.8, 0.0]))[None],
+                               np.array([[0.0, 0.0, 0.3]]))
+    dist = (p.suspension.max_compression + 2 * p.wheels.radius)[None] - 0.01
+    hits = vm.GroundHits(dist, np.tile([0.0, 0.0, 1.0], (1, p.n_wheels, 1)),
+                         np.zeros((1, p.n_wheels), int))
+    state = vm.VehicleState.zeros(p, 1)
+    state.omega[:] = 1.05 * speed / p.wheels.radius
+    cmd = vm.Commands.zeros(p, 1)
+    cmd.wheel_torque = 300.0
+    cmd.steer = 0.2
+    return state, kin, hits, cmd, rot
+
+
+@pytest.mark.parametrize("yaw", [np.pi / 4, 2.0, -2.5])
+def test_the_update_does_not_depend_on_the_heading(sedan, yaw):
+    """Turning the whole scene about the vertical turns the forces with it and changes nothing
+    else: the same spins, slips and body-frame forces at any heading (also the wheel substep
+    count, chosen from the forward speed along the chassis x axis)."""
+    table = vm.FrictionTable.default()
+    results = []
+    for heading in (0.0, yaw):
+        state, kin, hits, cmd, rot = _driving(sedan, heading)
+        out = vm.step(sedan, state, kin, hits, cmd, table, 0.002)
+        body_force = np.einsum("ij,nwj->nwi", rot.T, out.tire_force)
+        results.append((state.omega.copy(), body_force, out.long_slip.copy(),
+                        out.lat_slip.copy()))
+    for a, b in zip(*results, strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-9)
+
+
+def test_aligning_moment_of_each_update_is_its_own_mean(sedan):
+    """Updates in a row on the same scratch arrays (as the physics loop runs them): each
+    update's aligning moment is the mean over its own substeps (magic formula: -trail x the
+    lateral force), not a running sum over updates."""
+    import dataclasses
+
+    from traction.vehicle_model.update import scratch, step_batch_with
+
+    model = float(vm.TIRE_MODELS.index("magic_formula"))
+    p = dataclasses.replace(sedan, tires=dataclasses.replace(sedan.tires,
+                                                             model=np.full(4, model)))
+    state, kin, hits, cmd, _ = _driving(p, 0.0)
+    out = vm.VehicleOutputs.zeros(p, 1)
+    scr = scratch(p.n_wheels)
+    for _ in range(3):
+        step_batch_with(p.packed, state.wheel, state.vehicle, state.gears, cmd.vehicle,
+                        cmd.wheel, kin.rows(), hits.rows(), vm.FrictionTable.default().values[None],
+                        0.002, 9.81, out.wheel, out.vehicle, np.ones(1, bool), *scr, True, True)
+        assert np.any(np.abs(out.aligning_moment) > 1.0)
+        np.testing.assert_allclose(out.aligning_moment, -p.tires.trail * out.lat_force,
+                                   rtol=1e-9, atol=1e-9)
+
+
+def test_copies_of_state_commands_and_outputs_are_snapshots(sedan):
+    """``copy()`` keeps a snapshot (VehicleSim's docs: ``outputs.copy()``): writing the
+    original's buffers, as the next update does in place, leaves the copy as it was."""
+    for original in (vm.VehicleState.zeros(sedan, 2), vm.Commands.zeros(sedan, 2),
+                     vm.VehicleOutputs.zeros(sedan, 2)):
+        snap = original.copy()
+        before = {k: np.array(v) for k, v in vars(snap).items()}
+        for buf in vars(original).values():
+            buf[...] = 5
+        for k, v in vars(snap).items():
+            np.testing.assert_array_equal(v, before[k], err_msg=f"{type(original).__name__}.{k}")
