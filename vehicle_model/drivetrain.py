@@ -158,7 +158,8 @@ def spin(pk: Packed, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, o
 
 @jit
 def _split_override(pk: Packed, cw, g) -> None:
-    """Per-wheel torque ratios from the commands (not NaN) replace the differential's."""
+    """Per-wheel torque ratios from the commands (not NaN) replace the differential's; with no
+    positive share on a driven wheel, its base split (``alpha``: no slip or load bias)."""
     wp = pk.wheel
     if int(pk.vehicle[L.DIFF_TYPE]) == L.TANK:
         return

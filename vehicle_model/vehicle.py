@@ -275,7 +275,8 @@ class Commands:
     torque_split = column_view("wheel", L.TORQUE_SPLIT,
                                doc="torque ratio override, NaN = differential; shares of wheels "
                                "the differential does not drive (and <= 0) are dropped and the "
-                               "rest renormalised (none left: the differential's ratios)")
+                               "rest renormalised (none left: its base split, with no slip or "
+                               "load bias)")
 
     FIELDS = ("throttle", "brake", "handbrake", "steer", "thrust", "gear_up", "gear_down",
               "target_gear", "wheel_torque", "wheel_brake", "wheel_steer", "torque_split")

@@ -44,12 +44,6 @@ class WheelParams:
 
 
 @jit
-def brake_torque(max_brake: float, max_handbrake: float, brake: float, handbrake: float) -> float:
-    """Brake torque magnitude (N m) from pedal and lever in [0, 1]."""
-    return brake * max_brake + handbrake * max_handbrake
-
-
-@jit
 def integrate_spin(omega: float, drive_torque: float, road_torque: float, brake: float,
                    moi: float, damping: float, dt: float) -> float:
     """Advance one wheel's spin (rad/s) by one (sub)step.

@@ -3,6 +3,7 @@ replays the original bit for bit and steps on its own; objects holding MuJoCo ad
 to be copied; specs pickle and serialise, so Gymnasium's async vector env can send them."""
 
 import copy
+import logging
 import pickle
 import subprocess
 import sys
@@ -225,3 +226,74 @@ def test_a_snapshot_with_another_custom_tyre_of_the_same_name_is_refused(registe
         envs[-1].reset(seed=0)
     with pytest.raises(ValueError, match="other vehicle parameters"):
         envs[1].set_state(envs[0].get_state())
+
+
+# Snapshots and copies: a restored snapshot carries the episode's step count (a blow-up after
+# the restore is reported at the step of the original episode); one whose task state or friction
+# table does not fit is refused; only plain values and string-keyed dicts of them count as
+# settings a copy takes over.
+def test_a_restored_episode_counts_its_steps_from_the_snapshot(caplog):
+    """Four steps, a snapshot, restored into an env fresh from its reset; one step later the
+    world blows up: the warning names step 5 of the episode (t = 5 control steps), not step 1."""
+    env, fresh = (gym.make("Traction/TankTurn-v0") for _ in range(2))
+    a = np.zeros(2, np.float32)
+    env.reset(seed=0)
+    fresh.reset(seed=1)
+    for _ in range(4):
+        env.step(a)
+    u = fresh.unwrapped
+    u.set_state(env.unwrapped.get_state())
+    u.data.qvel[u.sim.qvel_adr + 2] = 2e10                # MuJoCo resets the world for this
+    u.sim.refresh()
+    with caplog.at_level(logging.WARNING, logger="traction.envs.base"):
+        *_, trunc, info = fresh.step(a)
+    assert trunc and info["diverged"]
+    t = 5 * u.control_dt
+    assert f"diverged in step 5 of the episode (t = {t:.3f} s)" in caplog.text
+
+
+def test_a_snapshot_missing_or_adding_task_state_is_refused_before_anything_is_written():
+    """set_state needs the task state this environment keeps (Drift: ``_held`` and
+    ``_succeeded``): a snapshot without one of them, or with one it does not keep, is refused
+    by name, and the environment steps on as before."""
+    env = gym.make("Traction/Drift-v0").unwrapped
+    env.reset(seed=2)
+    a = np.array([0.1, 0.5, 0.0, 0.0], np.float32)
+    env.step(a)
+    good = env.get_state()
+    for edit in ({"_held": None}, {"_held": None, "_spare": 1.0}, {"_spare": 1.0}):
+        state = env.get_state()
+        for key, value in edit.items():
+            if value is None:
+                del state["task"][key]
+            else:
+                state["task"][key] = value
+        with pytest.raises(ValueError, match=r"set_state: task state .* this environment's is "
+                                             r"\['_held', '_succeeded'\]"):
+            env.set_state(state)
+    obs = env.step(a)[0]
+    env.set_state(good)
+    assert np.array_equal(env.step(a)[0], obs)
+
+
+def test_a_snapshot_with_other_tyre_types_in_its_friction_table_is_refused():
+    """The friction table is surfaces x tyre types: a snapshot whose table names other tyre
+    types (same surfaces, same shape) would restore values into the wrong cells: refused."""
+    env = gym.make("Traction/Drift-v0").unwrapped
+    env.reset(seed=4)
+    state = env.get_state()
+    surfaces, tires, values = state["friction"]
+    state["friction"] = (surfaces, tuple(f"other_{t}" for t in tires), values)
+    with pytest.raises(ValueError, match="snapshot's friction table has other surfaces or tyre"):
+        env.set_state(state)
+
+
+def test_only_plain_values_and_string_keyed_dicts_of_them_count_as_settings():
+    """What a copy takes over (``snapshot.is_setting``): plain values, and dicts of them keyed
+    by strings (``weights``); a dict keyed otherwise, or holding an array, is not a setting."""
+    from traction.envs.snapshot import is_setting
+
+    for value in (1.5, 3, True, "x", (1, 2), None, {"hold": 1.0, "aim": 2}):
+        assert is_setting(value), value
+    for value in ({1: 2.0}, {("a",): 1.0}, {"w": np.ones(2)}, np.ones(2), [1.0]):
+        assert not is_setting(value), value

@@ -167,3 +167,32 @@ def test_tank_turns_on_the_spot_or_about_a_track(mode):
         h = np.mean(p.suspension.position[left, 1]) - p.chassis.com[1]
         assert drift == pytest.approx(2 * h * abs(np.sin(turned / 2)), abs=0.05)
         assert np.all(sim.state.omega[0, 6:] > 0)
+
+
+# Torque split commands on the rear-drive sedan: shares of undriven wheels are dropped and the
+# rest renormalised; with no share left the differential's base split drives the wheels.
+def _drive_torques(split, substeps=50):
+    sim = VehicleSim(build_scene("sedan_rwd", "flat"))
+    sim.set_commands(throttle=1.0, torque_split=split)
+    sim.step(substeps)
+    return sim.outputs.drive_torque[0].copy()
+
+
+def test_torque_split_drops_undriven_wheels_and_renormalises_the_rest():
+    """[1, 1, 1, 3] on a rear-drive car: the fronts get nothing, the rears 1/4 and 3/4 of the
+    drive torque, exactly as if the fronts' shares had not been given (NaN or 0)."""
+    t = _drive_torques([1.0, 1.0, 1.0, 3.0])
+    assert t[0] == 0.0 and t[1] == 0.0 and t[2] > 0
+    assert t[3] / t[2] == pytest.approx(3.0, rel=1e-9)
+    for same in ([np.nan, np.nan, 1.0, 3.0], [0.0, 0.0, 0.25, 0.75]):
+        np.testing.assert_array_equal(_drive_torques(same), t)
+
+
+@pytest.mark.parametrize("split", [[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, np.nan, np.nan],
+                                   [np.nan, np.nan, -1.0, 0.0]])
+def test_torque_split_with_no_eligible_share_still_drives_the_car(split):
+    """No positive share on a driven wheel: the differential's base split, so both rear wheels
+    are driven (nothing at the fronts)."""
+    t = _drive_torques(split)
+    assert t[0] == 0.0 and t[1] == 0.0
+    assert t[2] > 0 and t[3] > 0

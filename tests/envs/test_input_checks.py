@@ -9,7 +9,7 @@ import pytest
 from gymnasium.error import ResetNeeded
 
 import traction.envs  # noqa: F401  (registers the environments)
-from traction.envs import SimBatch, VehicleSim
+from traction.envs import SimBatch, VehicleSim, physics
 from traction.scenes import build_scene
 from traction.vehicle_model import load_vehicle
 
@@ -309,3 +309,26 @@ def test_vector_reset_needs_exactly_one_seed_per_world(seeds):
     with pytest.raises(ValueError, match=rf"reset\(seed=...\) got {len(seeds)} seeds; expected 2"):
         venv.reset(seed=seeds)
     venv.close()
+
+
+# VehicleSim inputs at their limits: a scalar command must be finite (the fast path for plain
+# numbers included), and a reset speed of exactly the maximum is allowed.
+@pytest.mark.parametrize("name, value", [("throttle", float("nan")), ("steer", float("inf")),
+                                         ("brake", np.float64(-np.inf)), ("handbrake", np.nan)])
+def test_a_non_finite_scalar_command_is_refused_and_nothing_changes(name, value):
+    sim = VehicleSim(build_scene("sedan", "flat"))
+    sim.set_commands(**{name: 0.5})
+    before = sim.commands.vehicle.copy()
+    with pytest.raises(ValueError, match=rf"command {name} must be finite"):
+        sim.set_commands(**{name: value})
+    assert np.array_equal(sim.commands.vehicle, before)
+
+
+def test_reset_at_exactly_the_maximum_chassis_speed_is_allowed():
+    """The limit is inclusive ("a speed up to" it); just above it is refused."""
+    sim = VehicleSim(build_scene("sedan", "flat"))
+    top = physics.MAX_CHASSIS_SPEED
+    sim.reset(velocity=[top, 0.0, 0.0])
+    assert np.linalg.norm(sim.com_velocity()) == pytest.approx(top)
+    with pytest.raises(ValueError, match="allowed: a speed up to"):
+        sim.reset(velocity=[top * (1 + 1e-9), 0.0, 0.0])

@@ -79,3 +79,20 @@ def test_heights_in_frame_match_height_at():
     py = y + np.sin(yaw) * far + np.cos(yaw) * side
     assert out[2] == -99.0 and not grid.contains(px[2], py[2])
     assert np.allclose(out[[0, 1, 3]], grid.height_at(px[[0, 1, 3]], py[[0, 1, 3]]), atol=1e-12)
+
+
+# The info's per-wheel contact flags and loads follow the wheels on and off the ground.
+def test_info_wheel_contact_is_false_in_the_air_and_true_on_the_ground():
+    """A car dropped from 3 m above its spawn pose: in its first step no tyre touches the ground
+    (contact False, load 0); at rest a second later all four do (contact True, load > 0)."""
+    env = gym.make("Traction/Drift-v0")
+    env.reset(seed=0)
+    sim = env.unwrapped.sim
+    sim.reset(pos=sim.scene.spawn_pos + np.array([0.0, 0.0, 3.0]))
+    a = np.array([0.0, -1.0, 0.0, 0.0], np.float32)           # no throttle
+    info = env.step(a)[-1]
+    assert info["wheel_contact"].dtype == bool
+    assert not info["wheel_contact"].any() and np.all(info["tire_load"] == 0)
+    for _ in range(150):
+        info = env.step(a)[-1]
+    assert info["wheel_contact"].all() and np.all(info["tire_load"] > 0)

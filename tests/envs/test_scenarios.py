@@ -257,3 +257,16 @@ def test_non_finite_inputs_are_rejected(sedan):
     sim = _sim(sedan)
     with pytest.raises(ValueError, match="wheel_torque"):
         sim.set_commands(wheel_torque=np.nan)
+
+
+# A reset clears every output of the last drive, the vehicle-wide ones (engine spin and
+# torque, clutch slip, gear) as well as the per-wheel ones.
+def test_reset_clears_the_vehicle_outputs_of_the_last_drive():
+    sim = VehicleSim(build_scene("sedan_rwd", "flat"))
+    sim.set_commands(throttle=1.0)
+    sim.step(300)
+    assert np.any(sim.outputs.vehicle != 0) and sim.outputs.engine_omega[0] > 0
+    sim.reset()
+    assert np.all(sim.outputs.vehicle == 0) and np.all(sim.outputs.wheel == 0)
+    fresh = VehicleSim(build_scene("sedan_rwd", "flat"))
+    assert np.array_equal(sim.outputs.vehicle, fresh.outputs.vehicle)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from traction.envs import VehicleSim
-from traction.envs.drive import KEY_DOWN, KEY_E, KEY_LEFT, KEY_UP, KeyboardDriver
+from traction.envs.drive import KEY_DOWN, KEY_E, KEY_LEFT, KEY_Q, KEY_UP, KeyboardDriver
 from traction.scenes import build_scene, export, names
 from traction.scenes.render import SceneRenderer
 from traction.scenes.video import VideoWriter
@@ -218,3 +218,16 @@ def test_a_renderer_draws_new_heights_of_a_heightfield_of_the_same_size():
     assert not np.array_equal(after, before)
     renderer.close()
     fresh.close()
+
+
+# Keyboard driver: a gear key asks for one gear change, once.
+def test_a_gear_key_press_requests_one_change_only_once():
+    """E (up) asks for gear + 1 in the next commands only; the commands after it ask for no
+    change (else every control step would shift again); Q (down) likewise for gear - 1."""
+    d = KeyboardDriver()
+    d.press(KEY_E, 0.0)
+    assert d.commands(0.0, forward_speed=5.0, gear=2, dt=0.01)["target_gear"] == 3
+    assert "target_gear" not in d.commands(0.01, forward_speed=5.0, gear=3, dt=0.01)
+    d.press(KEY_Q, 0.02)
+    assert d.commands(0.02, forward_speed=5.0, gear=3, dt=0.01)["target_gear"] == 2
+    assert "target_gear" not in d.commands(0.03, forward_speed=5.0, gear=2, dt=0.01)

@@ -145,3 +145,21 @@ def test_visual_tyres_have_the_wheels_radius_and_width(vehicle):
         mat = np.zeros(9)
         mujoco.mju_quat2Mat(mat, m.geom_quat[g])
         np.testing.assert_allclose(mat.reshape(3, 3)[:, 2], [0.0, 1.0, 0.0], atol=1e-12)
+
+
+# The hull collision shape's documented proportions.
+def test_hull_top_is_85_percent_wide_and_70_percent_long_over_the_full_footprint():
+    """``hull_vertices``: the box's full footprint at the bottom, 85 % of its width and 70 % of
+    its length at the top (about the box centre in y)."""
+    ch = load_vehicle("truck_6x6").chassis
+    length, width, height = ch.body_size
+    v = hull_vertices(ch) - ch.body_centre
+    bottom, top = v[v[:, 2] < 0], v[v[:, 2] > 0]
+    assert len(bottom) == 4 and len(top) == 4
+    np.testing.assert_allclose(bottom[:, 2], -height / 2)
+    np.testing.assert_allclose(top[:, 2], height / 2)
+    assert np.ptp(bottom[:, 0]) == pytest.approx(length)
+    assert np.ptp(bottom[:, 1]) == pytest.approx(width)
+    assert np.ptp(top[:, 0]) == pytest.approx(0.7 * length)
+    assert np.ptp(top[:, 1]) == pytest.approx(0.85 * width)
+    np.testing.assert_allclose(np.sort(top[:, 1]), [-0.425 * width] * 2 + [0.425 * width] * 2)

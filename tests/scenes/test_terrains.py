@@ -2,6 +2,7 @@
 at rest on every terrain, regeneration rewrites the heightfield in place."""
 
 import dataclasses
+import math
 
 import mujoco
 import numpy as np
@@ -316,3 +317,45 @@ def test_the_difficulty_dial_rounds_to_the_nearest_ditch_count():
     from traction.scenes.heightfield import hill_knobs
 
     assert [hill_knobs(d)["ditches"] for d in (0.0, 0.1, 0.4, 0.6, 0.9, 1.0)] == [1, 1, 3, 3, 5, 5]
+
+
+# Terrain geometry against its documentation: a flat patch covers exactly its length x width,
+# and a spawn on a bump rests every wheel on (not in) the ground.
+def test_a_flat_patch_covers_exactly_its_length_and_width():
+    """A 10 m x 4 m ice patch centred at (5, 0): ice 4.9 m ahead of and 1.9 m beside its centre,
+    tarmac 5.5 m ahead and 2.5 m beside."""
+    sim = VehicleSim(build_scene("sedan", "flat", patches=(("ice", (5.0, 0.0), (10.0, 4.0)),)))
+    t = sim.scene.friction_table
+    inside = np.array([[9.9, 0.0, 0.01], [5.0, 1.9, 0.01], [0.1, -1.9, 0.01]])
+    outside = np.array([[10.5, 0.0, 0.01], [5.0, 2.5, 0.01], [-0.5, 0.0, 0.01]])
+    assert np.all(sim.surfaces.lookup(inside) == t.surface_index("ice"))
+    assert np.all(sim.surfaces.lookup(outside) == t.surface_index("tarmac"))
+    g = mujoco.mj_name2id(sim.model, mujoco.mjtObj.mjOBJ_GEOM, names.ground_patch(0))
+    np.testing.assert_allclose(sim.model.geom_size[g][:2], [5.0, 2.0])
+
+
+def test_a_spawn_with_one_wheel_on_a_bump_rests_every_wheel_on_the_ground():
+    """Flat ground with a 0.25 m block under where the front-left wheel lands at a 0.6 rad
+    heading: the spawn is raised so that no wheel starts below the ground (within the tilt's
+    few mm), and no more than needed (one wheel touches)."""
+    from traction.scenes.terrain import spawn_on_grid
+
+    p = vm.load_vehicle("sedan")
+    n = 81
+    xs = ys = np.linspace(-20.0, 20.0, n)
+    yaw = 0.6
+    c, s = math.cos(yaw), math.sin(yaw)
+    wp = p.suspension.position
+    w0 = (c * wp[0, 0] - s * wp[0, 1], s * wp[0, 0] + c * wp[0, 1])
+    x, y = np.meshgrid(xs, ys)
+    heights = np.where((np.abs(x - w0[0]) < 0.6) & (np.abs(y - w0[1]) < 0.6), 0.25, 0.0)
+    grid = heightfield.TerrainGrid(heights, np.zeros((n, n), np.int64), ("tarmac",), -20.0,
+                                   -20.0, 0.5)
+    pos, quat = spawn_on_grid(grid, p, 0.0, 0.0, yaw)
+    rot = np.zeros(9)
+    mujoco.mju_quat2Mat(rot, quat)
+    rot = rot.reshape(3, 3)
+    wheel_height = float(np.max(p.wheels.radius - wp[:, 2]))
+    bottoms = pos + wp @ rot.T - rot[:, 2] * wheel_height
+    gap = bottoms[:, 2] - grid.height_at(bottoms[:, 0], bottoms[:, 1])
+    assert gap.min() > -0.01 and gap.min() < 0.01

@@ -1,6 +1,7 @@
 """The vehicle demo (`python -m traction.train.demo`): its printed table and CSV agree."""
 
 import csv
+import math
 import re
 
 import pytest
@@ -40,3 +41,20 @@ def test_every_printed_wheel_figure_is_its_csv_column(tmp_path, capsys):
             assert float(long_slip) == pytest.approx(float(row[f"long_slip_{name}"]), abs=6e-4)
             assert float(lat_deg) == pytest.approx(np.degrees(float(row[f"lat_slip_{name}"])),
                                                    abs=6e-3)
+
+
+# The demo's yaw rate is the angular velocity about world z, whatever the body's attitude.
+def test_demo_yaw_rate_is_about_world_z():
+    """Level, spinning (0.4, -0.2, 0.7) rad/s: the yaw rate is 0.7; rolled 90 deg (the body's y
+    axis pointing up), a spin about the body's y axis is a yaw rate and one about its z is not."""
+    sim = demo.VehicleSim(demo.build_scene("sedan", "flat"))
+    sim.reset(pos=[0.0, 0.0, 5.0], quat=[1.0, 0.0, 0.0, 0.0])
+    a = sim.qvel_adr
+    sim.data.qvel[a + 3:a + 6] = [0.4, -0.2, 0.7]
+    assert demo._yaw_rate(sim) == pytest.approx(0.7, abs=1e-12)
+    c = math.cos(math.pi / 4)
+    sim.reset(pos=[0.0, 0.0, 5.0], quat=[c, c, 0.0, 0.0])
+    sim.data.qvel[a + 3:a + 6] = [0.0, 0.7, 0.0]            # body frame: about body y = world z
+    assert demo._yaw_rate(sim) == pytest.approx(0.7, abs=1e-9)
+    sim.data.qvel[a + 3:a + 6] = [0.0, 0.0, 0.7]            # about body z = world -y
+    assert demo._yaw_rate(sim) == pytest.approx(0.0, abs=1e-9)

@@ -302,3 +302,46 @@ def test_set_gear_during_a_change_engages_that_gear_at_once():
     assert gearbox.engaged_gear(gears, timers) == 3
     ratio = gearbox.effective_ratio(pk.vehicle, pk.gear_ratios, gears, timers)
     assert ratio == 1.5 * gp.final_ratio
+
+
+# Engine and clutch solve edge cases: the torque curve's x must run over the whole rev range,
+# 0 to 1; an engine dragged backwards by the wheels is held at 0; the piecewise-linear lookup is
+# flat beyond both ends.
+@pytest.mark.parametrize("curve", [[[0.0, 1.0], [0.5, 0.9]], [[0.0, 1.0], [0.5, 0.9], [0.9, 0.8]]])
+def test_torque_curve_must_end_at_the_rev_limit(curve):
+    """A curve whose last x is not 1 (max_omega) leaves the top of the rev range undefined:
+    refused, naming its x values."""
+    ep = dataclasses.replace(load_vehicle("sedan_rwd").engine, torque_curve=curve)
+    with pytest.raises(vm_errors.VehicleConfigError, match=r"torque_curve x values .* must "
+                                                             r"increase from 0 to 1"):
+        ep.validate()
+
+
+def _solve(pk, w_e, w_g, road, throttle, ratio, h=1e-3):
+    from traction.vehicle_model import drivetrain
+
+    n = len(w_g)
+    out = np.zeros(n)
+    res = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, np.asarray(w_g, float), np.ones(n),
+                           np.full(n, 0.25), np.asarray(road, float), np.zeros(n), throttle,
+                           ratio, np.full(n, 1.0 / n), np.full(n, 1.0 / n), h, out)
+    return res, out
+
+
+def test_engine_dragged_backwards_by_the_wheels_stops_at_zero():
+    """In gear, wheels turning backwards fast pull the engine through a strong clutch; the
+    engine never spins backwards: it is held at 0."""
+    p = load_vehicle("sedan_rwd")
+    pk = dataclasses.replace(p, clutch=ClutchParams(strength=1e4)).packed
+    (w_e, _, _, _), _ = _solve(pk, 0.0, [-200.0, -200.0], [0.0, 0.0], 0.0, 10.0, h=1e-2)
+    assert w_e == 0.0
+
+
+def test_interp_is_flat_beyond_both_ends_and_linear_between():
+    """The lookup behind the engine curve and the tyre curves: the end values beyond the ends."""
+    from traction.vehicle_model.jit import interp
+
+    pts = np.array([[0.0, 1.0], [1.0, 2.0], [2.0, 5.0]])
+    assert interp(-3.0, pts) == 1.0 and interp(0.0, pts) == 1.0
+    assert interp(2.0, pts) == 5.0 and interp(7.0, pts) == 5.0
+    assert interp(0.5, pts) == pytest.approx(1.5) and interp(1.5, pts) == pytest.approx(3.5)

@@ -391,3 +391,35 @@ def test_the_update_hands_a_custom_tyre_its_documented_inputs():
     assert last["gravity"] == g
     assert last["long_slip"].shape == (1, 4) and last["wheel_radius"].shape == (4,)
     assert last["rest_load"].shape == (4,)                     # per-wheel constants: (k,)
+
+
+# Curve-set validation: normalised y within [-1, 1] either way, >= 2 points per curve, one
+# curve per family index.
+def _with_long(curves=None, angles=None):
+    d = tire_curve.DEFAULT
+    return dataclasses.replace(d, long=d.long if curves is None else curves,
+                               long_slip_angles=d.long_slip_angles if angles is None else angles)
+
+
+def test_default_curve_set_is_valid():
+    tire_curve.DEFAULT.validate()
+
+
+def test_curve_y_below_minus_one_is_refused():
+    """Braking curves are negative: -1.5 is as far out of the normalised range as +1.5."""
+    bad = np.array([[-1.0, -1.5], [0.0, 0.0], [1.0, 0.8]])
+    with pytest.raises(vm.VehicleConfigError, match=r"long\[0\]: y values are normalised"):
+        _with_long((bad,) + tire_curve.DEFAULT.long[1:]).validate()
+
+
+def test_single_point_curve_is_refused():
+    one = np.array([[0.0, 0.5]])
+    with pytest.raises(vm.VehicleConfigError, match=r"long\[1\]: need >= 2 \[x, y\] points"):
+        _with_long(tire_curve.DEFAULT.long[:1] + (one,) + tire_curve.DEFAULT.long[2:]).validate()
+
+
+def test_family_needs_one_curve_per_index():
+    """Four slip angles but three curves: refused (the packed family would read past them)."""
+    with pytest.raises(vm.VehicleConfigError, match=r"long: need one curve per family index "
+                                                    r"\(4 indices, 3 curves\)"):
+        _with_long(tire_curve.DEFAULT.long[:3]).validate()

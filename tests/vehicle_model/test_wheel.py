@@ -1,6 +1,7 @@
 """Wheel spin: free spin-up at T/I, brakes stop but never reverse."""
 
 import numpy as np
+import pytest
 
 from traction.vehicle_model import wheel
 
@@ -28,3 +29,13 @@ def test_brake_stops_but_never_reverses(sedan):
     # a brake holding against a drive torque smaller than it keeps the wheel still
     held = _spin(p, np.zeros(4), np.full(4, 500.0), np.zeros(4), brake, 0.01)
     assert np.all(held == 0)
+
+
+# Wheel spin integration with an inertia other than 1 kg m^2: the brake clamp removes the brake
+# torque over the inertia per unit of time (the shipped direct-drive sedan has I = 1).
+def test_brake_removes_torque_times_step_over_inertia():
+    """A 20 N m brake over 0.1 s on I = 4 kg m^2 removes 0.5 rad/s (no damping to speak of)."""
+    out = wheel.integrate_spin(10.0, 0.0, 0.0, 20.0, 4.0, 1e-12, 0.1)
+    assert out == pytest.approx(9.5, rel=1e-9)
+    back = wheel.integrate_spin(-10.0, 0.0, 0.0, 20.0, 4.0, 1e-12, 0.1)
+    assert back == pytest.approx(-9.5, rel=1e-9)
