@@ -56,3 +56,21 @@ def _holds_still(sim) -> None:
 def holds_still():
     """``holds_still(sim)``: asserts a braked vehicle neither creeps nor jitters for 10 s."""
     return _holds_still
+
+
+@pytest.fixture
+def diverging_step_warning(caplog):
+    """``diverging_step_warning(env)``: spins ``env``'s chassis to 2e10 rad/s (MuJoCo resets
+    its world for this), steps it with a zero action, asserts the step ends truncated and
+    flagged ``diverged``, and returns the warnings logged."""
+    def step(env) -> str:
+        import logging
+
+        u = env.unwrapped
+        u.data.qvel[u.sim.qvel_adr + 2] = 2e10
+        u.sim.refresh()
+        with caplog.at_level(logging.WARNING, logger="traction.envs.base"):
+            *_, trunc, info = env.step(np.zeros(env.action_space.shape, np.float32))
+        assert trunc and info["diverged"]
+        return caplog.text
+    return step
