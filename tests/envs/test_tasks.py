@@ -10,6 +10,7 @@ import pytest
 import traction.envs  # noqa: F401  (registers the ids)
 from traction.envs import actions
 from traction.scenes import build_scene, names
+from traction.vehicle_model import layout as L
 
 
 def _run(env, policy, steps, seed=0, options=None):
@@ -347,3 +348,18 @@ def test_the_substep_count_is_fixed_and_old_pickles_still_load():
     assert (old.radius, old.n_substeps) == (20.0, 10)
     a = np.array([0.2, 0.8, 0.0, 0.0], np.float32)
     assert np.array_equal(old.step(a)[0], u.step(a)[0])
+
+
+# Drive lever from reverse gear at a standstill: lever forward shifts back to first gear.
+def test_drive_lever_forward_from_reverse_at_a_standstill_selects_first_gear():
+    """Below REVERSE_SPEED either way the lever selects the gear it points to: back at rest
+    engages reverse; forward again before the truck has moved asks for first gear with the lever
+    as throttle (not the swapped pedal roles, which would brake in reverse)."""
+    u = gym.make("Traction/Climb6x6-v0").unwrapped
+    u.reset(seed=0)
+    u.step(np.array([-0.75, 0.0], np.float32))                         # at rest: reverse
+    assert u.sim.state.gearbox.target[0] < 0
+    assert abs(u.read_chassis().velocity_body[0]) < 0.5                 # still below 0.5 m/s
+    u.step(np.array([0.5, 0.0], np.float32))
+    c = u.sim.commands.vehicle[0]
+    assert (c[L.THROTTLE], c[L.BRAKE], c[L.TARGET_GEAR]) == (0.5, 0.0, 1.0)

@@ -345,3 +345,27 @@ def test_interp_is_flat_beyond_both_ends_and_linear_between():
     assert interp(-3.0, pts) == 1.0 and interp(0.0, pts) == 1.0
     assert interp(2.0, pts) == 5.0 and interp(7.0, pts) == 5.0
     assert interp(0.5, pts) == pytest.approx(1.5) and interp(1.5, pts) == pytest.approx(3.5)
+
+
+# A tank track in the air, in neutral, spins down like each of its wheels: group damping is the
+# sum over its wheels.
+def test_a_free_track_in_neutral_spins_down_at_its_wheels_damping_over_inertia():
+    """A track is one spin for its six wheels, with their summed inertia and summed bearing
+    damping: lifted off the ground, no gear, no brake, it loses spin at the rate of any one
+    wheel, omega(t) = omega0 exp(-t D / I) (implicit substeps: exp to 1e-3)."""
+    p = vm.load_vehicle("tank")
+    kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], p.chassis.com[None],
+                               np.zeros((1, 3)), np.zeros((1, 3)))
+    hits = vm.GroundHits(np.full((1, p.n_wheels), -1.0), np.array([0.0, 0.0, 1.0]),
+                         np.zeros((1, p.n_wheels), int))                  # no ray hits: airborne
+    state, cmd = vm.VehicleState.zeros(p, 1), vm.Commands.zeros(p, 1)
+    state.gearbox.gear[:] = state.gearbox.target[:] = 0                  # neutral
+    omega0 = 40.0
+    state.omega[:] = omega0
+    dt, steps = 0.02, 50
+    for _ in range(steps):
+        out = vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), dt)
+    assert not np.any(out.in_contact[0])
+    rate = p.wheels.damping_rate / p.wheels.moi
+    assert np.all(rate > 0.1)                                            # 1/s: a visible decay
+    np.testing.assert_allclose(state.omega[0], omega0 * np.exp(-dt * steps * rate), rtol=1e-3)
