@@ -8,14 +8,23 @@ import pytest
 from traction import vehicle_model as vm
 
 
+def _flat(p, rot=None, velocity=(0.0, 0.0, 0.0), spin=(0.0, 0.0, 0.0), compression=0.0):
+    """Kinematics and ground hits of one vehicle level on flat ground (turned by ``rot``,
+    moving at ``velocity`` and ``spin`` in the world frame), every wheel ``compression`` (m)
+    past its rest jounce."""
+    rot = np.eye(3) if rot is None else rot
+    kin = vm.ChassisKinematics(np.zeros((1, 3)), rot[None], (rot @ p.chassis.com)[None],
+                               np.array([velocity], float), np.array([spin], float))
+    dist = (p.suspension.max_compression + 2 * p.wheels.radius)[None] - compression
+    hits = vm.GroundHits(dist, np.tile([0.0, 0.0, 1.0], (1, p.n_wheels, 1)),
+                         np.zeros((1, p.n_wheels), int))
+    return kin, hits
+
+
 def _level_at_rest_jounce(p, velocity, omega):
     """One update of one vehicle level on flat ground, every wheel at its rest jounce, the
     chassis moving at ``velocity`` (world = chassis frame) and not turning."""
-    kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], p.chassis.com[None].copy(),
-                               np.array([velocity], float), np.zeros((1, 3)))
-    dist = (p.suspension.max_compression + 2 * p.wheels.radius)[None]
-    hits = vm.GroundHits(dist, np.tile([0.0, 0.0, 1.0], (1, p.n_wheels, 1)),
-                         np.zeros((1, p.n_wheels), int))
+    kin, hits = _flat(p, velocity=velocity)
     state = vm.VehicleState.zeros(p, 1)
     state.omega[:] = omega
     return vm.step(p, state, kin, hits, vm.Commands.zeros(p, 1), vm.FrictionTable.default(),
@@ -42,10 +51,7 @@ def test_static_friction_at_rest_is_the_friction_graphs_zero_slip_value(sedan):
     g = np.array(sedan.tires.friction_vs_slip, float)
     g[:, 0, 1] = 0.2                                    # low grip at rest, 1.0 at the peak
     p = dataclasses.replace(sedan, tires=dataclasses.replace(sedan.tires, friction_vs_slip=g))
-    kin = vm.ChassisKinematics(np.zeros((1, 3)), np.eye(3)[None], p.chassis.com[None].copy(),
-                               np.zeros((1, 3)), np.zeros((1, 3)))
-    dist = (p.suspension.max_compression + 2 * p.wheels.radius)[None]
-    hits = vm.GroundHits(dist, np.tile([0.0, 0.0, 1.0], (1, 4, 1)), np.zeros((1, 4), int))
+    kin, hits = _flat(p)
     state = vm.VehicleState.zeros(p, 1)
     state.sticky_anchor[..., 1] = 0.3                   # patch 0.3 m left of its anchor, stuck
     state.sticky_timer[:] = 1.0
@@ -64,12 +70,7 @@ def _driving(p, yaw, speed=10.0):
     with 300 N m each and 0.2 steer."""
     c, s = np.cos(yaw), np.sin(yaw)
     rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-    kin = vm.ChassisKinematics(np.zeros((1, 3)), rot[None], (rot @ p.chassis.com)[None],
-                               (rot @ np.array([speed, 0.8, 0.0]))[None],
-                               np.array([[0.0, 0.0, 0.3]]))
-    dist = (p.suspension.max_compression + 2 * p.wheels.radius)[None] - 0.01
-    hits = vm.GroundHits(dist, np.tile([0.0, 0.0, 1.0], (1, p.n_wheels, 1)),
-                         np.zeros((1, p.n_wheels), int))
+    kin, hits = _flat(p, rot, rot @ np.array([speed, 0.8, 0.0]), (0.0, 0.0, 0.3), 0.01)
     state = vm.VehicleState.zeros(p, 1)
     state.omega[:] = 1.05 * speed / p.wheels.radius
     cmd = vm.Commands.zeros(p, 1)
