@@ -20,6 +20,7 @@ from .steering import SteeringParams
 from .sticky import StickyParams
 from .surface import FrictionTable
 from .suspension import SuspensionParams, compute_sprung_masses
+from .timestep import check_timestep
 from .tire import MODELS as TIRE_MODELS
 from .tire import TireInputs, TireLoadFilter, TireParams
 from .tire_curve import CurveSet
@@ -34,7 +35,6 @@ from .vehicle import (
     VehicleOutputs,
     VehicleParams,
     VehicleState,
-    check_timestep,
 )
 from .wheel import WheelParams
 

@@ -7,7 +7,6 @@ batch (all of the same :class:`VehicleParams`), like PhysX's ``PxVehicleUpdates`
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -23,7 +22,7 @@ from .engine import EngineParams
 from .errors import VehicleConfigError
 from .gearbox import GearboxParams, GearboxState, check_gear
 from .layout import Packed, column_view
-from .params import check_shapes, check_step_inputs, param, read_only, validate_fields
+from .params import check_shapes, param, read_only, validate_fields
 from .steering import SteeringParams
 from .tire_curve import DEFAULT as DEFAULT_CURVES
 from .tire_curve import CurveSet
@@ -397,51 +396,3 @@ class VehicleOutputs:
                          doc="(n, 3) world torque about the CoM (tyre pitch/roll scaling)")
     wrench = column_view("vehicle", L.O_WRENCH, 6,
                    doc="(n, 6) total force and torque about the CoM on the chassis, world")
-
-
-def check_timestep(p: VehicleParams, dt: float, gravity: float = 9.81) -> list[str]:
-    """Warn (``warnings.warn``) about springs and wheels too stiff for the physics step ``dt``.
-
-    Springs: PhysX's rule, ``alpha = sqrt(sprung_mass / spring_strength) / dt`` should exceed 5.
-    Wheels (PhysX tyres): at low speed the slip denominator is ``min_long_slip_denominator`` and
-    the tyre pulls the wheel's spin toward rolling at the rate ``lambda = C r^2 / (I v_min)`` (C
-    longitudinal stiffness, r radius, I wheel inertia); the explicit spin update over a wheel
-    substep ``h = dt / substeps_low`` overshoots (the slip flips sign every substep) once
-    ``lambda h > 1``. PhysX's answer is more substeps at low speed (``substeps_low``); its
-    substeps also advance the chassis, ours re-solve the wheels with the chassis held.
-    Sticky tyre: its spring-damper is explicit over ``dt`` (the anchor moves with the velocity,
-    the force acts over the next step), a mode ``x' = x + dt v``, ``v' = v - dt (w^2 x' + 2 zeta
-    w v)`` of the sprung mass, stable only while ``(w dt)^2 + 4 zeta w dt < 4`` (``w = 2 pi
-    frequency``; the eigenvalues' product is ``1 - 2 zeta w dt`` and their sum ``2 - (w dt)^2 -
-    2 zeta w dt``).
-
-    Returns:
-        The warning messages (empty when every spring and wheel is fine).
-
-    Raises:
-        ValueError: ``dt`` or ``gravity`` not a positive finite number.
-    """
-    check_step_inputs(dt, gravity)
-    msgs = []
-    for i, a in enumerate(p.suspension.alpha(dt)):
-        if a < 5.0:
-            msgs.append(f"{p.name}: wheel {p.wheel_names[i]}: spring alpha = sqrt(m/k)/dt = "
-                        f"{a:.2f} < 5 at dt = {dt:g} s; lower spring_strength or the timestep")
-    sim, wh, ty = p.simulation, p.wheels, p.tires
-    rate = (ty.long_stiff_per_unit_gravity * gravity * wh.radius**2
-            / (wh.moi * sim.min_long_slip_denominator))
-    for i in np.flatnonzero(ty.uses("physx") & (rate * dt / sim.substeps_low > 1.0)):
-        msgs.append(f"{p.name}: wheel {p.wheel_names[i]}: tyre/wheel rate C r^2/(I v_min) = "
-                    f"{rate[i]:.0f} /s times the low-speed substep {dt / sim.substeps_low:g} s "
-                    f"> 1; set simulation.substeps_low >= {int(np.ceil(rate[i] * dt))}")
-    sk = p.sticky
-    a = 2.0 * np.pi * sk.frequency * dt
-    if a * a + 4.0 * sk.damping_ratio * a >= 4.0:
-        msgs.append(f"{p.name}: sticky tyre: (w dt)^2 + 4 zeta w dt = "
-                    f"{a * a + 4 * sk.damping_ratio * a:.2f} >= 4 (w = 2 pi sticky.frequency, "
-                    f"zeta = sticky.damping_ratio) at dt = "
-                    f"{dt:g} s: the explicit spring-damper is unstable; lower sticky.frequency "
-                    "or sticky.damping_ratio, or the timestep")
-    for m in msgs:
-        warnings.warn(m, RuntimeWarning, stacklevel=2)
-    return msgs

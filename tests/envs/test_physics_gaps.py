@@ -7,7 +7,7 @@ import mujoco
 import numpy as np
 import pytest
 from body_measures import axles, body_roll, roll_lever, spring_roll_stiffness, steady_turn
-from vehicle_variants import variant, with_model
+from vehicle_variants import variant, with_model, with_substeps_for
 
 from traction import vehicle_model as vm
 from traction.envs import VehicleSim
@@ -221,7 +221,7 @@ def _sliding_and_peak(params, model):
 
 @pytest.mark.parametrize("model", ["arcade", "curve", "magic_formula"])
 def test_braking_distance_with_other_tyre_models(model, braking_distance):
-    p = with_model("sedan", model)
+    p = with_substeps_for(with_model("sedan", model), 0.002)
     sim = VehicleSim(build_scene(p, "flat"))
     mu = _table_mu(sim, "tarmac")
     locked, peak = _sliding_and_peak(p, model)

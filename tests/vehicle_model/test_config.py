@@ -129,14 +129,19 @@ def test_stiff_spring_warns_for_timestep(sedan):
 
 def test_wheel_substep_too_long_for_the_tyre_warns():
     """lambda = C r^2 / (I v_min): truck 2500 g x 0.55^2 / (12.1 x 4) = 153 /s; one low-speed
-    substep is fine at 4 ms (0.61) and overshoots at 10 ms (1.53: needs 2 substeps)."""
+    substep is fine at 4 ms (0.61) and overshoots at 10 ms (1.53: needs 2 substeps). At the
+    5 m/s substep threshold lambda is 153 x 4 / 5 = 123 /s: one high-speed substep of 10 ms
+    overshoots too (1.23)."""
     truck = load_vehicle("truck_6x6")
     assert truck.simulation.substeps_low == 1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert check_timestep(truck, 0.004) == []
         msgs = check_timestep(truck, 0.010)
-    assert len(msgs) == 6 and all("substeps_low >= 2" in m and "153 /s" in m for m in msgs)
+    wheels = "wheels " + ", ".join(truck.wheel_names) + " (physx tyres)"
+    assert len(msgs) == 2 and all(m.startswith(f"truck_6x6: {wheels}") for m in msgs)
+    assert "153 /s at low speed" in msgs[0] and msgs[0].endswith("substeps_low >= 2")
+    assert "123 /s at high speed" in msgs[1] and msgs[1].endswith("substeps_high >= 2")
 
 
 def test_wheel_far_outside_the_chassis_is_an_error(tmp_path):
