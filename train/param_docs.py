@@ -5,6 +5,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 from traction.vehicle_model import (
     ChassisParams,
     ClutchParams,
@@ -20,6 +23,12 @@ from traction.vehicle_model import (
     TireParams,
     WheelParams,
 )
+from traction.vehicle_model.config import (
+    DERIVED,
+    SUSPENSION_DEFAULTS,
+    TIRE_DEFAULTS,
+    WHEEL_DEFAULTS,
+)
 from traction.vehicle_model.params import describe
 
 SECTIONS = (
@@ -32,7 +41,10 @@ SECTIONS = (
     ("tire (`[defaults.tire]` / `wheels[i].tire`)", TireParams,
      "Per wheel. `model`, `tire_type` and `curve_set` take names; `custom = \"name\"` names a "
      "function registered with `traction.vehicle_model.register_tire_model`. Each model reads "
-     "its own keys (prefix or note in the table)."),
+     "its own keys (prefix or note in the table). A stiff tyre needs more wheel substeps "
+     "(`[simulation]`) than PhysX's: the magic formula's defaults (19.8 x load per unit slip) "
+     "need about 16 low-speed and 4 high-speed substeps on a car's wheel at a 2 ms step; "
+     "`check_timestep` (which `VehicleSim` runs) names the wheels and the substeps they need."),
     ("[tire_force_scaling]", TireForceScaling,
      "Scales the pitch and roll parts of the tyre forces' moment about the CoM."),
     ("[steering]", SteeringParams,
@@ -40,7 +52,8 @@ SECTIONS = (
      "the mean x of the unsteered wheels."),
     ("[differential]", DifferentialParams,
      "Also `wheels = [fl, fr, rl, rr]` (four_wheel; default the first four wheels) and "
-     "`driven = [names]` (multi_wheel, torque_vectoring; default all wheels)."),
+     "`driven = [names]` (multi_wheel, torque_vectoring; default all wheels). A key the "
+     "chosen type does not read is refused."),
     ("[engine]", EngineParams, "Used by every differential type except `direct`."),
     ("[gearbox]", GearboxParams, "Gears: -1 reverse, 0 neutral, 1..N forward."),
     ("[clutch]", ClutchParams, ""),
@@ -50,6 +63,38 @@ SECTIONS = (
 )
 
 
+#: Per-wheel sections' defaults (``[defaults.*]`` overrides them for every wheel).
+PER_WHEEL = {WheelParams: WHEEL_DEFAULTS, SuspensionParams: SUSPENSION_DEFAULTS,
+             TireParams: TIRE_DEFAULTS}
+
+
+def _text(value) -> str:
+    if isinstance(value, str):
+        return f"`{value}`"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
+    return f"{value:.4g}"
+
+
+def _cell(text: str) -> str:
+    """``text`` with its pipes escaped for a Markdown table cell."""
+    return re.sub(r"(?<!\\)\|", r"\\|", text)
+
+
+def default(cls: type, name: str) -> str:
+    """The default of ``cls``'s field ``name`` as the table shows it: a value, ``derived`` (see
+    the section's note) or ``required``."""
+    if cls in PER_WHEEL:
+        value = PER_WHEEL[cls].get(name, dataclasses.MISSING)
+    else:
+        value = {f.name: f.default for f in dataclasses.fields(cls)}[name]
+    if value is dataclasses.MISSING:
+        if name == "position":
+            return "`wheels[i]`"
+        return "derived" if name in DERIVED or name == "inertia" else "required"
+    return _text(value)
+
+
 def render() -> str:
     """The Markdown reference."""
     lines = ["# Vehicle parameters", "",
@@ -57,9 +102,10 @@ def render() -> str:
              "`vehicle_model/`; a test keeps this file in sync. Units are SI; angles in radians.",
              "Frames: chassis frame x forward, y left, z up.", ""]
     for title, cls, note in SECTIONS:
-        lines += [f"## {title}", "", note, "", "| key | unit | allowed | meaning |",
-                  "|---|---|---|---|"]
-        lines += [f"| `{n}` | {u} | {r} | {d} |" for n, u, r, d in describe(cls)]
+        lines += [f"## {title}", "", note, "", "| key | unit | allowed | default | meaning |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| `{n}` | {u} | {r} | {default(cls, n)} | {_cell(d)} |"
+                  for n, u, r, d in describe(cls)]
         lines.append("")
     lines += ["## [tire_curves.NAME]", "",
               "A curve set for `model = \"curve\"`: `long_slip_angles = [...]` (rad, increasing) "

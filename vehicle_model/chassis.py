@@ -19,7 +19,7 @@ class ChassisParams:
     below the body centre in the presets)."""
 
     mass: float = param(unit="kg", lo=0.0, hi=1e6, lo_open=True, shape="scalar",
-                        doc="rigid-body mass (= sum of sprung masses)")
+                        doc="the whole vehicle's mass, wheels included (= sum of sprung masses)")
     com: np.ndarray = param(unit="m", lo=-50, hi=50, shape="vec3", doc="centre of mass")
     inertia: np.ndarray = param(unit="kg m^2", lo=0.0, hi=1e9, lo_open=True, shape="vec3",
                                 doc="principal moments about x, y, z through the CoM")

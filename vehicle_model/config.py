@@ -26,11 +26,11 @@ import numpy as np
 from .antiroll import AntiRollParams
 from .chassis import ChassisParams, box_inertia
 from .clutch import ClutchParams
-from .differential import DifferentialParams
+from .differential import KEYS_READ, DifferentialParams
 from .engine import EngineParams
 from .errors import VehicleConfigError
 from .gearbox import GearboxParams
-from .params import check_value
+from .params import check_value, range_text
 from .steering import SteeringParams, find_partners
 from .sticky import StickyParams
 from .surface import DEFAULT_TIRES
@@ -95,7 +95,8 @@ def _convert(value: Any, meta: dict, path: str, where: str) -> Any:
     if arr is None or arr.shape != want or (shape in ("list", "curve") and not len(arr)):
         kind = {"list": "a list of numbers", "curve": "a list of [x, y] pairs"}.get(
             shape, "a number" if not want else f"an array of shape {want}")
-        raise VehicleConfigError(f"{where}: {path} = {value!r} must be {kind}")
+        raise VehicleConfigError(f"{where}: {path} = {value!r} must be {kind}; allowed "
+                                 f"{range_text(meta)} {meta['unit']}".rstrip())
     check_value(path, arr, meta, where)                 # ranges; whole numbers for integer fields
     return arr if want else float(arr)
 
@@ -312,6 +313,12 @@ def _differential(table: Any, names: list[str], where: str) -> DifferentialParam
     refs = {k: table[k] for k in ("wheels", "driven") if k in table}
     values = _read({k: v for k, v in table.items() if k not in refs}, DifferentialParams,
                    "differential", where)
+    kind = values.get("type", DifferentialParams.type)
+    for key in table:
+        if key != "type" and key not in KEYS_READ[kind]:
+            readers = " and ".join(t for t, keys in KEYS_READ.items() if key in keys)
+            raise VehicleConfigError(f"{where}: differential.{key} is not read by type = "
+                                     f"{kind!r}, only by {readers}; remove it or change the type")
     extra = {}
     for key, value in refs.items():
         if not isinstance(value, list) or not value:
@@ -323,8 +330,9 @@ def _differential(table: Any, names: list[str], where: str) -> DifferentialParam
                                      "each wheel may appear once")
         if key == "wheels":
             if len(idx) != 4:
-                raise VehicleConfigError(f"{where}: differential.wheels needs 4 names "
-                                         "(front_left, front_right, rear_left, rear_right)")
+                raise VehicleConfigError(f"{where}: differential.wheels = {value!r} has "
+                                         f"{len(idx)} names; needs 4 (front_left, front_right, "
+                                         "rear_left, rear_right)")
             extra["four_wheels"] = idx
         else:
             extra["driven"] = idx

@@ -63,6 +63,18 @@ FOUR_WD, FWD, RWD = range(3)   # layout.DRIVES
 MAX_AIR_TOTAL = 0.5
 
 
+#: The ``[differential]`` keys each type reads besides ``type`` (a vehicle file giving a key its
+#: type does not read is refused: ``driven`` on a four_wheel differential drove all four wheels).
+KEYS_READ = {
+    "direct": (),
+    "four_wheel": ("kind", "drive", "front_rear_split", "front_left_right_split",
+                   "rear_left_right_split", "front_bias", "rear_bias", "centre_bias", "wheels"),
+    "multi_wheel": ("driven",),
+    "torque_vectoring": ("driven", "air_share", "min_wheels_on_ground"),
+    "tank": ("tank_mode",),
+}
+
+
 @dataclass(frozen=True)
 class DifferentialParams:
     """Differential settings. Wheel references are indices (the TOML file names wheels)."""

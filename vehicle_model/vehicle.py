@@ -148,8 +148,11 @@ class VehicleParams:
         if self.tires.uses("custom").any() and self.custom_tire is None:
             raise VehicleConfigError(f"{pre}a wheel uses tire.model = 'custom' but no "
                                      "custom tyre function is set")
-        if np.any(self.tires.curve_set >= len(self.curve_sets)):
-            raise VehicleConfigError(f"{pre}tire.curve_set refers to a missing curve set")
+        for i in np.flatnonzero(self.tires.curve_set >= len(self.curve_sets)):
+            raise VehicleConfigError(
+                f"{pre}tire.curve_set[{i}] = {self.tires.curve_set[i]:g} refers to a missing "
+                f"curve set; allowed 0..{len(self.curve_sets) - 1} "
+                f"({', '.join(c.name for c in self.curve_sets)})")
         self._check_steering(pre)
         self._check_geometry(pre)
 

@@ -21,8 +21,9 @@ class WheelParams:
     radius: np.ndarray = param(unit="m", lo=0.05, hi=3.0, doc="centre to tread")
     width: np.ndarray = param(unit="m", lo=0.01, hi=2.0, doc="full tyre width (drawing only)")
     mass: np.ndarray = param(unit="kg", lo=0.0, hi=5000.0, lo_open=True,
-                             doc="wheel + tyre mass")
-    moi: np.ndarray = param(unit="kg m^2", lo=0.0, hi=1e4, lo_open=True,
+                             doc="wheel + tyre mass: sets moi's default; the weight is "
+                                 "chassis.mass")
+    moi: np.ndarray = param(unit="kg m^2", lo=0.0, hi=1e5, lo_open=True,   # >= 5000 x 3^2 x 2
                             doc="inertia about the axle (default 0.5*mass*radius^2)")
     damping_rate: np.ndarray = param(unit="N m s/rad", lo=0.0, hi=1e3, lo_open=True,
                                      doc="bearing damping torque per rad/s (0.25..2 typical)")

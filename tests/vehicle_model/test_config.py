@@ -58,6 +58,14 @@ def test_minimal_file_loads_with_defaults(tmp_path):
     np.testing.assert_allclose(p.suspension.sprung_mass, 250.0)
 
 
+def test_the_largest_wheel_in_range_gets_its_default_inertia(tmp_path):
+    """Wheel mass and radius at their maxima (5000 kg, 3 m: a mining truck's tyre is ~5 t at
+    2 m): the default 0.5 m r^2 = 22,500 kg m^2 is within moi's range (it was refused, naming
+    wheel.moi, a key the file did not hold)."""
+    p = _load(tmp_path, BASE.replace("radius = 0.3", "radius = 3.0\nmass = 5000.0"))
+    np.testing.assert_allclose(p.wheels.moi, 0.5 * 5000.0 * 3.0**2)
+
+
 @pytest.mark.parametrize("edit,field", [
     ("[defaults.suspension]\nspring_strength = -5.0", "defaults.suspension.spring_strength"),
     ("[chassis.extra]\nx = 1", "chassis.extra"),
@@ -206,6 +214,32 @@ def test_duplicate_wheel_references_in_a_file_are_errors(tmp_path, edit, message
         _load(tmp_path, text)
 
 
+@pytest.mark.parametrize("edit,message", [
+    ('type = "four_wheel"\ndrive = "4wd"\ndriven = ["rear_left", "rear_right"]',
+     "differential.driven is not read by type = 'four_wheel', only by multi_wheel and "
+     "torque_vectoring"),
+    ('type = "multi_wheel"\ndrive = "rwd"', "differential.drive is not read by type = "
+     "'multi_wheel', only by four_wheel"),
+    ('type = "tank"\ndriven = ["rear_left"]', "differential.driven is not read by type = 'tank'"),
+    ('kind = "open"', "differential.kind is not read by type = 'direct', only by four_wheel"),
+])
+def test_a_differential_key_its_type_does_not_read_is_an_error(tmp_path, edit, message):
+    """A four_wheel differential given ``driven = [rears]`` drove all four wheels without a
+    word, and a multi_wheel one given ``drive = "rwd"`` split equally over all four."""
+    with pytest.raises(VehicleConfigError, match=re.escape(f"car.toml: {message}")):
+        _load(tmp_path, _named(BASE) + "\n[differential]\n" + edit + "\n")
+    kind = re.search(r'type = "(\w+)"', edit)
+    _load(tmp_path, _named(BASE) + "\n[differential]\n" + (kind[0] if kind else "") + "\n")
+
+
+def test_four_wheel_references_of_another_count_are_shown(tmp_path):
+    with pytest.raises(VehicleConfigError, match=re.escape(
+            "car.toml: differential.wheels = ['front_left', 'front_right', 'rear_left'] has 3 "
+            "names; needs 4")):
+        _load(tmp_path, _named(BASE) + '\n[differential]\ntype = "four_wheel"\nwheels = '
+                                       '["front_left", "front_right", "rear_left"]\n')
+
+
 def _named(text, names=("front_left", "front_right", "rear_left", "rear_right")):
     parts = text.split("[[wheels]]\n")
     return parts[0] + "".join(f'[[wheels]]\nname = "{n}"\n{w}'
@@ -351,8 +385,8 @@ FOUR = [(1.2, 0.8, 0.0), (1.2, -0.8, 0.0), (-1.2, 0.8, 0.0), (-1.2, -0.8, 0.0)]
 
 
 @pytest.mark.parametrize("where, value, message", [
-    ("chassis", True, "x.toml: chassis.mass = True must be a number"),
-    ("wheel", False, "x.toml: wheels[0].wheel.radius = False must be a number"),
+    ("chassis", True, "x.toml: chassis.mass = True must be a number; allowed (0, 1e+06] kg"),
+    ("wheel", False, "x.toml: wheels[0].wheel.radius = False must be a number; allowed [0.05, 3] m"),
 ])
 def test_a_toml_boolean_is_not_a_number(where, value, message):
     data = _vehicle(FOUR)

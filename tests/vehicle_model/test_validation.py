@@ -180,8 +180,10 @@ def test_a_curve_set_index_one_past_the_last_set_is_refused(sedan):
     """``tire.curve_set`` indexes ``curve_sets``: with one set only index 0 exists."""
     assert len(sedan.curve_sets) == 1
     _with(sedan, "tires", curve_set=np.zeros(4)).validate("car.toml")
-    with pytest.raises(VehicleConfigError, match="tire.curve_set refers to a missing curve set"):
-        _with(sedan, "tires", curve_set=np.ones(4)).validate("car.toml")
+    with pytest.raises(VehicleConfigError, match=re.escape(
+            "car.toml: tire.curve_set[2] = 1 refers to a missing curve set; allowed 0..0 "
+            "(default)")):
+        _with(sedan, "tires", curve_set=np.array([0.0, 0.0, 1.0, 1.0])).validate("car.toml")
 
 
 def test_a_friction_graph_whose_plateau_is_not_past_its_peak_is_refused(sedan):
