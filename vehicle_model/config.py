@@ -118,7 +118,8 @@ def _read(table: Any, cls, path: str, where: str, skip=()) -> dict[str, Any]:
 
 
 def _names_to_codes(table: Any, named: dict, path: str, where: str) -> Any:
-    """Replace names (e.g. ``model = "curve"``) by their index; numbers pass through."""
+    """Replace names (e.g. ``model = "curve"``) by their index; numbers pass through (a curve
+    set's must index one: a tyre type's may index a friction table's own types)."""
     if not isinstance(table, dict):
         return table
     out = dict(table)
@@ -129,6 +130,10 @@ def _names_to_codes(table: Any, named: dict, path: str, where: str) -> Any:
                 raise VehicleConfigError(f"{where}: {path}.{key} = {value!r}; allowed: "
                                          f"{', '.join(allowed)}")
             out[key] = allowed.index(value)
+        elif key == "curve_set" and isinstance(value, int) and not 0 <= value < len(allowed):
+            raise VehicleConfigError(f"{where}: {path}.{key} = {value!r} is not a curve set; "
+                                     "allowed: " + ", ".join(f"{n!r} ({i})"
+                                                             for i, n in enumerate(allowed)))
     out.pop("custom", None)
     return out
 

@@ -303,6 +303,8 @@ def test_sound_variants_of_the_pitfalls_load(tmp_path):
      "tire_curves.mine: family indices [0.0, nan] must increase"),
     ("[defaults.tire]\ncustom = ['foo']", "tire.custom = ['foo']; allowed: the name of a "
      "registered tyre function"),
+    ("[defaults.tire]\ncurve_set = 1", "defaults.tire.curve_set = 1 is not a curve set; "
+     "allowed: 'default' (0)"),
 ])
 def test_codes_curve_sets_and_custom_names_are_checked(tmp_path, edit, message):
     """A fractional code would pick one model in the compiled update and another in the
