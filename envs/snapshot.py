@@ -59,24 +59,51 @@ class Snapshots:
         """What a pickle or a deep copy holds: the constructor's arguments (the vehicle as the
         parameters it was loaded to, not a file path read again), the public settings changed
         since, the spec ``gym.make`` gave, and after a reset a :meth:`get_state` snapshot."""
-        args, kwargs = self._init_args
-        signature = inspect.signature(type(self).__init__)
-        init = {k: v for k, v in signature.bind(self, *args, **kwargs).arguments.items()
-                if k != "self"}
-        if "vehicle" in signature.parameters:
+        positional, init, inherited = self._init_arguments()
+        own = inspect.signature(type(self).__init__).parameters
+        if "vehicle" in own or "vehicle" in init:
             init["vehicle"] = self.vehicle
-        for name in signature.parameters:          # arguments a property can change since
-            if isinstance(getattr(type(self), name, None), property):
+        later = {}                                 # arguments a property can change since:
+        for name in (*own, *inherited):            # given again, or set after a subclass's
+            prop = getattr(type(self), name, None) # constructor (which may pass its own)
+            if isinstance(prop, property) and name in own:
                 init[name] = getattr(self, name)
+            elif isinstance(prop, property) and prop.fset and name not in self.fixed_names():
+                later[name] = getattr(self, name)
         settings = {k: v for k, v in vars(self).items()
                     if not k.startswith("_") and is_setting(v)}
-        return {"init": init, "settings": settings, "spec": self.spec,
-                "seed": self._np_random_seed,
+        return {"init": init, "args": positional, "properties": later, "settings": settings,
+                "spec": self.spec, "seed": self._np_random_seed,
                 "snapshot": self.get_state() if self._was_reset else None}
 
+    def _init_arguments(self) -> tuple[tuple, dict, set]:
+        """The constructor's arguments as ``(*args, **kwargs)`` to call it with again (a
+        subclass's ``**kwargs`` flattened), and, when it takes ``**kwargs`` (a task built on a
+        shipped one), its bases' argument names that it does not name itself."""
+        args, kwargs = self._init_args
+        params = inspect.signature(type(self).__init__).parameters
+        positional, init = (), {}
+        for name, value in inspect.signature(type(self).__init__).bind(
+                self, *args, **kwargs).arguments.items():
+            kind = params[name].kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                positional = value
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                init.update(value)
+            elif name != "self":
+                init[name] = value
+        inherited = set()
+        if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            inherited = {n for base in type(self).__mro__[1:] if "__init__" in vars(base)
+                         for n in inspect.signature(vars(base)["__init__"]).parameters}
+        return positional, init, inherited - set(params)
+
     def __setstate__(self, saved: dict) -> None:
-        self._init_args = ((), saved["init"])
-        self.__init__(**saved["init"])
+        positional = saved.get("args", ())         # (a state pickled before held none)
+        self._init_args = (positional, saved["init"])
+        self.__init__(*positional, **saved["init"])
+        for key, value in saved.get("properties", {}).items():
+            setattr(self, key, value)
         fixed = self.fixed_names()
         for key, value in saved["settings"].items():
             if key not in fixed:        # (a state pickled before they were fixed holds them)

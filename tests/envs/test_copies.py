@@ -15,6 +15,8 @@ from vehicle_variants import with_model
 import traction.envs
 import traction.vehicle_model as vm
 from traction.envs import SimBatch
+from traction.envs.drift_v0 import DriftEnv
+from traction.envs.tank_turn_v0 import TankTurnEnv
 from traction.vehicle_model import tire_custom
 
 
@@ -291,3 +293,47 @@ def test_only_plain_values_and_string_keyed_dicts_of_them_count_as_settings():
         assert is_setting(value), value
     for value in ({1: 2.0}, {("a",): 1.0}, {"w": np.ones(2)}, np.ones(2), [1.0]):
         assert not is_setting(value), value
+
+
+class _ForwardingTank(TankTurnEnv):
+    """A task built on a shipped one, passing its other arguments on."""
+
+    def __init__(self, extra: float = 1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.extra = extra
+
+
+class _OwnVehicleTank(TankTurnEnv):
+    def __init__(self, **kwargs):
+        super().__init__(vehicle=vm.load_vehicle("tank"), **kwargs)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: _ForwardingTank(extra=2.0, drive_mode="standard", hold_bonus=7.0),
+    lambda: _OwnVehicleTank(drive_mode="standard", hold_bonus=7.0),
+])
+def test_a_subclass_passing_kwargs_on_copies_and_pickles(make):
+    """The constructor's ``**kwargs`` came back as one argument named 'kwargs' (TypeError on
+    copy and on unpickling; the pickle itself was written)."""
+    env = make()
+    env.reset(seed=0)
+    env.step(np.array([1.0, -1.0], np.float32))
+    for clone in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        assert type(clone) is type(env) and vars(clone).get("extra") == vars(env).get("extra")
+        assert clone.vehicle.differential.tank_mode == "standard" and clone.weights["hold"] == 7.0
+        a = np.array([0.3, -0.5], np.float32)
+        assert np.array_equal(clone.step(a)[0], copy.deepcopy(env).step(a)[0])
+
+
+class _ForwardingDrift(DriftEnv):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+
+
+def test_a_subclass_passing_kwargs_on_keeps_a_property_set_since():
+    """A settable property of the shipped task (Drift's target) changed after construction
+    is set again on the copy, after the subclass's own constructor has run."""
+    env = _ForwardingDrift(radius=12.0)
+    env.target_sideslip_deg = 20.0
+    for clone in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        assert clone.target_sideslip_deg == pytest.approx(20.0) and clone.radius == 12.0
