@@ -13,10 +13,8 @@ termination and diagnostics, so they agree and none of them goes back to MjData.
 
 from __future__ import annotations
 
-import inspect
 import logging
 import math
-import operator
 import os
 import sys
 
@@ -30,6 +28,7 @@ from traction.vehicle_model import VehicleParams
 from traction.vehicle_model.params import check_number
 
 from . import actions, diagnostics
+from .arguments import fixed_property, positive, weight_property
 from .reading import ChassisReading
 from .snapshot import Snapshots
 from .vehicle_sim import VehicleSim
@@ -43,80 +42,10 @@ _FLOAT32 = np.dtype(np.float32)
 OBS_LIMIT = 1000.0
 
 
-def positive(name: str, value, unit: str = "") -> float:
-    """A constructor argument that must be a finite number > 0 (ValueError naming it)."""
-    return check_number(name, value, 0.0, lo_open=True, unit=unit)
-
-
-def positive_setting(name: str, unit: str = "") -> property:
-    """A constructor argument the task reads at every step (as ``_<name>``), so settable between
-    steps (``set_attr``): checked as :func:`positive` when set."""
-    def put(self, value) -> None:
-        self.__dict__["_" + name] = positive(name, value, unit)
-
-    return property(operator.attrgetter("_" + name), put,
-                    doc=f"{name} ({unit or '-'}, > 0): settable between steps")
-
-
 def display_available() -> bool:
     """Whether a window can open: on Linux, DISPLAY or WAYLAND_DISPLAY is set."""
     return not sys.platform.startswith("linux") or bool(
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
-def finite_weights(weights: dict) -> dict:
-    """Reward weights keyed by term, checked finite (ValueError naming the term)."""
-    return {k: check_number(f"weight of reward term {k!r}", v) for k, v in weights.items()}
-
-
-def _weight_property(argument: str, term: str) -> property:
-    """``weights[term]`` as an attribute named after its constructor ``argument`` (checked)."""
-    def get(self) -> float:
-        return self.weights[term]
-
-    def put(self, value: float) -> None:
-        self.weights[term] = check_number(argument, value)
-
-    return property(get, put, doc=f"weight of reward term {term!r} (settable: set_attr)")
-
-
-#: constructor arguments of rendering (the renderer is made at the first frame)
-RENDER_ARGUMENTS = ("render_mode", "width", "height")
-
-
-def _fixed_property(name: str, get=None) -> property:
-    """A constructor argument that shaped the environment when it was built (its scene, vehicle,
-    spaces or time steps): set once by the constructor, held as ``_<name>`` (what the task's
-    per-step code reads: a property read costs 3-5 times an attribute's) unless ``get`` reads
-    it; setting it again raises AttributeError saying how to get another value (a ``set_attr``
-    of it did nothing)."""
-    private = "_" + name
-
-    def put(self, value) -> None:
-        if get is not None or private in self.__dict__:
-            raise AttributeError(_fixed_message(self, name))
-        self.__dict__[private] = value
-
-    return property(get or operator.attrgetter(private), put,
-                    doc=f"constructor argument {name!r}, fixed when the environment is built")
-
-
-#: fixed values derived from constructor arguments: name -> how
-DERIVED = {"n_substeps": "control_dt / physics_dt"}
-
-
-def _fixed_message(env, name: str) -> str:
-    """Why ``name`` cannot be set on ``env``, and what can."""
-    cls = type(env)
-    arguments = inspect.signature(cls.__init__).parameters
-    settable = sorted(k for k in dir(cls) if k not in dir(gym.Env) and k not in cls.fixed_names()
-                      and isinstance(getattr(cls, k), property) and getattr(cls, k).fset)
-    settable += [k for k in arguments if k in vars(env) and k not in RENDER_ARGUMENTS]
-    env_id = env.spec.id if env.spec is not None else cls.__name__
-    given = f"{name}=..." if name not in DERIVED else f"other arguments ({DERIVED[name]})"
-    return (f"{name} is fixed when the environment is built (it shaped the scene, the vehicle, "
-            f"the spaces or the time steps); build another: gym.make({env_id!r}, {given}). "
-            f"Settable between steps: {', '.join(settable)}")
 
 
 class TractionEnv(Snapshots, gym.Env):
@@ -125,9 +54,9 @@ class TractionEnv(Snapshots, gym.Env):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         for argument, term in cls.__dict__.get("weight_arguments", {}).items():
-            setattr(cls, argument, _weight_property(argument, term))
+            setattr(cls, argument, weight_property(argument, term))
         for argument in cls.__dict__.get("fixed_arguments", ()):
-            setattr(cls, argument, _fixed_property(argument))
+            setattr(cls, argument, fixed_property(argument))
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 25}
     #: action channel names, in order (task)
@@ -141,11 +70,11 @@ class TractionEnv(Snapshots, gym.Env):
     #: ``control_dt`` and ``physics_dt``): each becomes a property set once, so that a
     #: ``set_attr`` of one raises instead of making an attribute nothing reads
     fixed_arguments: tuple[str, ...] = ()
-    control_dt = _fixed_property("control_dt")
-    physics_dt = _fixed_property("physics_dt")
-    telemetry = _fixed_property("telemetry")        # capacity; the recording: sim.telemetry
-    n_substeps = _fixed_property("n_substeps")      # physics substeps per step (derived)
-    vehicle = _fixed_property("vehicle", lambda self: self.sim.params)
+    control_dt = fixed_property("control_dt")
+    physics_dt = fixed_property("physics_dt")
+    telemetry = fixed_property("telemetry")        # capacity; the recording: sim.telemetry
+    n_substeps = fixed_property("n_substeps")      # physics substeps per step (derived)
+    vehicle = fixed_property("vehicle", lambda self: self.sim.params)
     #: reset options the task reads, besides ``terrain_seed``: name -> ``(lo, hi, unit)`` of a
     #: number, or None for another kind, which the task's :meth:`_check_option` reads (task)
     reset_options: dict[str, tuple | None] = {}

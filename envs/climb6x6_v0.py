@@ -14,7 +14,8 @@ from traction.vehicle_model import layout as L
 from traction.vehicle_model.params import check_number
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv, finite_weights, positive, positive_setting
+from .arguments import finite_weights, positive, positive_setting
+from .base import OBS_LIMIT, TractionEnv
 from .reading import ChassisReading
 from .vector import make_vector
 

@@ -13,7 +13,8 @@ from traction.vehicle_model import VehicleParams, vehicle_params
 from traction.vehicle_model import layout as L
 
 from . import actions
-from .base import OBS_LIMIT, TractionEnv, finite_weights
+from .arguments import finite_weights
+from .base import OBS_LIMIT, TractionEnv
 from .reading import ChassisReading
 from .vector import make_vector
 
