@@ -37,8 +37,8 @@ logger = logging.getLogger(__name__)
 
 _FLOAT32 = np.dtype(np.float32)
 
-#: Observation bound (every channel is physically far inside: m, m/s, rad/s, slips); observations
-#: are clipped to it so the space holds even in a diverging simulation.
+#: The shipped tasks' observation bound (every channel is physically far inside: m, m/s, rad/s,
+#: slips); observations are clipped to the space so it holds even in a diverging simulation.
 OBS_LIMIT = 1000.0
 
 
@@ -83,6 +83,7 @@ class TractionEnv(Snapshots, gym.Env):
     #: the task's compiled action map (``envs/actions.py``), run by the physics loop's call;
     #: ``actions.NONE``: the task maps actions in Python (:meth:`_apply_action`) (task)
     action_map: int = actions.NONE
+    _obs_lo, _obs_hi = -OBS_LIMIT, OBS_LIMIT       # the space's bounds, read at each reset
 
     @classmethod
     def fixed_names(cls) -> tuple[str, ...]:
@@ -187,7 +188,8 @@ class TractionEnv(Snapshots, gym.Env):
             self._last_obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
         else:
             self._last_obs = self._observation(c)
-        obs = np.clip(self._last_obs, -OBS_LIMIT, OBS_LIMIT)     # (a new array: not aliased)
+        self._obs_lo, self._obs_hi = self._observation_bounds()
+        obs = np.clip(self._last_obs, self._obs_lo, self._obs_hi)   # (a new array: not aliased)
         info = {**self._diagnostics(c), **dict.fromkeys(self._reward_keys, 0.0),
                 "is_success": False, "diverged": diverged}
         if self.render_mode == "human":                 # the window shows the new episode
@@ -243,13 +245,21 @@ class TractionEnv(Snapshots, gym.Env):
         if bad >= 0:
             raise self._not_finite(bad, float(self.sim.action[0, bad]))
 
+    def _observation_bounds(self) -> tuple:
+        """The observation space's bounds, clipped to at every step (so the space holds even in
+        a diverging simulation): scalars when uniform, as the shipped tasks' +-OBS_LIMIT, else
+        arrays (a task's own space; read at each reset)."""
+        lo, hi = self.observation_space.low, self.observation_space.high
+        return (lo.flat[0] if np.all(lo == lo.flat[0]) else lo,
+                hi.flat[0] if np.all(hi == hi.flat[0]) else hi)
+
     def _finish_step(self):
         """Observation, reward terms, termination and info after the physics substeps."""
         diverged = self._diverged()
         c = ChassisReading(self.sim.now)
         obs, values, terminated, success = self._task_step(c, diverged)
-        obs = np.maximum(obs, -OBS_LIMIT)           # a new array: the env's own stays unaliased
-        np.minimum(obs, OBS_LIMIT, out=obs)
+        obs = np.maximum(obs, self._obs_lo)         # a new array: the env's own stays unaliased
+        np.minimum(obs, self._obs_hi, out=obs)
         info = self._step_info(c, values, success, diverged)
         reward = float(sum(values))
         if self.render_mode == "human":

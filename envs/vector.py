@@ -48,7 +48,6 @@ from traction.vehicle_model.params import check_number
 
 from . import actions as action_maps
 from . import diagnostics
-from .base import OBS_LIMIT
 from .reading import ChassisReading
 from .sim_batch import SimBatch
 from .snapshot import refuse_copies
@@ -296,7 +295,8 @@ class TractionVectorEnv(VectorEnv):
             if self.render_mode == "human":
                 env.render()
         if obs:                                             # clipped all at once
-            self._obs[steps] = np.minimum(np.maximum(np.array(obs), -OBS_LIMIT), OBS_LIMIT)
+            first = self.envs[0]                            # (every world's space is its)
+            self._obs[steps] = np.minimum(np.maximum(np.array(obs), first._obs_lo), first._obs_hi)
         self._rewards[:], self._terminated[:] = rewards, terminated
         return StepResults(values, success, diverged, readings), terminated
 

@@ -7,6 +7,7 @@ import pytest
 
 import traction.envs
 from traction.envs import TractionVectorEnv
+from traction.envs.tank_turn_v0 import TankTurnEnv
 
 
 def _rollout_single(env_id, n, seed, actions, **kw):
@@ -341,3 +342,39 @@ def test_worlds_whose_episodes_end_at_different_steps_match_single_envs_bit_for_
             ended[i] = te or tr
     assert sat_out_alone                       # (the schedule did stagger the episodes)
     venv.close()
+
+
+class _NarrowTank(TankTurnEnv):
+    """A task with its own observation space, [-1, 1], and a channel reading 3 and -2."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.observation_space = gym.spaces.Box(-1.0, 1.0, (9,), np.float64)
+
+    def _observation(self, c):
+        obs = super()._observation(c)
+        obs[7:] = 3.0, -2.0
+        return obs
+
+
+class _WideTank(_NarrowTank):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.observation_space = gym.spaces.Box(-5000.0, 5000.0, (9,), np.float64)
+
+    def _observation(self, c):
+        obs = super()._observation(c)
+        obs[7] = 2500.0                              # m, say, on a large terrain
+        return obs
+
+
+def test_observations_are_clipped_to_the_tasks_own_space():
+    """They were clipped to the shipped tasks' +-1000 whatever the space: a narrower space was
+    left (3.0 in [-1, 1]), a wider one cut (2500 m came back as 1000)."""
+    for cls, expected in ((_NarrowTank, (1.0, -1.0)), (_WideTank, (2500.0, -2.0))):
+        env = cls()
+        obs = [env.reset(seed=0)[0], env.step(np.zeros(2, np.float32))[0]]
+        venv = TractionVectorEnv(cls, 2)
+        obs += [*venv.reset(seed=0)[0], *venv.step(np.zeros((2, 2), np.float32))[0]]
+        for o in obs:
+            assert env.observation_space.contains(o) and tuple(o[7:]) == expected
