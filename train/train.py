@@ -22,6 +22,7 @@ nothing reads them, and their clock reads cost 4-17 % of an env step).
 from __future__ import annotations
 
 import argparse
+import importlib
 import inspect
 import shlex
 import sys
@@ -31,7 +32,7 @@ import gymnasium as gym
 import yaml
 
 import traction.envs  # registers the ids
-from traction.envs.base import display_available
+from traction.envs.base import TractionEnv, display_available
 from traction.train.checks import MissingExtra, int_at_least, new_run_dir, positive_int_arg, require, seed_arg
 from traction.train.hparams import (
     ALGOS,
@@ -42,28 +43,20 @@ from traction.train.hparams import (
 
 
 def check_env(env_id: str, env_kwargs: dict) -> None:
-    """``env_id`` is a registered Traction environment (the SB3 adapter runs Traction's native
-    vector environment) and every key of ``env_kwargs`` is one of its arguments.
+    """``env_id`` is a registered Traction task (:func:`traction_spec`) and every key of
+    ``env_kwargs`` is one of its arguments.
 
     Raises:
         ValueError: naming the id or argument and what is allowed.
     """
-    allowed_ids = ", ".join(traction.envs.ENV_IDS)
-    if env_id not in gym.registry:
-        raise ValueError(f"--env {env_id!r}: not a registered environment; allowed: {allowed_ids}")
-    spec = gym.spec(env_id)
-    if not str(spec.entry_point).startswith("traction.envs"):
-        raise ValueError(f"--env {env_id!r}: not a Traction environment (training runs Traction's "
-                         f"native vector environment); allowed: {allowed_ids}")
+    spec = traction_spec(env_id)
     if env_kwargs.get("telemetry", 0) != 0:
         raise ValueError("--env-kwarg telemetry: training steps a native vector env, which records "
                          "no telemetry; record it with a single env (gym.make(id, telemetry=n))")
     if env_kwargs.get("render_mode") == "human" and not display_available():
         raise ValueError("--env-kwarg render_mode=human: needs a display (DISPLAY and "
                          "WAYLAND_DISPLAY are unset); allowed here: rgb_array, or leave it out")
-    from gymnasium.envs.registration import load_env_creator
-
-    params = inspect.signature(load_env_creator(spec.entry_point)).parameters
+    params = inspect.signature(_creator(spec)).parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return
     allowed = sorted({*params, "max_episode_steps"} - {"self"})
@@ -71,6 +64,41 @@ def check_env(env_id: str, env_kwargs: dict) -> None:
         if key not in allowed:
             raise ValueError(f"--env-kwarg {key}: not an argument of {env_id}; allowed: "
                              f"{', '.join(allowed)}")
+
+
+def traction_spec(env_id: str) -> gym.envs.registration.EnvSpec:
+    """The spec of ``env_id``, a registered Traction task: a shipped one or your own subclass
+    of ``TractionEnv`` (the SB3 adapter runs Traction's native vector environment).
+    ``"module:Namespace/Name-v0"`` imports ``module`` first, which registers the id, as
+    ``gym.make`` does.
+
+    Raises:
+        ValueError: naming the id and what is allowed.
+    """
+    allowed = (f"{', '.join(traction.envs.ENV_IDS)}, or your own TractionEnv subclass's id "
+               "(module:Namespace/Name-v0)")
+    module, _, name = env_id.rpartition(":")
+    if module:
+        try:
+            importlib.import_module(module)
+        except ImportError as e:
+            raise ValueError(f"--env {env_id!r}: cannot import {module!r} ({e})") from None
+    if name not in gym.registry:
+        raise ValueError(f"--env {env_id!r}: not a registered environment; allowed: {allowed}")
+    spec = gym.spec(name)
+    creator = _creator(spec)
+    if not (isinstance(creator, type) and issubclass(creator, TractionEnv)):
+        raise ValueError(f"--env {env_id!r}: not a Traction environment (training runs Traction's "
+                         f"native vector environment); allowed: {allowed}")
+    return spec
+
+
+def _creator(spec: gym.envs.registration.EnvSpec):
+    """What ``spec``'s entry point names (a ``"module:attr"`` string is imported)."""
+    from gymnasium.envs.registration import load_env_creator
+
+    point = spec.entry_point
+    return load_env_creator(point) if isinstance(point, str) else point
 
 
 def make_vec(env_id: str, env_kwargs: dict, n_envs: int, seed: int, normalize: bool,
@@ -85,7 +113,8 @@ def make_vec(env_id: str, env_kwargs: dict, n_envs: int, seed: int, normalize: b
 
     from .sb3_vec import TractionSB3VecEnv
 
-    venv = VecMonitor(TractionSB3VecEnv(env_id, n_envs, num_threads=sim_threads, **env_kwargs))
+    venv = VecMonitor(TractionSB3VecEnv(traction_spec(env_id).id, n_envs, num_threads=sim_threads,
+                                        **env_kwargs))
     venv.seed(seed)
     if stats is not None:
         venv = VecNormalize.load(str(stats), venv)
@@ -212,7 +241,8 @@ def run_prepared(p: dict, out: Path, progress_bar: bool = True,
 
 def main(argv=None) -> Path:
     ap = argparse.ArgumentParser(description="Train an SB3 agent on a Traction environment.")
-    ap.add_argument("--env", required=True, help="environment id, e.g. Traction/TankTurn-v0")
+    ap.add_argument("--env", required=True, help="environment id, e.g. Traction/TankTurn-v0; "
+                    "your own task: module:Namespace/Name-v0 (importing module registers it)")
     ap.add_argument("--algo", default="ppo", choices=ALGOS)
     ap.add_argument("--timesteps", type=positive_int_arg, default=200_000,
                     help="environment steps in total (>= 1)")

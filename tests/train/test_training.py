@@ -141,3 +141,32 @@ def test_evaluations_come_every_eval_freq_environment_steps(tmp_path):
                 "--env-kwarg", "max_episode_steps=10", "--no-progress"])
     evals = np.load(out / "evaluations.npz")
     assert evals["timesteps"].tolist() == [64, 128, 192, 256]
+
+
+USER_TASK = '''
+import gymnasium as gym
+from traction.envs.tank_turn_v0 import TankTurnEnv
+
+
+class UserTank(TankTurnEnv):
+    """A user's own task (the shipped one under another name will do here)."""
+
+
+gym.register("UserTasks/Tank-v0", entry_point=__name__ + ":UserTank", max_episode_steps=400)
+'''
+
+
+def test_your_own_task_trains_and_evaluates_by_module_and_id(tmp_path, monkeypatch):
+    """``--env module:Namespace/Name-v0`` imports the module, which registers the id, as
+    gym.make does; a registered TractionEnv subclass of your own was refused as 'not a Traction
+    environment' (the check read the entry point's module name)."""
+    (tmp_path / "user_tasks_for_test.py").write_text(USER_TASK)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "run"
+    train.main(["--env", "user_tasks_for_test:UserTasks/Tank-v0", "--timesteps", "128",
+                "--out", str(out), "--hp", "n_envs=2", "--hp", "n_steps=64",
+                "--hp", "batch_size=64", "--hp", "eval_freq=64", "--hp", "eval_episodes=1",
+                "--env-kwarg", "max_episode_steps=20", "--no-progress"])
+    assert evaluate.main([str(out), "--episodes", "1"])["episodes"] == 1
+    with pytest.raises(ValueError, match="cannot import 'no_such_module'"):
+        train.check_env("no_such_module:UserTasks/Tank-v0", {})
