@@ -38,6 +38,16 @@ def test_gymnasium_checker_passes_without_warnings(env_id):
         check_env(env, skip_render_check=True)
 
 
+def test_gymnasium_checker_with_its_render_check_passes_on_an_offscreen_env(env_id):
+    """check_env's render check builds an env in every mode of the metadata, and "human" needs
+    a display: here it renders rgb_array only (the env's own mode, and one more it builds)."""
+    env = gym.make(env_id, render_mode="rgb_array", width=64, height=48).unwrapped
+    env.metadata = {**env.metadata, "render_modes": ["rgb_array"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env)
+
+
 def test_stable_baselines3_checker_passes_without_warnings(env_id):
     from stable_baselines3.common.env_checker import check_env as sb3_check
 
