@@ -188,6 +188,10 @@ class TractionEnv(Snapshots, gym.Env):
             self._last_obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
         else:
             self._last_obs = self._observation(c)
+            if np.shape(self._last_obs) != self.observation_space.shape:
+                raise ValueError(f"{type(self).__name__}._observation returned shape "
+                                 f"{np.shape(self._last_obs)}; the observation space's is "
+                                 f"{self.observation_space.shape}")
         self._obs_lo, self._obs_hi = self._observation_bounds()
         obs = np.clip(self._last_obs, self._obs_lo, self._obs_hi)   # (a new array: not aliased)
         info = {**self._diagnostics(c), **dict.fromkeys(self._reward_keys, 0.0),
@@ -277,7 +281,14 @@ class TractionEnv(Snapshots, gym.Env):
         terms = self._reward_terms(c)
         terminated, success = self._termination(c)
         obs = self._last_obs = self._observation(c)   # after the terms: this step's state
-        return obs, [float(terms[k]) for k in self.reward_names], terminated, success
+        try:                                          # (equal sizes, none missing: the same)
+            values = [float(terms[k]) for k in self.reward_names]
+        except KeyError:
+            values = None
+        if values is None or len(terms) != len(values):
+            raise ValueError(f"{type(self).__name__}._reward_terms returned {sorted(terms)}; "
+                             f"expected the terms of reward_names, {list(self.reward_names)}")
+        return obs, values, terminated, success
 
     def _step_info(self, c: ChassisReading, values: list, success: bool, diverged: bool) -> dict:
         """A step's info: the vehicle diagnostics, ``reward_<term>`` values, ``is_success``,

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import traction.envs  # noqa: F401  (registers the ids)
+from traction.envs.tank_turn_v0 import TankTurnEnv
 from traction.train import controllers
 from traction.vehicle_model import layout as L
 
@@ -249,3 +250,36 @@ def test_tank_hold_needs_the_heading_held_without_a_break():
     u.target = target
     paid = [env.step(still)[4]["reward_hold"] > 0 for _ in range(30)]
     assert paid.index(True) == 24 and all(paid[24:])
+
+
+class _Terms(TankTurnEnv):
+    """A task of your own whose reward terms or observation do not match what it declares."""
+
+    def __init__(self, drop=None, add=None, obs_size=9, **kwargs):
+        super().__init__(**kwargs)
+        self.drop, self.add, self.obs_size = drop, add, obs_size
+
+    def _reward_terms(self, c):
+        terms = super()._reward_terms(c)
+        terms.pop(self.drop, None)
+        return {**terms, **({self.add: 1.0} if self.add else {})}
+
+    def _observation(self, c):
+        return super()._observation(c)[:self.obs_size]
+
+
+@pytest.mark.parametrize("kwargs", [{"drop": "hold"}, {"add": "style"}])
+def test_reward_terms_other_than_declared_are_named(kwargs):
+    """A term left out raised a bare KeyError; one not in reward_names was silently dropped."""
+    env = _Terms(**kwargs)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"_Terms._reward_terms returned \[.*\]; expected the "
+                                         r"terms of reward_names, \['heading', "):
+        env.step(np.zeros(2, np.float32))
+
+
+def test_an_observation_of_another_shape_than_the_space_is_named():
+    """It passed in a single env and failed inside numpy in the vector env."""
+    with pytest.raises(ValueError, match=r"_Terms._observation returned shape \(8,\); the "
+                                         r"observation space's is \(9,\)"):
+        _Terms(obs_size=8).reset(seed=0)
