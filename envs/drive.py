@@ -113,6 +113,9 @@ def main(argv=None) -> None:
         sim = _simulator(args)
     except ValueError as e:                            # bad id, vehicle, terrain or seed
         ap.error(str(e))
+    if sim.params.differential.type == "direct":
+        ap.error(f"--vehicle {args.vehicle}: a 'direct' vehicle has no engine for the keys' "
+                 "throttle (its wheels take torques in N m); drive sedan_rwd, truck_6x6 or tank")
     driver = KeyboardDriver(tank=sim.params.differential.type == "tank")
     control_dt = 0.02
     with mujoco.viewer.launch_passive(sim.model, sim.data,

@@ -43,6 +43,22 @@ def _vector(name: str, value, size: int) -> np.ndarray | None:
     return arr
 
 
+def _unread_commands(kind: str) -> dict[str, str]:
+    """The drive commands a vehicle whose differential is of type ``kind`` does not read ->
+    why, and what drives it (a non-zero value of one is refused: it would do nothing)."""
+    unread = {}
+    if kind == "direct":
+        unread["throttle"] = ("a 'direct' vehicle has no engine; its wheels are driven by "
+                              "wheel_torque (N m per wheel)")
+    else:
+        unread["wheel_torque"] = (f"drives a 'direct' vehicle's wheels; this one's engine "
+                                  f"drives them through its {kind!r} differential: use throttle "
+                                  "(and torque_split to share the torque out)")
+    if kind != "tank":
+        unread["thrust"] = f"steers a tank's tracks; this vehicle's differential is {kind!r}"
+    return unread
+
+
 def _command_values(name: str, value, dtype) -> np.ndarray:
     """A command field's new values: finite numbers (``torque_split`` also NaN, "no override");
     whole numbers for integer fields (``target_gear``); ValueError naming the command."""
@@ -99,6 +115,7 @@ class VehicleSim:
         self.params = scene.vehicle
         self.scene = scene
         self._batch_row: int | None = None       # the world's row in a SimBatch, if in one
+        self._unread = _unread_commands(self.params.differential.type)
         self.params.validate(self.params.name)       # also parameters built in code
         self.friction_table = friction_table         # (the scene's if None; checked)
         self.dt = float(self.model.opt.timestep)
@@ -271,6 +288,8 @@ class VehicleSim:
             TypeError: unknown field. ValueError: non-finite value or wrong shape.
         """
         for name, value in values.items():
+            if name in self._unread and np.any(np.asarray(value) != 0):
+                raise ValueError(f"command {name} = {value!r}: {self._unread[name]}")
             col = _SCALAR_COMMANDS.get(name)
             if col is not None and isinstance(value, float | int | np.floating | np.integer):
                 if not math.isfinite(value):

@@ -166,6 +166,7 @@ def test_human_rendering_without_a_display_is_refused(monkeypatch):
     (["--vehicle", "nope"], ":0", "unknown vehicle preset 'nope'"),
     (["--terrain", "moon"], ":0", "terrain"),
     (["CartPole-v1"], ":0", "'CartPole-v1': not a Traction environment; allowed: "),
+    (["--vehicle", "sedan"], ":0", "--vehicle sedan: a 'direct' vehicle has no engine"),
 ])
 def test_drive_cli_gives_usage_errors_before_opening_a_window(monkeypatch, capsys, argv, display,
                                                              message):
@@ -254,6 +255,25 @@ def test_vehicle_sim_commands_are_checked(values, match):
     sim.set_commands(torque_split=[np.nan] * 4, target_gear=2)          # NaN: no override
 
 
+@pytest.mark.parametrize("preset, values, match", [
+    ("sedan", {"throttle": 1.0}, "command throttle = 1.0: a 'direct' vehicle has no engine"),
+    ("sedan_rwd", {"wheel_torque": [0, 0, 500, 500]}, "command wheel_torque = .*: drives a "
+     "'direct' vehicle's wheels; this one's engine drives them through its 'four_wheel'"),
+    ("truck_6x6", {"thrust": [[1.0, -1.0]]}, "command thrust = .*: steers a tank's tracks; this "
+     "vehicle's differential is 'torque_vectoring'"),
+])
+def test_a_drive_command_the_vehicle_does_not_read_is_refused(preset, values, match):
+    """It did nothing: full throttle left the direct-drive sedan standing (found by a reviewer);
+    zero, what generic code sets, is accepted."""
+    from traction.envs import VehicleSim
+    from traction.scenes import build_scene
+
+    sim = VehicleSim(build_scene(preset, "flat"))
+    with pytest.raises(ValueError, match=match):
+        sim.set_commands(**values)
+    sim.set_commands(**{name: np.zeros_like(np.asarray(v, float)) for name, v in values.items()})
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"pos": [0.0, 0.0, np.nan]}, r"reset pos = \[0.0, 0.0, nan\]; allowed: 3 finite numbers"),
     ({"pos": 5.0}, r"reset pos = 5.0; allowed: 3 finite numbers"),
@@ -316,7 +336,7 @@ def test_vector_reset_needs_exactly_one_seed_per_world(seeds):
 @pytest.mark.parametrize("name, value", [("throttle", float("nan")), ("steer", float("inf")),
                                          ("brake", np.float64(-np.inf)), ("handbrake", np.nan)])
 def test_a_non_finite_scalar_command_is_refused_and_nothing_changes(name, value):
-    sim = VehicleSim(build_scene("sedan", "flat"))
+    sim = VehicleSim(build_scene("sedan_rwd", "flat"))
     sim.set_commands(**{name: 0.5})
     before = sim.commands.vehicle.copy()
     with pytest.raises(ValueError, match=rf"command {name} must be finite"):
