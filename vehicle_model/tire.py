@@ -24,10 +24,14 @@ positive when the patch slides left; the lateral force opposes it). Where they d
 PhysX SDK's code (PxVehicleUpdate.cpp, 4.x):
 
 * longitudinal: the guide's minimum denominator ("never falls below a specified value"), for
-  every wheel. The SDK applies it only to a wheel neither driven nor braked; a driven or braked
-  wheel there divides by ``max(|v_long|, |omega*r|) + 0.1 m/s`` (a locked wheel at 0.5 m/s: slip
-  -0.83 there, -0.125 here), a stiffness its solver's sticky-tyre velocity constraints hold at
-  low speed and our explicit update could not;
+  every wheel but a locked one. The SDK applies it only to a wheel neither driven nor braked; a
+  driven or braked wheel there divides by ``max(|v_long|, |omega*r|) + 0.1 m/s``, a stiffness
+  its solver's sticky-tyre velocity constraints hold at low speed and our explicit spin update
+  could not. A wheel its brake holds locked (spin exactly 0) has no spin to update: its
+  denominator is at most ``|v_long| + 0.5 m/s`` (``tire_models.LOCKED_SLIP_SPEED``), so it
+  slides at friction x load down to about 1 m/s and comes to rest for the sticky tyre (at
+  0.5 m/s: slip -0.5; with the minimum denominator alone it was -0.125, a viscous force under
+  which a braked car sliding down a 17-45 degree slope never stopped);
 * lateral: the SDK divides by ``|v_long| + 1 m/s``; the max here is the same at rest and gives
   10 % more slip (so cornering force) at 10 m/s, 3 % at 30 m/s.
 """

@@ -12,6 +12,11 @@ from .layout import Packed
 from .vec import norm2
 
 PHYSX, ARCADE, CURVE, MAGIC_FORMULA, CUSTOM = range(5)
+#: A wheel its brake holds locked slides: its slip denominator is at most ``|v_long|`` plus
+#: this (m/s) (see the ``tire`` module docstring; the PhysX SDK adds 0.1 m/s to a braked
+#: wheel's, and 0.1 left a brake held against its own drive torque creeping: the stiffer force
+#: near rest turned the locked wheel before the sticky tyre could take over).
+LOCKED_SLIP_SPEED = 0.5
 
 
 @jit
@@ -49,7 +54,10 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out, report=True) -> None:
         angle = report or not physx or out[w, L.O_CAMBER] != 0.0   # slip angle needed
         long_slip, lat_slip, tan_lat_slip = 0.0, 0.0 if angle else np.nan, 0.0
         if contact:                                       # tire.slips, keeping the tangent
-            long_slip = tire.long_slip(v_long, omega * p[L.RADIUS], vp[L.MIN_LONG_DENOM])
+            denominator = vp[L.MIN_LONG_DENOM]
+            if omega == 0.0 and s[w, L.S_BRAKE] > 0.0:   # locked: it slides (not viscous)
+                denominator = min(denominator, abs(v_long) + LOCKED_SLIP_SPEED)
+            long_slip = tire.long_slip(v_long, omega * p[L.RADIUS], denominator)
             tan_lat_slip = tire.lat_slip_tangent(v_long, v_lat, vp[L.MIN_LAT_DENOM])
             if angle:
                 lat_slip = np.arctan(tan_lat_slip)
