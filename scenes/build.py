@@ -130,14 +130,18 @@ def build_spec(vehicle: VehicleParams, terrain_name: str, seed: int, physics_dt:
     # it (near = 0.01 extent): pin it to vehicle scale so nearby ground is drawn.
     spec.stat.extent = 20.0
     spec.visual.map.zfar = 30.0
-    spec.worldbody.add_light(pos=[0, 0, 50], dir=[0.3, 0.2, -1],
-                             type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL)
     spec.add_texture(name="sky", type=mujoco.mjtTexture.mjTEXTURE_SKYBOX,
                      builtin=mujoco.mjtBuiltin.mjBUILTIN_GRADIENT, rgb1=[0.55, 0.7, 0.9],
                      rgb2=[0.15, 0.2, 0.3], width=256, height=256)
     t = terrain.BUILDERS[terrain_name](spec, vehicle, seed, **terrain_kwargs)
     add_vehicle(spec, vehicle, t.spawn_pos, t.spawn_quat,
                 n_slabs=HFIELD_SLABS if len(spec.hfields) else 1)
+    # The sun follows the vehicle (a directional light's shadow map covers shadowclip x extent
+    # around the light): fixed at the origin it left a vehicle 40 m away without a shadow, and
+    # 50 m up the shadow depth test speckled every surface ("shadow acne").
+    spec.body(names.CHASSIS_BODY).add_light(
+        pos=[0, 0, 10], dir=[0.3, 0.2, -1], type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL,
+        mode=mujoco.mjtCamLight.mjCAMLIGHT_TRACKCOM)
     return spec, t
 
 

@@ -231,3 +231,40 @@ def test_a_gear_key_press_requests_one_change_only_once():
     d.press(KEY_Q, 0.02)
     assert d.commands(0.02, forward_speed=5.0, gear=3, dt=0.01)["target_gear"] == 2
     assert "target_gear" not in d.commands(0.03, forward_speed=5.0, gear=2, dt=0.01)
+
+
+def _chase_frame(vehicle, terrain, shadows=True):
+    sim = VehicleSim(build_scene(vehicle, terrain))
+    sim.model.light_castshadow[:] = shadows
+    sim.step(10)
+    sim.pose_for_render()
+    renderer = SceneRenderer(sim.model, 320, 240)
+    frame = renderer.frame(sim.data).astype(float)
+    renderer.close()
+    return frame
+
+
+def _speckle(frame):
+    """Share of pixels more than 40 grey levels from their 3 x 3 neighbourhood's median."""
+    g = frame.mean(axis=2)
+    h, w = g.shape
+    med = np.median([g[1 + dy:h - 1 + dy, 1 + dx:w - 1 + dx] for dy in (-1, 0, 1)
+                     for dx in (-1, 0, 1)], axis=0)
+    return np.mean(np.abs(g[1:-1, 1:-1] - med) > 40)
+
+
+@pytest.mark.parametrize("vehicle, terrain", [("sedan", "flat"), ("tank", "arena"),
+                                              ("truck_6x6", "crest"), ("sedan", "slope")])
+def test_the_ground_has_no_shadow_acne(vehicle, terrain):
+    """The sun 50 m up made the shadow depth test speckle every surface: 14-15 % of the ground's
+    pixels on flat, arena and crest, 1.8 % on the slope (found by a reviewer); now < 0.1 %."""
+    assert _speckle(_chase_frame(vehicle, terrain)[120:]) < 0.005
+
+
+def test_a_vehicle_far_from_the_origin_casts_a_shadow():
+    """The sun follows the vehicle: fixed over the origin, its shadow map missed the truck at the
+    foot of the rough hill, which cast no shadow."""
+    lit, unshadowed = _chase_frame("truck_6x6", "rough_hill"), _chase_frame(
+        "truck_6x6", "rough_hill", shadows=False)
+    darker = (unshadowed - lit).mean(axis=2) > 20                 # grey levels
+    assert darker.mean() > 0.01
