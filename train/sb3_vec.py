@@ -34,7 +34,8 @@ class TractionSB3VecEnv(VecEnv):
     Each sub-environment's ``spec`` is the registered one with these arguments, as
     ``gym.make`` gives it. Actions are checked as the native vector env checks them: an array of
     shape ``(num_envs, action size)``, any real dtype (float64 actions step as they do in a
-    single env).
+    single env). Episode returns and lengths (``info["episode"]``, SB3's ``ep_rew_mean``) come
+    from wrapping it in SB3's ``VecMonitor``, as training does (``train.make_vec``).
     """
 
     def __init__(self, env_id: str, num_envs: int, **kwargs):
