@@ -64,8 +64,8 @@ class Snapshots:
         if "vehicle" in own or "vehicle" in init:
             init["vehicle"] = self.vehicle
         later = {}                                 # arguments a property can change since:
-        for name in (*own, *inherited):            # given again, or set after a subclass's
-            prop = getattr(type(self), name, None) # constructor (which may pass its own)
+        for name in (*own, *inherited):            # given again, or set after the subclass's
+            prop = getattr(type(self), name, None) # constructor (which passes what it likes)
             if isinstance(prop, property) and name in own:
                 init[name] = getattr(self, name)
             elif isinstance(prop, property) and prop.fset and name not in self.fixed_names():
@@ -77,25 +77,23 @@ class Snapshots:
                 "snapshot": self.get_state() if self._was_reset else None}
 
     def _init_arguments(self) -> tuple[tuple, dict, set]:
-        """The constructor's arguments as ``(*args, **kwargs)`` to call it with again (a
-        subclass's ``**kwargs`` flattened), and, when it takes ``**kwargs`` (a task built on a
-        shipped one), its bases' argument names that it does not name itself."""
+        """The constructor's arguments as ``(*args, **kwargs)`` to call it with again (by name,
+        a subclass's ``**kwargs`` flattened, unless it takes ``*args``), and the names of its
+        bases' arguments that it does not name itself (a task built on a shipped one)."""
         args, kwargs = self._init_args
         params = inspect.signature(type(self).__init__).parameters
-        positional, init = (), {}
-        for name, value in inspect.signature(type(self).__init__).bind(
-                self, *args, **kwargs).arguments.items():
-            kind = params[name].kind
-            if kind is inspect.Parameter.VAR_POSITIONAL:
-                positional = value
-            elif kind is inspect.Parameter.VAR_KEYWORD:
-                init.update(value)
-            elif name != "self":
-                init[name] = value
-        inherited = set()
-        if any(p.kind is p.VAR_KEYWORD for p in params.values()):
-            inherited = {n for base in type(self).__mro__[1:] if "__init__" in vars(base)
-                         for n in inspect.signature(vars(base)["__init__"]).parameters}
+        bound = inspect.signature(type(self).__init__).bind(self, *args, **kwargs)
+        if any(p.kind is p.VAR_POSITIONAL for p in params.values()):
+            positional, init = bound.args[1:], dict(bound.kwargs)
+        else:
+            positional, init = (), {}
+            for name, value in bound.arguments.items():
+                if params[name].kind is inspect.Parameter.VAR_KEYWORD:
+                    init.update(value)
+                elif name != "self":
+                    init[name] = value
+        inherited = {n for base in type(self).__mro__[1:] if "__init__" in vars(base)
+                     for n in inspect.signature(vars(base)["__init__"]).parameters}
         return positional, init, inherited - set(params)
 
     def __setstate__(self, saved: dict) -> None:

@@ -45,18 +45,26 @@ def _vector(name: str, value, size: int) -> np.ndarray | None:
 
 def _unread_commands(kind: str) -> dict[str, str]:
     """The drive commands a vehicle whose differential is of type ``kind`` does not read ->
-    why, and what drives it (a non-zero value of one is refused: it would do nothing)."""
-    unread = {}
+    why, and what drives it (a value that would act is refused: it would do nothing)."""
     if kind == "direct":
-        unread["throttle"] = ("a 'direct' vehicle has no engine; its wheels are driven by "
-                              "wheel_torque (N m per wheel)")
+        unread = {"throttle": "a 'direct' vehicle has no engine; its wheels are driven by "
+                              "wheel_torque (N m per wheel)",
+                  "torque_split": "a 'direct' vehicle has no differential to split torque; "
+                                  "give each wheel its wheel_torque"}
     else:
-        unread["wheel_torque"] = (f"drives a 'direct' vehicle's wheels; this one's engine "
-                                  f"drives them through its {kind!r} differential: use throttle "
-                                  "(and torque_split to share the torque out)")
-    if kind != "tank":
+        unread = {"wheel_torque": f"drives a 'direct' vehicle's wheels; this one's engine drives "
+                                  f"them through its {kind!r} differential: use throttle"}
+    if kind == "tank":
+        unread["torque_split"] = "a tank's tracks share the torque by thrust; use thrust"
+    else:
         unread["thrust"] = f"steers a tank's tracks; this vehicle's differential is {kind!r}"
     return unread
+
+
+def _acts(name: str, values: np.ndarray) -> bool:
+    """Whether command ``name`` at ``values`` (checked numbers) would act: not all 0 (a
+    torque_split: not all NaN, its 'no override')."""
+    return bool(np.any(~np.isnan(values)) if name == "torque_split" else np.any(values != 0))
 
 
 def _command_values(name: str, value, dtype) -> np.ndarray:
@@ -288,18 +296,20 @@ class VehicleSim:
             TypeError: unknown field. ValueError: non-finite value or wrong shape.
         """
         for name, value in values.items():
-            if name in self._unread and np.any(np.asarray(value) != 0):
-                raise ValueError(f"command {name} = {value!r}: {self._unread[name]}")
             col = _SCALAR_COMMANDS.get(name)
             if col is not None and isinstance(value, float | int | np.floating | np.integer):
                 if not math.isfinite(value):
                     raise ValueError(f"command {name} must be finite, got {value!r}")
+                if value and name in self._unread:
+                    raise ValueError(f"command {name} = {value!r}: {self._unread[name]}")
                 self.commands.vehicle[0, col] = value        # the common case, without numpy
                 continue
             if name not in vm.Commands.FIELDS:
                 raise TypeError(f"unknown command {name!r}; fields: {', '.join(vm.Commands.FIELDS)}")
             current = getattr(self.commands, name)
             arr = _command_values(name, value, current.dtype)
+            if name in self._unread and _acts(name, arr):
+                raise ValueError(f"command {name} = {value!r}: {self._unread[name]}")
             try:
                 setattr(self.commands, name, np.broadcast_to(arr, current.shape))
             except ValueError:

@@ -136,11 +136,18 @@ def build_spec(vehicle: VehicleParams, terrain_name: str, seed: int, physics_dt:
     t = terrain.BUILDERS[terrain_name](spec, vehicle, seed, **terrain_kwargs)
     add_vehicle(spec, vehicle, t.spawn_pos, t.spawn_quat,
                 n_slabs=HFIELD_SLABS if len(spec.hfields) else 1)
-    # The sun follows the vehicle (a directional light's shadow map covers shadowclip x extent
+    # The sun follows the vehicle, about 10 m up (a directional light's shadow map covers shadowclip x extent
     # around the light): fixed at the origin it left a vehicle 40 m away without a shadow, and
     # 50 m up the shadow depth test speckled every surface ("shadow acne").
+    # (Given in the chassis frame at the spawn pose: the world's up and sun direction rotated
+    # back by the spawn orientation, so a tilted spawn does not tilt the sun.)
+    back = np.zeros(4)
+    mujoco.mju_negQuat(back, np.asarray(t.spawn_quat, float))
+    pos, sun = np.zeros(3), np.zeros(3)
+    mujoco.mju_rotVecQuat(pos, np.array([0.0, 0.0, 10.0]), back)
+    mujoco.mju_rotVecQuat(sun, np.array([0.3, 0.2, -1.0]), back)
     spec.body(names.CHASSIS_BODY).add_light(
-        pos=[0, 0, 10], dir=[0.3, 0.2, -1], type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL,
+        pos=pos.tolist(), dir=sun.tolist(), type=mujoco.mjtLightType.mjLIGHT_DIRECTIONAL,
         mode=mujoco.mjtCamLight.mjCAMLIGHT_TRACKCOM)
     return spec, t
 

@@ -175,8 +175,9 @@ def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overri
     int_at_least("--threads", threads, 1)
     new_run_dir(out)
     require("training", "stable_baselines3")
-    check_env(env_id, env_kwargs)
-    run, hp = split_hyperparameters(algo, hyperparameters(algo, env_id, overrides))
+    check_env(env_id, env_kwargs)                 # (hyperparameters by the id, not module:id)
+    run, hp = split_hyperparameters(algo, hyperparameters(algo, traction_spec(env_id).id,
+                                                          overrides))
     import stable_baselines3 as sb3
     import torch
 

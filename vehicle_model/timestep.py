@@ -124,8 +124,8 @@ def check_timestep(p, dt: float, gravity: float = 9.81, friction=1.0) -> list[st
         dt: physics step (s).
         gravity: m/s^2.
         friction: the largest surface friction each wheel meets, scalar or ``(n_wheels,)``
-            (``VehicleSim`` passes its friction table's); the magic-formula, curve and arcade
-            tyres' stiffness grows with it.
+            (``VehicleSim`` passes its friction table's); the magic-formula and curve tyres'
+            stiffness grows with it.
 
     Returns:
         The warning messages (empty when every spring and wheel is fine).

@@ -330,10 +330,30 @@ class _ForwardingDrift(DriftEnv):
         super().__init__(**kwargs)
 
 
-def test_a_subclass_passing_kwargs_on_keeps_a_property_set_since():
-    """A settable property of the shipped task (Drift's target) changed after construction
-    is set again on the copy, after the subclass's own constructor has run."""
-    env = _ForwardingDrift(radius=12.0)
-    env.target_sideslip_deg = 20.0
+class _OwnArgumentsDrift(DriftEnv):
+    def __init__(self, render_mode=None):
+        super().__init__(radius=12.0, render_mode=render_mode)
+
+
+class _StarTank(TankTurnEnv):
+    def __init__(self, extra, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.extra = extra
+
+
+@pytest.mark.parametrize("make", [lambda: _ForwardingDrift(radius=12.0), _OwnArgumentsDrift])
+def test_a_subclass_keeps_a_property_of_its_base_set_since(make):
+    """A settable property of the shipped task that the subclass does not name (Drift's
+    hold_seconds, held privately) changed after construction is set again on the copy, after
+    the subclass's own constructor has run (it came back at its default, 3 s)."""
+    env = make()
+    env.hold_seconds = 1.5
     for clone in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
-        assert clone.target_sideslip_deg == pytest.approx(20.0) and clone.radius == 12.0
+        assert clone.hold_seconds == 1.5 and clone.radius == 12.0
+
+
+def test_a_subclass_taking_args_copies_and_pickles():
+    """A named argument before ``*args`` was given twice on the copy (TypeError)."""
+    env = _StarTank(2.0, "standard")
+    for clone in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        assert clone.extra == 2.0 and clone.drive_mode == "standard"

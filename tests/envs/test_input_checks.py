@@ -261,17 +261,21 @@ def test_vehicle_sim_commands_are_checked(values, match):
      "'direct' vehicle's wheels; this one's engine drives them through its 'four_wheel'"),
     ("truck_6x6", {"thrust": [[1.0, -1.0]]}, "command thrust = .*: steers a tank's tracks; this "
      "vehicle's differential is 'torque_vectoring'"),
+    ("tank", {"torque_split": [1.0] + [0.0] * 11}, "a tank's tracks share the torque by thrust"),
+    ("sedan", {"torque_split": [0.5, 0.5, 0.0, 0.0]}, "a 'direct' vehicle has no differential"),
 ])
 def test_a_drive_command_the_vehicle_does_not_read_is_refused(preset, values, match):
     """It did nothing: full throttle left the direct-drive sedan standing (found by a reviewer);
-    zero, what generic code sets, is accepted."""
+    the idle value generic code sets (0; a torque_split's NaN) is accepted."""
     from traction.envs import VehicleSim
     from traction.scenes import build_scene
 
     sim = VehicleSim(build_scene(preset, "flat"))
     with pytest.raises(ValueError, match=match):
         sim.set_commands(**values)
-    sim.set_commands(**{name: np.zeros_like(np.asarray(v, float)) for name, v in values.items()})
+    idle = {name: np.full(np.shape(v), np.nan if name == "torque_split" else 0.0)
+            for name, v in values.items()}
+    sim.set_commands(**idle)
 
 
 @pytest.mark.parametrize("kwargs, match", [

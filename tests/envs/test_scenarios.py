@@ -279,7 +279,7 @@ def test_locked_wheels_sliding_downhill_stop_near_the_coulomb_distance(preset, a
     friction stops it after v^2 / (2 g (mu cos a - sin a)) (1.25 m on 30 deg), and the sticky
     tyre holds it. A locked wheel's slip was -v / 4 m/s below 4 m/s, a viscous force: every
     preset slid on for good from about 17 deg, at 0.5-1.1 m/s on 20-30 deg (found by a
-    reviewer). Measured now: 1.05-1.25 x the Coulomb distance."""
+    reviewer). Measured now: 1.04-1.25 x the Coulomb distance."""
     sim = _sim(preset, "slope", angle_deg=angle_deg)
     a = np.radians(angle_deg)
     down = np.array([-np.cos(a), 0.0, -np.sin(a)])

@@ -268,3 +268,14 @@ def test_a_vehicle_far_from_the_origin_casts_a_shadow():
         "truck_6x6", "rough_hill", shadows=False)
     darker = (unshadowed - lit).mean(axis=2) > 20                 # grey levels
     assert darker.mean() > 0.01
+
+
+@pytest.mark.parametrize("terrain", ["flat", "slope", "rough_hill"])
+def test_the_sun_shines_the_same_way_on_every_terrain(terrain):
+    """The light is given in the chassis frame: a tilted spawn (the slope's) tilted the sun."""
+    m = build_scene("sedan", terrain).model
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    sun = np.array([0.3, 0.2, -1.0])
+    np.testing.assert_allclose(d.light_xdir[0], sun / np.linalg.norm(sun), atol=1e-9)
+    assert 9.5 < d.light_xpos[0][2] - d.subtree_com[1][2] < 10.0      # m above the vehicle

@@ -129,6 +129,15 @@ def test_hyperparameters_resolve_default_then_env_then_overrides():
     assert hp["n_steps"] == 1024 and hp["gamma"] == 0.9 and hp["batch_size"] == 256
 
 
+def test_a_shipped_task_named_by_module_and_id_keeps_its_hyperparameters(tmp_path):
+    """The file's per-task entry is looked up by the id (by 'module:id' it fell back to the
+    default: TankTurn's gamma 0.98 became 0.99)."""
+    run = train.prepare("traction.envs:Traction/TankTurn-v0", "ppo", 64, 0, tmp_path / "run",
+                        {"n_envs": 1}, {})
+    assert run["config"]["hyperparameters"]["gamma"] == 0.98
+    assert run["config"]["env_id"] == "traction.envs:Traction/TankTurn-v0"
+
+
 # ``eval_freq`` counts environment steps over all worlds (train.py divides
 # it by ``n_envs`` for SB3's EvalCallback, which counts calls); an evaluation every
 # ``eval_freq`` calls (n_envs times rarer) went unseen: no test read the evaluation steps.
