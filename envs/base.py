@@ -49,7 +49,8 @@ def display_available() -> bool:
 
 
 class TractionEnv(Snapshots, gym.Env):
-    """Base class; see the task environments for the documented interfaces."""
+    """Base class of every task; see the task environments for the documented interfaces, and
+    docs/architecture.md ("Writing your own task") for what a subclass declares and fills in."""
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
