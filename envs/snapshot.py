@@ -59,8 +59,7 @@ class Snapshots:
         """What a pickle or a deep copy holds: the constructor's arguments (the vehicle as the
         parameters it was loaded to, not a file path read again), the public settings changed
         since, the spec ``gym.make`` gave, and after a reset a :meth:`get_state` snapshot."""
-        positional, init, inherited = self._init_arguments()
-        own = inspect.signature(type(self).__init__).parameters
+        positional, init, own, inherited = self._init_arguments()
         if "vehicle" in own or "vehicle" in init:
             init["vehicle"] = self.vehicle
         later = {}                                 # arguments a property can change since:
@@ -76,13 +75,14 @@ class Snapshots:
                 "spec": self.spec, "seed": self._np_random_seed,
                 "snapshot": self.get_state() if self._was_reset else None}
 
-    def _init_arguments(self) -> tuple[tuple, dict, set]:
+    def _init_arguments(self) -> tuple[tuple, dict, dict, set]:
         """The constructor's arguments as ``(*args, **kwargs)`` to call it with again (by name,
-        a subclass's ``**kwargs`` flattened, unless it takes ``*args``), and the names of its
-        bases' arguments that it does not name itself (a task built on a shipped one)."""
+        a subclass's ``**kwargs`` flattened, unless it takes ``*args``), its parameters, and the
+        names of its bases' arguments that it does not name itself (a task built on a shipped
+        one)."""
         args, kwargs = self._init_args
-        params = inspect.signature(type(self).__init__).parameters
-        bound = inspect.signature(type(self).__init__).bind(self, *args, **kwargs)
+        signature = inspect.signature(type(self).__init__)
+        params, bound = signature.parameters, signature.bind(self, *args, **kwargs)
         if any(p.kind is p.VAR_POSITIONAL for p in params.values()):
             positional, init = bound.args[1:], dict(bound.kwargs)
         else:
@@ -94,7 +94,7 @@ class Snapshots:
                     init[name] = value
         inherited = {n for base in type(self).__mro__[1:] if "__init__" in vars(base)
                      for n in inspect.signature(vars(base)["__init__"]).parameters}
-        return positional, init, inherited - set(params)
+        return positional, init, params, inherited - set(params)
 
     def __setstate__(self, saved: dict) -> None:
         positional = saved.get("args", ())         # (a state pickled before held none)
