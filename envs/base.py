@@ -22,7 +22,7 @@ import gymnasium as gym
 import mujoco
 import numpy as np
 
-from traction.scenes import Scene, build_scene
+from traction.scenes import Scene, build_scene, names
 from traction.scenes.build import OFFSCREEN
 from traction.vehicle_model import VehicleParams
 from traction.vehicle_model.params import check_number
@@ -94,7 +94,8 @@ class TractionEnv(Snapshots, gym.Env):
 
     def __init__(self, vehicle: VehicleParams | str, terrain: str, terrain_kwargs: dict,
                  control_dt: float, physics_dt: float, render_mode: str | None,
-                 width: int, height: int, telemetry: int = 0):
+                 width: int, height: int, telemetry: int = 0,
+                 camera_name: str = names.CAMERA_CHASE):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode = {render_mode!r}; allowed: None, "
                              f"{', '.join(self.metadata['render_modes'])}")
@@ -121,6 +122,7 @@ class TractionEnv(Snapshots, gym.Env):
         self.render_mode, self.width, self.height = render_mode, width, height
         self._renderer = None
         self._viewer = None
+        self.camera_name = camera_name
         self._warned_divergence = False
         self._env_key: str | None = None           # (see _fingerprint)
         self._was_reset = False                  # (get_state needs an episode)
@@ -338,6 +340,26 @@ class TractionEnv(Snapshots, gym.Env):
         return self.read_chassis().tilt
 
     # --- rendering ---------------------------------------------------------------------------
+    @property
+    def camera_name(self) -> str:
+        """The camera ``render()`` shows: ``chase`` (behind the vehicle, following it), ``top``
+        (above it, looking down) or ``driver`` (in the cabin); settable between steps."""
+        return self._camera_name
+
+    @camera_name.setter
+    def camera_name(self, name: str) -> None:
+        cameras = [self.model.camera(i).name for i in range(self.model.ncam)]
+        if name not in cameras:
+            raise ValueError(f"camera_name = {name!r}; allowed: {', '.join(cameras)}")
+        self._camera_name = name
+        if self._viewer is not None:
+            self._aim_viewer()
+
+    def _aim_viewer(self) -> None:
+        """The human-mode window shows :attr:`camera_name` (the viewer's Esc frees it)."""
+        self._viewer.cam.type = mujoco.mjtCamera.mjCAMERA_FIXED
+        self._viewer.cam.fixedcamid = self.model.camera(self._camera_name).id
+
     def _refresh_viewer_terrain(self) -> None:
         """The human-mode window's copy of the height fields, after they were rewritten (its
         ``sync`` updates poses, not height fields)."""
@@ -352,12 +374,13 @@ class TractionEnv(Snapshots, gym.Env):
             if self._renderer is None:
                 self._renderer = SceneRenderer(self.model, self.width, self.height)
             self.sim.pose_for_render()
-            return self._renderer.frame(self.data)
+            return self._renderer.frame(self.data, camera=self._camera_name)
         if self.render_mode == "human":
             import mujoco.viewer
 
             if self._viewer is None:
                 self._viewer = mujoco.viewer.launch_passive(self.model, self.data)
+                self._aim_viewer()
             self.sim.pose_for_render()
             self._viewer.sync()
         return None

@@ -112,6 +112,7 @@ class Climb6x6Env(TractionEnv):
     | `vehicle` | `"truck_6x6"` | preset name, TOML path or `VehicleParams` (six wheels) |
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | `"rgb_array"` or `"human"` |
+    | `camera_name` | `"chase"` | the camera `render()` shows: `chase` (behind, following the vehicle), `top` (above it, looking down) or `driver` (in the cabin); settable between steps (`set_attr` / `set_wrapper_attr`) |
     | `telemetry` | 0 | physics substeps of PhysX telemetry to keep (ring buffer; 0: none): `env.unwrapped.sim.telemetry` (`arrays()`, `write_csv(path)`), cleared by `reset` and `set_state`; single envs only (a native vector env refuses it) |
 
     `terrain`, `differential`, `action_mode`, `vehicle`, `control_dt`, `physics_dt` and
@@ -133,6 +134,7 @@ class Climb6x6Env(TractionEnv):
     - v0 (2026-11-25): the `telemetry` argument (PhysX telemetry of every physics substep).
     - v0 (2026-11-25): observation 49 and `info["gear"]` show the engaged gear, 0 while a change
       is in progress (they showed the gear being left until the next one engaged).
+    - v0 (2026-11-28): the `camera_name` argument (`render()` showed the chase camera only).
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")
@@ -153,7 +155,7 @@ class Climb6x6Env(TractionEnv):
                  rollover_penalty: float = 10.0, off_terrain_penalty: float = 10.0,
                  vehicle: str | VehicleParams = "truck_6x6",
                  render_mode: str | None = None, width: int = 640, height: int = 480,
-                 telemetry: int = 0):
+                 telemetry: int = 0, camera_name: str = "chase"):
         if terrain not in TERRAINS:
             raise ValueError(f"terrain = {terrain!r}; allowed: {', '.join(TERRAINS)}")
         if differential not in ("torque_vectoring", "equal"):
@@ -178,7 +180,7 @@ class Climb6x6Env(TractionEnv):
         if terrain == "rough_hill":
             kwargs["difficulty"] = difficulty
         super().__init__(p, terrain, kwargs, control_dt, physics_dt, render_mode, width, height,
-                         telemetry)
+                         telemetry, camera_name)
         self.terrain, self.action_mode, self.differential = terrain, action_mode, differential
         self._difficulty = difficulty
         self.goal_radius = goal_radius

@@ -105,6 +105,7 @@ class DriftEnv(TractionEnv):
     | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 26; tyre coupling stable) |
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | |
+    | `camera_name` | `"chase"` | the camera `render()` shows: `chase` (behind, following the vehicle), `top` (above it, looking down) or `driver` (in the cabin); settable between steps (`set_attr` / `set_wrapper_attr`) |
     | `telemetry` | 0 | physics substeps of PhysX telemetry to keep (ring buffer; 0: none): `env.unwrapped.sim.telemetry` (`arrays()`, `write_csv(path)`), cleared by `reset` and `set_state`; single envs only (a native vector env refuses it) |
 
     `radius` (the painted pad), `vehicle`, `control_dt`, `physics_dt` and `telemetry` shape the
@@ -121,6 +122,7 @@ class DriftEnv(TractionEnv):
     - v0 (2026-11-25): a diverged step repeats the episode's last observation (it returned
       zeros, which a truncation's value bootstrap then read).
     - v0 (2026-11-25): the `telemetry` argument (PhysX telemetry of every physics substep).
+    - v0 (2026-11-28): the `camera_name` argument (`render()` showed the chase camera only).
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")
@@ -139,7 +141,8 @@ class DriftEnv(TractionEnv):
                  sideslip_weight: float = 1.0, circle_weight: float = 0.5,
                  hold_weight: float = 1.0, spin_out_penalty: float = 20.0, off_pad_penalty: float = 20.0,
                  vehicle: str | VehicleParams = "sedan_rwd", render_mode: str | None = None,
-                 width: int = 640, height: int = 480, telemetry: int = 0):
+                 width: int = 640, height: int = 480, telemetry: int = 0,
+                 camera_name: str = "chase"):
         check_number("target_sideslip_deg", target_sideslip_deg, 0.0, 80.0, hi_open=True,
                      unit="deg")
         hold_seconds = positive("hold_seconds", hold_seconds)
@@ -159,7 +162,7 @@ class DriftEnv(TractionEnv):
                              "a gearbox of 2 or more forward gears)")
         p = dataclasses.replace(p, gearbox=dataclasses.replace(p.gearbox, autobox=0.0))
         super().__init__(p, "skidpad", {"radius": radius}, control_dt, physics_dt, render_mode,
-                         width, height, telemetry)
+                         width, height, telemetry, camera_name)
         self.target = math.radians(target_sideslip_deg)
         self.radius, self.hold_seconds = radius, hold_seconds
         self.weights = weights

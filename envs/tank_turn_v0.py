@@ -97,6 +97,7 @@ class TankTurnEnv(TractionEnv):
     | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 27; tyre coupling stable) |
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | |
+    | `camera_name` | `"chase"` | the camera `render()` shows: `chase` (behind, following the vehicle), `top` (above it, looking down) or `driver` (in the cabin); settable between steps (`set_attr` / `set_wrapper_attr`) |
     | `telemetry` | 0 | physics substeps of PhysX telemetry to keep (ring buffer; 0: none): `env.unwrapped.sim.telemetry` (`arrays()`, `write_csv(path)`), cleared by `reset` and `set_state`; single envs only (a native vector env refuses it) |
 
     `drive_mode`, `vehicle`, `control_dt`, `physics_dt` and `telemetry` shape the built env:
@@ -115,6 +116,7 @@ class TankTurnEnv(TractionEnv):
     - v0 (2026-11-25): the `telemetry` argument (PhysX telemetry of every physics substep).
     - v0 (2026-11-25): leaving the arena ends the episode (`off_arena` term); the tank had
       fallen off its edge and gone on falling until the time limit.
+    - v0 (2026-11-28): the `camera_name` argument (`render()` showed the chase camera only).
     """
 
     action_names = ("left", "right")
@@ -135,7 +137,8 @@ class TankTurnEnv(TractionEnv):
                  translation_weight: float = 2.0, hold_bonus: float = 5.0,
                  off_arena_penalty: float = 10.0,
                  vehicle: str | VehicleParams = "tank", render_mode: str | None = None,
-                 width: int = 640, height: int = 480, telemetry: int = 0):
+                 width: int = 640, height: int = 480, telemetry: int = 0,
+                 camera_name: str = "chase"):
         if drive_mode not in ("special", "standard"):
             raise ValueError(f"drive_mode = {drive_mode!r}; allowed: special, standard")
         p = vehicle_params(vehicle)
@@ -145,7 +148,7 @@ class TankTurnEnv(TractionEnv):
         p = dataclasses.replace(p, differential=dataclasses.replace(p.differential,
                                                                     tank_mode=drive_mode))
         super().__init__(p, "arena", {}, control_dt, physics_dt, render_mode, width, height,
-                         telemetry)
+                         telemetry, camera_name)
         self.drive_mode = drive_mode
         self.weights = finite_weights({"heading": heading_weight, "aim": aim_weight,
                                        "translation": translation_weight, "hold": hold_bonus,

@@ -318,6 +318,45 @@ def test_rgb_array_rendering_returns_a_frame(env_id):
     env.close()
 
 
+def test_render_shows_the_camera_named_and_a_bad_name_is_refused(env_id):
+    """camera_name picks render()'s view (it was fixed to the chase camera): a frame from each
+    camera equals that camera's frame of the scene renderer and the views differ; the name is
+    settable between steps (set_wrapper_attr, and set_attr per world in the vector env), is kept
+    by copies, and an unknown name is refused naming the cameras."""
+    import copy
+
+    from traction.scenes.render import SceneRenderer
+
+    env = gym.make(env_id, render_mode="rgb_array", width=96, height=72, camera_name="top")
+    env.reset(seed=0)
+    env.step(env.action_space.sample())
+    u = env.unwrapped
+    u.sim.pose_for_render()
+    own = SceneRenderer(u.model, 96, 72)
+    frames = {}
+    for camera in ("top", "chase", "driver"):
+        env.set_wrapper_attr("camera_name", camera)
+        frames[camera] = env.render()
+        assert np.array_equal(frames[camera], own.frame(u.data, camera=camera))
+    own.close()
+    assert not np.array_equal(frames["top"], frames["chase"])
+    assert not np.array_equal(frames["chase"], frames["driver"])
+    env.set_wrapper_attr("camera_name", "top")
+    assert copy.deepcopy(u).camera_name == "top"
+    with pytest.raises(ValueError, match=r"camera_name = 'front'; allowed: .*chase.*top"):
+        env.set_wrapper_attr("camera_name", "front")
+    with pytest.raises(ValueError, match=r"camera_name = 'side'; allowed:"):
+        gym.make(env_id, camera_name="side")
+    assert u.camera_name == "top"
+    env.close()
+    venv = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point",
+                        render_mode="rgb_array", width=48, height=36)
+    venv.reset(seed=0)
+    venv.set_attr("camera_name", ["top", "driver"])
+    assert [w.camera_name for w in venv.unwrapped.envs] == ["top", "driver"]
+    venv.close()
+
+
 @pytest.mark.parametrize("env_id", ["Traction/Climb6x6-v0", "Traction/TankTurn-v0"])
 def test_each_renderer_draws_its_own_new_terrain(env_id):
     """Two rendering envs in one process: after a reset to a new terrain each frame equals a
