@@ -27,11 +27,24 @@ Three parts of the update are explicit and have a step limit:
   ours re-solve the wheels with the chassis held. The curve tyre with friction clamps on is
   not rated: the clamps cap the force at what stops the slide within the step. A custom tyre
   is the caller's.
+* **Dampers.** The strut's damper force acts on the sprung mass over the next step: a heave
+  mode ``v' = v - dt (c / m) v`` that reverses the jounce rate every step once ``c dt / m > 1``
+  (``c`` damper_rate, ``m`` sprung mass) and grows past 2: the vehicle bounces, then leaves the
+  ground (at 4 ms a sedan with dampers 50x its preset's bounced 1 m high, and with 1000x, still
+  within the allowed range, flew 200 m up in 4 s: finite, so not flagged as diverged; the
+  presets: 0.05-0.08 at 4 ms).
 * **Sticky tyre**: its spring-damper is explicit over ``dt`` (the anchor moves with the
   velocity, the force acts over the next step), a mode ``x' = x + dt v``, ``v' = v - dt (w^2 x'
   + 2 zeta w v)`` of the sprung mass, stable only while ``(w dt)^2 + 4 zeta w dt < 4`` (``w = 2
   pi frequency``; the eigenvalues' product is ``1 - 2 zeta w dt`` and their sum ``2 - (w dt)^2
   - 2 zeta w dt``).
+
+Not a step limit, checked alongside: a suspension far outside any vehicle's tuning, the mark of
+a unit slip (N/mm or N s/mm given as N/m or N s/m). The spring holds the sprung weight at zero
+jounce whatever its strength, so a spring 1000x too soft loads without a sign and the body
+wallows (natural frequency below ``MIN_FREQUENCY``; PhysX's guide: 5-10 rad/s, 0.8-1.6 Hz, for a
+family car), and a damper 1000x too weak lets it bounce for minutes (damping ratio below
+``MIN_DAMPING``; the guide: 0.8-1.2).
 """
 
 from __future__ import annotations
@@ -43,8 +56,12 @@ import numpy as np
 from .params import check_step_inputs
 from .tire import MODELS
 
-#: A wheel substep overshoots rolling when the tyre/wheel rate times the substep exceeds this.
+#: A wheel substep overshoots rolling when the tyre/wheel rate times the substep exceeds this;
+#: so does a damper when ``c dt / m`` does.
 OVERSHOOT = 1.0
+#: Softest spring (natural frequency, Hz) and weakest damper (damping ratio) not reported as a
+#: likely unit slip.
+MIN_FREQUENCY, MIN_DAMPING = 0.3, 0.05
 
 
 def _curve_slopes(p) -> np.ndarray:
@@ -115,9 +132,39 @@ def _wheel_messages(p, dt: float, gravity: float, friction) -> list[str]:
     return msgs
 
 
+def _suspension_messages(p, dt: float) -> list[str]:
+    """Springs too stiff and dampers too strong for ``dt``; springs and dampers so soft they
+    look like a unit slip (one message per rule, naming the wheels and the worst value)."""
+    sp, names = p.suspension, p.wheel_names
+    rules = (
+        (np.sqrt(sp.sprung_mass / sp.spring_strength) / dt, lambda a: a < 5.0, min,
+         lambda a: f"spring alpha = sqrt(m/k)/dt = {a:.2f} < 5 at dt = {dt:g} s: too stiff for "
+                   "the step; lower suspension.spring_strength or the timestep"),
+        (sp.damper_rate * dt / sp.sprung_mass, lambda r: r > OVERSHOOT, max,
+         lambda r: f"damper c dt / m = {r:.2f} > 1 at dt = {dt:g} s: the damper reverses the "
+                   "jounce rate every step (unstable past 2: the vehicle bounces off the "
+                   "ground); lower suspension.damper_rate or the timestep"),
+        (sp.natural_frequency(), lambda f: f < MIN_FREQUENCY, min,
+         lambda f: f"natural frequency sqrt(k/m)/(2 pi) = {f:.3g} Hz < {MIN_FREQUENCY:g} Hz: the "
+                   "body wallows; suspension.spring_strength is in N/m (35 N/mm is 35000 N/m; "
+                   "cars 1-2 Hz)"),
+        (sp.damping_ratio(), lambda z: z < MIN_DAMPING, min,
+         lambda z: f"damping ratio c/(2 sqrt(k m)) = {z:.3g} < {MIN_DAMPING:g}: the body "
+                   "bounces for many seconds; suspension.damper_rate is in N s/m (cars 0.3-1.2)"),
+    )
+    msgs = []
+    for value, bad, worst, text in rules:
+        hit = np.flatnonzero(bad(value))
+        if hit.size:
+            msgs.append(f"{p.name}: wheels {', '.join(names[i] for i in hit)}: "
+                        + text(worst(value[hit])))
+    return msgs
+
+
 def check_timestep(p, dt: float, gravity: float = 9.81, friction=1.0) -> list[str]:
-    """Warn (``warnings.warn``) about springs, wheels and sticky tyres too stiff for the physics
-    step ``dt`` (see the module docstring for each rule).
+    """Warn (``warnings.warn``) about springs, dampers, wheels and sticky tyres too stiff for the
+    physics step ``dt``, and about springs and dampers so soft they look like a unit slip (see
+    the module docstring for each rule).
 
     Args:
         p: the vehicle's parameters.
@@ -134,12 +181,7 @@ def check_timestep(p, dt: float, gravity: float = 9.81, friction=1.0) -> list[st
         ValueError: ``dt`` or ``gravity`` not a positive finite number.
     """
     check_step_inputs(dt, gravity)
-    msgs = []
-    for i, a in enumerate(p.suspension.alpha(dt)):
-        if a < 5.0:
-            msgs.append(f"{p.name}: wheel {p.wheel_names[i]}: spring alpha = sqrt(m/k)/dt = "
-                        f"{a:.2f} < 5 at dt = {dt:g} s; lower spring_strength or the timestep")
-    msgs += _wheel_messages(p, dt, gravity, friction)
+    msgs = _suspension_messages(p, dt) + _wheel_messages(p, dt, gravity, friction)
     sk = p.sticky
     a = 2.0 * np.pi * sk.frequency * dt
     if a * a + 4.0 * sk.damping_ratio * a >= 4.0:

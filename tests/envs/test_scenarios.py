@@ -1,6 +1,7 @@
 """Vehicle scenarios in MuJoCo with analytic expectations."""
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pytest
@@ -46,7 +47,8 @@ def test_undamped_drop_oscillates_at_natural_frequency(sedan):
     params = dataclasses.replace(sedan, suspension=dataclasses.replace(
         sus, spring_strength=k, damper_rate=np.zeros(4)))
     assert np.allclose(params.suspension.natural_frequency(), f0)
-    sim = _sim(params)
+    with pytest.warns(RuntimeWarning, match=r"damping ratio c/\(2 sqrt\(k m\)\) = 0 < 0.05"):
+        sim = _sim(params)                                # (undamped on purpose)
     sim.reset(pos=sim.scene.spawn_pos + [0, 0, 0.05])     # dropped from 5 cm above rest
     z = []
     for _ in range(2000):                                 # 4 s
@@ -85,6 +87,25 @@ def test_damped_drop_decays_by_the_damping_ratio(sedan):
     assert decrement == pytest.approx(2 * np.pi * zeta / np.sqrt(1 - zeta**2), rel=0.02)
     freq = 2 / ((peaks[2] - peaks[0]) * sim.dt)
     assert freq == pytest.approx(f0 * np.sqrt(1 - zeta**2), rel=0.01)
+
+
+@pytest.mark.parametrize("factor, warned", [(10.0, False), (50.0, True)])
+def test_a_damper_too_strong_for_the_step_is_warned_and_would_bounce(sedan, factor, warned):
+    """Dampers 10x the sedan's (c dt / m = 0.55-0.63 at 4 ms) settle it at rest; 50x (2.73-3.17,
+    past the explicit damper's limit of 2) make it bounce off the ground, finite and so never
+    flagged as diverged: check_timestep warns about that one only, naming the damper."""
+    sus = sedan.suspension
+    params = dataclasses.replace(sedan, suspension=dataclasses.replace(
+        sus, damper_rate=sus.damper_rate * factor))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sim = _sim(params, physics_dt=0.004)
+    assert any("damper c dt / m" in str(w.message) for w in caught) == warned
+    z = []
+    for _ in range(1000):                                 # 4 s
+        sim.substep()
+        z.append(sim.com_position()[2])
+    assert (np.ptp(z[-250:]) > 0.1) == warned and not sim.diverged()
 
 
 def test_wheel_beyond_droop_gives_no_force_and_free_spin_up(sedan):

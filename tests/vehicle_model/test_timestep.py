@@ -75,3 +75,25 @@ def test_magic_formula_tyres_are_named_with_the_substeps_they_need(sedan):
 def test_a_bad_friction_is_named(sedan, friction):
     with pytest.raises(ValueError, match="friction = .*expected a number or 4 numbers"):
         vm.check_timestep(sedan, 0.002, friction=friction)
+
+
+@pytest.mark.parametrize("field, factor, rule", [
+    ("damper_rate", 50.0, "damper c dt / m = 3.17 > 1 at dt = 0.004 s"),
+    ("spring_strength", 1e-3, "natural frequency sqrt(k/m)/(2 pi) = 0.0469 Hz < 0.3 Hz"),
+    ("damper_rate", 1e-3, "damping ratio c/(2 sqrt(k m)) = 0.000732 < 0.05"),
+])
+def test_a_damper_too_strong_for_the_step_or_a_unit_slip_is_named(sedan, field, factor, rule):
+    """The sedan's struts (35,000 N/m, 5,500 N s/m; sprung 402.8 kg front, 347.2 kg rear) at
+    4 ms: dampers 50x give c dt / m = 5500 x 50 x 0.004 / 347.2 = 3.17 at the rear (the worst
+    is named; a sedan so damped bounced 1 m high), a spring 1000x too soft 1.48 Hz /
+    sqrt(1000) at the front, a damper 1000x too weak a damping ratio of 0.732 / 1000. The
+    presets are silent at 2 and 4 ms."""
+    sp = sedan.suspension
+    p = dataclasses.replace(sedan, suspension=dataclasses.replace(
+        sp, **{field: getattr(sp, field) * factor}))
+    msgs = _quiet(vm.check_timestep, p, 0.004)
+    assert len(msgs) == 1 and rule in msgs[0]
+    assert "wheels front_left, front_right, rear_left, rear_right" in msgs[0]
+    for name in ("sedan", "sedan_rwd", "truck_6x6", "tank"):
+        for dt in (0.002, 0.004):
+            assert _quiet(vm.check_timestep, vm.load_vehicle(name), dt) == []
