@@ -22,6 +22,7 @@ import numpy as np
 import yaml
 
 from traction.envs.base import display_available
+from traction.scenes.names import CAMERAS
 from traction.train.checks import MissingExtra, int_at_least, positive_int_arg, require
 from traction.train.train import make_vec
 
@@ -97,8 +98,13 @@ def check_run(run: Path, which: str = "final", video: bool = False) -> tuple[dic
     return config, *files
 
 
+def _first_env(venv):
+    """The first world's environment under the SB3 adapter (and VecNormalize, if any)."""
+    return venv.envs[0] if hasattr(venv, "envs") else venv.venv.envs[0]
+
+
 def _render(venv) -> np.ndarray:
-    return venv.envs[0].render() if hasattr(venv, "envs") else venv.venv.envs[0].render()
+    return _first_env(venv).render()
 
 
 def _episodes(venv, model, episodes: int, video: bool) -> tuple[list, list, list]:
@@ -122,12 +128,13 @@ def _episodes(venv, model, episodes: int, video: bool) -> tuple[list, list, list
 
 
 def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
-             model: str = "final") -> dict:
+             model: str = "final", camera: str = "chase") -> dict:
     """Deterministic episodes of the ``final`` or ``best`` model; returns success rate and
-    return statistics (also written to ``evaluation.json`` beside the model).
+    return statistics (also written to ``evaluation.json`` beside the model). ``camera``: the
+    video's (``chase``, ``top`` or ``driver``; the env's ``camera_name``).
 
     Raises:
-        ValueError: ``episodes`` < 1, or what :func:`check_run` refuses.
+        ValueError: ``episodes`` < 1, an unknown ``camera``, or what :func:`check_run` refuses.
         MissingExtra: ``video`` without imageio (the ``render`` extra).
     """
     int_at_least("--episodes", episodes, 1)
@@ -140,6 +147,8 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
     if video:
         kwargs.update(render_mode="rgb_array", width=480, height=360)
     venv = make_vec(config["env_id"], kwargs, 1, seed, False, training=False, stats=stats)
+    if video:
+        _first_env(venv).camera_name = camera
     agent = getattr(sb3, config["algo"].upper()).load(model_path, device="cpu")
     returns, successes, frames = _episodes(venv, agent, episodes, video)
     fps = venv.get_attr("metadata")[0]["render_fps"]   # one frame per control step, real time
@@ -165,13 +174,15 @@ def main(argv=None) -> dict:
     ap.add_argument("--video", action="store_true", help="write evaluation.mp4 (first episode)")
     ap.add_argument("--model", choices=tuple(MODELS), default="final",
                     help="final: model.zip (default); best: best/best_model.zip")
+    ap.add_argument("--camera", choices=CAMERAS, default="chase",
+                    help="with --video: the video's camera (default: chase)")
     args = ap.parse_args(argv)
     try:
         require("evaluate", "stable_baselines3", *(("imageio",) if args.video else ()))
         check_run(args.run, args.model, args.video)
     except (ValueError, MissingExtra) as e:
         ap.error(str(e))
-    result = evaluate(args.run, args.episodes, args.video, model=args.model)
+    result = evaluate(args.run, args.episodes, args.video, model=args.model, camera=args.camera)
     print(json.dumps(result, indent=2))
     return result
 

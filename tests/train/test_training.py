@@ -49,6 +49,10 @@ def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path, monkeypatch
     import imageio.v3 as iio
 
     assert iio.immeta(result["video"])["fps"] == 50.0
+    chase = iio.imread(result["video"], index=0)
+    result = evaluate.main([str(out), "--episodes", "1", "--video", "--camera", "top"])
+    top = iio.imread(result["video"], index=0)          # the same first state, seen from above
+    assert top.shape == chase.shape and np.abs(top.astype(float) - chase).mean() > 10
 
     # the observation statistics are read when the run says it normalised, not when a file is there
     seen = []
