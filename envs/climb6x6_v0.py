@@ -8,7 +8,7 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from traction.scenes.terrain import spawn_on_grid
+from traction.scenes.terrain import spawn_on_ground
 from traction.vehicle_model import VehicleParams, vehicle_params
 from traction.vehicle_model import layout as L
 from traction.vehicle_model.params import check_number
@@ -216,14 +216,14 @@ class Climb6x6Env(TractionEnv):
         t = self.scene.terrain
         if "spawn" in options:
             x, y, yaw = options["spawn"]
-            pos, quat = spawn_on_grid(t.grid, self.vehicle, x, y, yaw)
+            pos, quat = spawn_on_ground(t.grid, self.vehicle, x, y, yaw)
         elif self.terrain == "crest":
             pos, quat = t.spawn_pos, t.spawn_quat
         else:
             x = float(t.spawn_pos[0])
             y = float(self.np_random.uniform(-3.0, 3.0))
             yaw = float(self.np_random.uniform(-0.26, 0.26))
-            pos, quat = spawn_on_grid(t.grid, self.vehicle, x, y, yaw)
+            pos, quat = spawn_on_ground(t.grid, self.vehicle, x, y, yaw)
         self.sim.reset(pos=pos, quat=quat)
         self._goal_xyz = tuple(self._goal().tolist())       # fixed for the episode
         self._no_ground = float(t.grid.heights.min()) - EDGE_DROP

@@ -50,6 +50,25 @@ class Scene:
     def spawn_quat(self) -> np.ndarray:
         return self.terrain.spawn_quat
 
+    def pose_on_ground(self, x: float, y: float, yaw: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """The chassis pose ``(pos, quat)`` resting on this terrain at world ``(x, y)`` (m)
+        facing ``yaw`` (rad, from +x toward +y), aligned with the ground under the wheels, for
+        ``VehicleSim.reset(pos=..., quat=...)`` (a task's ``_reset_task``): a pose below the
+        ground would be pushed out by the contacts, launching the vehicle.
+
+        Raises:
+            ValueError: ``x``, ``y`` or ``yaw`` not a finite number, or ``(x, y)`` off a
+                heightfield terrain's grid (there is no ground there).
+        """
+        x, y = check_number("x", x, unit="m"), check_number("y", y, unit="m")
+        yaw = check_number("yaw", yaw, unit="rad")
+        t = self.terrain
+        if self.model.nhfield and not t.grid.contains(x, y):      # (a plane goes on for ever)
+            (length, width), x0, y0 = t.grid.extent, t.grid.x0, t.grid.y0
+            raise ValueError(f"({x:g}, {y:g}) is off the {t.name} terrain; allowed: x in "
+                             f"[{x0:g}, {x0 + length:g}] m, y in [{y0:g}, {y0 + width:g}] m")
+        return terrain.spawn_on_ground(t, self.vehicle, x, y, yaw)
+
     def regenerate(self, seed: int) -> None:
         """New terrain from ``seed`` with the same knobs, written into the model in place (no
         recompilation); spawn pose and goal follow. Terrains without a seeded heightfield keep

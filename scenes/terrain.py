@@ -42,6 +42,14 @@ class Terrain:
     goal: np.ndarray | None = None
     knobs: dict = field(default_factory=dict)
 
+    def height_at(self, x, y) -> np.ndarray:
+        """Ground height (m) at world ``x, y``: the grid's where there is one (clamped to its
+        edge), else the plane's (``flat``: 0; a smooth ``slope`` rises toward +x)."""
+        if self.grid is not None:
+            return self.grid.height_at(x, y)
+        x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+        return x * math.tan(math.radians(self.knobs.get("angle_deg", 0.0)))
+
 
 def _quat_yaw_pitch(yaw: float, pitch: float) -> np.ndarray:
     """(w, x, y, z) for yaw about z, then pitch about y (nose up positive)."""
@@ -55,17 +63,17 @@ def _quat_yaw_pitch(yaw: float, pitch: float) -> np.ndarray:
     return q
 
 
-def spawn_on_grid(grid: heightfield.TerrainGrid, vehicle: VehicleParams, x: float, y: float,
-                  yaw: float = 0.0):
-    """Chassis pose resting on the grid at ``(x, y)`` facing ``yaw``: the body is aligned with
-    the plane fitted through the ground under the wheels (its z axis the plane's normal, its x
-    axis the plane's direction over the heading ``yaw``) and raised until no wheel is
-    compressed past rest. Returns ``(pos, quat)``."""
+def spawn_on_ground(ground, vehicle: VehicleParams, x: float, y: float, yaw: float = 0.0):
+    """Chassis pose resting on ``ground`` (a :class:`Terrain` or a grid: anything with
+    ``height_at(x, y)``) at ``(x, y)`` facing ``yaw``: the body is aligned with the plane fitted
+    through the ground under the wheels (its z axis the plane's normal, its x axis the plane's
+    direction over the heading ``yaw``) and raised until no wheel is compressed past rest.
+    Returns ``(pos, quat)``."""
     c, s = math.cos(yaw), math.sin(yaw)
     wp = vehicle.suspension.position
     wx = x + c * wp[:, 0] - s * wp[:, 1]
     wy = y + s * wp[:, 0] + c * wp[:, 1]
-    h = grid.height_at(wx, wy)
+    h = ground.height_at(wx, wy)
     a = np.column_stack([np.ones_like(wx), wx - x, wy - y])
     coef, *_ = np.linalg.lstsq(a, h, rcond=None)
     gx, gy = coef[1], coef[2]                                  # dz/dx, dz/dy in world
@@ -177,7 +185,7 @@ def slope(spec, vehicle, seed=0, angle_deg: float = 10.0, roughness: float = 0.0
     grid = heightfield.bumpy_plane(seed, roughness, length=120.0, width=40.0,
                                    incline_deg=angle_deg)
     add_heightfield(spec, grid, [0.45, 0.42, 0.38, 1.0])
-    pos, quat = spawn_on_grid(grid, vehicle, -40.0, 0.0)
+    pos, quat = spawn_on_ground(grid, vehicle, -40.0, 0.0)
     return Terrain("slope", pos, quat, grid=grid, knobs=knobs)
 
 
@@ -186,7 +194,7 @@ def rough_hill(spec, vehicle, seed=0, difficulty: float = 0.5, **knobs):
     grid, summit = heightfield.rough_hill(seed, difficulty, **knobs)
     add_heightfield(spec, grid, [0.42, 0.5, 0.33, 1.0])
     _marker(spec, names.GOAL_MARKER, summit + [0, 0, 1.0], [1.5, 1.0, 0], [0.9, 0.2, 0.2, 0.5])
-    pos, quat = spawn_on_grid(grid, vehicle, grid.x0 + 8.0, 0.0)
+    pos, quat = spawn_on_ground(grid, vehicle, grid.x0 + 8.0, 0.0)
     return Terrain("rough_hill", pos, quat, grid=grid, goal=summit,
                    knobs={"difficulty": difficulty, **knobs})
 
@@ -265,7 +273,7 @@ def arena(spec, vehicle, seed=0, bump_amplitude: float = 0.04, size: float = 60.
         rgba = [0.9, 0.15, 0.15, 1] if i == 0 else [0.9, 0.9, 0.2, 1]
         _marker(spec, names.marker(i), [15 * math.cos(t), 15 * math.sin(t), 1.0], [0.2, 1.0, 0],
                 rgba)
-    pos, quat = spawn_on_grid(grid, vehicle, 0.0, 0.0)
+    pos, quat = spawn_on_ground(grid, vehicle, 0.0, 0.0)
     return Terrain("arena", pos, quat, grid=grid, knobs={"bump_amplitude": bump_amplitude, "size": size})
 
 

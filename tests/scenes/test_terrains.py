@@ -240,7 +240,7 @@ def test_spawn_on_a_cross_slope_aligns_the_body_with_the_ground(yaw, gx, gy):
     heading, and every strut top sits the same height above the plane. The roll once had the
     wrong sign: on a 0.2 cross slope the truck spawned tilted 22 deg against the ground, its
     uphill struts 0.13 m above it and its downhill ones 0.91 m."""
-    from traction.scenes.terrain import spawn_on_grid
+    from traction.scenes.terrain import spawn_on_ground
 
     n = 81
     xs = ys = np.linspace(-20.0, 20.0, n)
@@ -248,7 +248,7 @@ def test_spawn_on_a_cross_slope_aligns_the_body_with_the_ground(yaw, gx, gy):
     grid = heightfield.TerrainGrid(heights, np.zeros((n, n), np.int64), ("tarmac",), -20.0,
                                    -20.0, 0.5)
     p = vm.load_vehicle("truck_6x6")
-    pos, quat = spawn_on_grid(grid, p, 1.0, -2.0, yaw)
+    pos, quat = spawn_on_ground(grid, p, 1.0, -2.0, yaw)
     rot = np.zeros(9)
     mujoco.mju_quat2Mat(rot, quat)
     rot = rot.reshape(3, 3)
@@ -338,7 +338,7 @@ def test_a_spawn_with_one_wheel_on_a_bump_rests_every_wheel_on_the_ground():
     """Flat ground with a 0.25 m block under where the front-left wheel lands at a 0.6 rad
     heading: the spawn is raised so that no wheel starts below the ground (within the tilt's
     few mm), and no more than needed (one wheel touches)."""
-    from traction.scenes.terrain import spawn_on_grid
+    from traction.scenes.terrain import spawn_on_ground
 
     p = vm.load_vehicle("sedan")
     n = 81
@@ -351,7 +351,7 @@ def test_a_spawn_with_one_wheel_on_a_bump_rests_every_wheel_on_the_ground():
     heights = np.where((np.abs(x - w0[0]) < 0.6) & (np.abs(y - w0[1]) < 0.6), 0.25, 0.0)
     grid = heightfield.TerrainGrid(heights, np.zeros((n, n), np.int64), ("tarmac",), -20.0,
                                    -20.0, 0.5)
-    pos, quat = spawn_on_grid(grid, p, 0.0, 0.0, yaw)
+    pos, quat = spawn_on_ground(grid, p, 0.0, 0.0, yaw)
     rot = np.zeros(9)
     mujoco.mju_quat2Mat(rot, quat)
     rot = rot.reshape(3, 3)
