@@ -77,23 +77,50 @@ def test_a_bad_friction_is_named(sedan, friction):
         vm.check_timestep(sedan, 0.002, friction=friction)
 
 
+def test_the_damping_rates_are_the_chassis_modes(sedan):
+    """The sedan's struts sit symmetrically left and right, so roll decouples: its rate is
+    sum c y^2 / I_xx; heave and pitch share sum c / m + sum c x^2 / I_yy (the trace) and, with
+    equal dampers at the axles' two distances a and b from the CoM, the product c^2 (a + b)^2
+    / (m I_yy) x 4 (the determinant). Roll is the fastest, 1.87x a strut's own c / m."""
+    from traction.vehicle_model.timestep import damping_rates
+
+    sp, ch = sedan.suspension, sedan.chassis
+    r = sp.force_point - ch.com
+    c = sp.damper_rate
+    rates = damping_rates(sedan)
+    roll = np.sum(c * r[:, 1] ** 2) / ch.inertia[0]
+    assert roll == pytest.approx(rates[-1], rel=1e-12)
+    heave_pitch = [x for x in rates if not math.isclose(x, roll, rel_tol=1e-9)]
+    trace = c.sum() / ch.mass + np.sum(c * r[:, 0] ** 2) / ch.inertia[1]
+    assert sum(heave_pitch) == pytest.approx(trace, rel=1e-12)
+    a, b = r[0, 0], -r[2, 0]
+    assert np.prod(heave_pitch) == pytest.approx(4 * c[0] ** 2 * (a + b) ** 2
+                                                 / (ch.mass * ch.inertia[1]), rel=1e-12)
+    assert rates[-1] / (c / sp.sprung_mass).max() == pytest.approx(1.87, abs=0.005)
+
+
 @pytest.mark.parametrize("field, factor, rule", [
-    ("damper_rate", 50.0, "damper c dt / m = 3.17 > 1 at dt = 0.004 s"),
+    ("damper_rate", 10.0, "fastest damping rate (heave, roll or pitch: the damper rates over "
+                          "the body's mass and inertia) = 1.18 > 1 at dt = 0.004 s"),
     ("spring_strength", 1e-3, "natural frequency sqrt(k/m)/(2 pi) = 0.0469 Hz < 0.3 Hz"),
     ("damper_rate", 1e-3, "damping ratio c/(2 sqrt(k m)) = 0.000732 < 0.05"),
 ])
-def test_a_damper_too_strong_for_the_step_or_a_unit_slip_is_named(sedan, field, factor, rule):
+def test_dampers_too_strong_for_the_step_or_a_unit_slip_are_named(sedan, field, factor, rule):
     """The sedan's struts (35,000 N/m, 5,500 N s/m; sprung 402.8 kg front, 347.2 kg rear) at
-    4 ms: dampers 50x give c dt / m = 5500 x 50 x 0.004 / 347.2 = 3.17 at the rear (the worst
-    is named; a sedan so damped bounced 1 m high), a spring 1000x too soft 1.48 Hz /
-    sqrt(1000) at the front, a damper 1000x too weak a damping ratio of 0.732 / 1000. The
-    presets are silent at 2 and 4 ms."""
+    4 ms: dampers 10x give the chassis's roll a damping rate x dt of 1.18 (each strut's own
+    c dt / m 0.55-0.63), a spring 1000x too soft 1.48 Hz / sqrt(1000) at the front (the worst
+    is named), a damper 1000x too weak a damping ratio of 0.732 / 1000. The presets are silent
+    at 2 and 4 ms, and so are dampers of exactly 0 (meant)."""
     sp = sedan.suspension
     p = dataclasses.replace(sedan, suspension=dataclasses.replace(
         sp, **{field: getattr(sp, field) * factor}))
     msgs = _quiet(vm.check_timestep, p, 0.004)
     assert len(msgs) == 1 and rule in msgs[0]
-    assert "wheels front_left, front_right, rear_left, rear_right" in msgs[0]
+    if field == "spring_strength" or factor < 1.0:
+        assert "wheels front_left, front_right, rear_left, rear_right" in msgs[0]
+    undamped = dataclasses.replace(sedan, suspension=dataclasses.replace(
+        sp, damper_rate=np.zeros(4)))
+    assert _quiet(vm.check_timestep, undamped, 0.004) == []
     for name in ("sedan", "sedan_rwd", "truck_6x6", "tank"):
         for dt in (0.002, 0.004):
             assert _quiet(vm.check_timestep, vm.load_vehicle(name), dt) == []
