@@ -8,7 +8,6 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from traction.scenes.terrain import spawn_on_ground
 from traction.vehicle_model import VehicleParams, vehicle_params
 from traction.vehicle_model import layout as L
 from traction.vehicle_model.params import check_number
@@ -215,15 +214,14 @@ class Climb6x6Env(TractionEnv):
     def _reset_task(self, options: dict) -> None:
         t = self.scene.terrain
         if "spawn" in options:
-            x, y, yaw = options["spawn"]
-            pos, quat = spawn_on_ground(t.grid, self.vehicle, x, y, yaw)
+            pos, quat = self.scene.pose_on_ground(*options["spawn"])
         elif self.terrain == "crest":
             pos, quat = t.spawn_pos, t.spawn_quat
         else:
             x = float(t.spawn_pos[0])
             y = float(self.np_random.uniform(-3.0, 3.0))
             yaw = float(self.np_random.uniform(-0.26, 0.26))
-            pos, quat = spawn_on_ground(t.grid, self.vehicle, x, y, yaw)
+            pos, quat = self.scene.pose_on_ground(x, y, yaw)
         self.sim.reset(pos=pos, quat=quat)
         self._goal_xyz = tuple(self._goal().tolist())       # fixed for the episode
         self._no_ground = float(t.grid.heights.min()) - EDGE_DROP
@@ -240,12 +238,9 @@ class Climb6x6Env(TractionEnv):
         except (TypeError, ValueError):
             raise ValueError(f"reset option spawn = {spawn!r}; allowed: (x m, y m, yaw "
                              "rad)") from None
-        grid, p = self.scene.terrain.grid, self.vehicle
-        reach = float(np.max(np.hypot(p.suspension.position[:, 0], p.suspension.position[:, 1])
-                             + p.wheels.radius))         # every wheel on the grid, at any yaw
-        x_hi, y_hi = grid.x0 + grid.extent[0] - reach, grid.y0 + grid.extent[1] - reach
-        return (check_number("reset option spawn x", x, grid.x0 + reach, x_hi, unit="m"),
-                check_number("reset option spawn y", y, grid.y0 + reach, y_hi, unit="m"),
+        x_lo, x_hi, y_lo, y_hi = self.scene.ground_limits()  # every wheel on it, at any yaw
+        return (check_number("reset option spawn x", x, x_lo, x_hi, unit="m"),
+                check_number("reset option spawn y", y, y_lo, y_hi, unit="m"),
                 check_number("reset option spawn yaw", yaw, -math.tau, math.tau, unit="rad"))
 
     def _goal_distance(self, c: ChassisReading) -> float:

@@ -8,7 +8,6 @@ import math
 import gymnasium as gym
 import numpy as np
 
-from traction.scenes.terrain import spawn_on_ground
 from traction.vehicle_model import VehicleParams, vehicle_params
 from traction.vehicle_model import layout as L
 
@@ -160,7 +159,7 @@ class TankTurnEnv(TractionEnv):
     def _reset_task(self, options: dict) -> None:
         yaw = float(options.get("yaw", self.np_random.uniform(-np.pi, np.pi)))
         offset = float(options.get("target_offset", self.np_random.uniform(-np.pi, np.pi)))
-        pos, quat = spawn_on_ground(self.scene.terrain.grid, self.vehicle, 0.0, 0.0, yaw)
+        pos, quat = self.scene.pose_on_ground(0.0, 0.0, yaw)
         self.sim.reset(pos=pos, quat=quat)
         self.target = _wrap(yaw + offset)
         self._held = 0.0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import math
 from dataclasses import dataclass
 
 import mujoco
@@ -50,6 +51,20 @@ class Scene:
     def spawn_quat(self) -> np.ndarray:
         return self.terrain.spawn_quat
 
+    def ground_limits(self) -> tuple[float, float, float, float]:
+        """``(x_lo, x_hi, y_lo, y_hi)`` (m, world): where :meth:`pose_on_ground` puts the vehicle,
+        every wheel on the ground at any yaw (its reach, the farthest wheel edge from the chassis
+        origin, inside the heightfield's grid, or inside the 5 km plane). The same for every
+        seed."""
+        t, reach = self.terrain, terrain.reach(self.vehicle)
+        if self.model.nhfield:                      # a heightfield: the ground ends with its grid
+            (length, width), x0, y0 = t.grid.extent, t.grid.x0, t.grid.y0
+        else:                                       # a plane (tilted on the smooth slope)
+            half = terrain.PLANE_SIZE
+            length = 2 * half * math.cos(math.radians(t.knobs.get("angle_deg", 0.0)))
+            (x0, y0), width = (-length / 2, -half), 2 * half
+        return x0 + reach, x0 + length - reach, y0 + reach, y0 + width - reach
+
     def pose_on_ground(self, x: float, y: float, yaw: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
         """The chassis pose ``(pos, quat)`` resting on this terrain at world ``(x, y)`` (m)
         facing ``yaw`` (rad, from +x toward +y), aligned with the ground under the wheels, for
@@ -57,17 +72,14 @@ class Scene:
         ground would be pushed out by the contacts, launching the vehicle.
 
         Raises:
-            ValueError: ``x``, ``y`` or ``yaw`` not a finite number, or ``(x, y)`` off a
-                heightfield terrain's grid (there is no ground there).
+            ValueError: ``x``, ``y`` or ``yaw`` not a finite number, or ``(x, y)`` outside
+                :meth:`ground_limits` (a wheel could hang off the ground).
         """
-        x, y = check_number("x", x, unit="m"), check_number("y", y, unit="m")
+        x_lo, x_hi, y_lo, y_hi = self.ground_limits()
+        unit = f"m (every wheel on the {self.terrain.name} terrain at any yaw)"
+        x, y = check_number("x", x, x_lo, x_hi, unit=unit), check_number("y", y, y_lo, y_hi, unit=unit)
         yaw = check_number("yaw", yaw, unit="rad")
-        t = self.terrain
-        if self.model.nhfield and not t.grid.contains(x, y):      # (a plane goes on for ever)
-            (length, width), x0, y0 = t.grid.extent, t.grid.x0, t.grid.y0
-            raise ValueError(f"({x:g}, {y:g}) is off the {t.name} terrain; allowed: x in "
-                             f"[{x0:g}, {x0 + length:g}] m, y in [{y0:g}, {y0 + width:g}] m")
-        return terrain.spawn_on_ground(t, self.vehicle, x, y, yaw)
+        return terrain.spawn_on_ground(self.terrain, self.vehicle, x, y, yaw)
 
     def regenerate(self, seed: int) -> None:
         """New terrain from ``seed`` with the same knobs, written into the model in place (no

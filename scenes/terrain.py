@@ -44,11 +44,15 @@ class Terrain:
 
     def height_at(self, x, y) -> np.ndarray:
         """Ground height (m) at world ``x, y``: the grid's where there is one (clamped to its
-        edge), else the plane's (``flat``: 0; a smooth ``slope`` rises toward +x)."""
+        edge), else the plane's (``flat``: 0, and ``PATCH_HEIGHT`` on its patches; a smooth
+        ``slope`` rises toward +x)."""
         if self.grid is not None:
             return self.grid.height_at(x, y)
         x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
-        return x * math.tan(math.radians(self.knobs.get("angle_deg", 0.0)))
+        h = x * math.tan(math.radians(self.knobs.get("angle_deg", 0.0)))
+        for _, (px, py), (length, width) in self.knobs.get("patches", ()):
+            h = h + PATCH_HEIGHT * ((np.abs(x - px) <= length / 2) & (np.abs(y - py) <= width / 2))
+        return h
 
 
 def _quat_yaw_pitch(yaw: float, pitch: float) -> np.ndarray:
@@ -61,6 +65,13 @@ def _quat_yaw_pitch(yaw: float, pitch: float) -> np.ndarray:
     mat[:] = (rz @ ry).ravel()
     mujoco.mju_mat2Quat(q, mat)
     return q
+
+
+def reach(vehicle: VehicleParams) -> float:
+    """The farthest wheel edge from the chassis origin in the ground plane (m): a pose at
+    ``(x, y)`` keeps every wheel within this of it, at any yaw."""
+    p = vehicle.suspension.position
+    return float(np.max(np.hypot(p[:, 0], p[:, 1]) + vehicle.wheels.radius))
 
 
 def spawn_on_ground(ground, vehicle: VehicleParams, x: float, y: float, yaw: float = 0.0):
@@ -87,6 +98,9 @@ def spawn_on_ground(ground, vehicle: VehicleParams, x: float, y: float, yaw: flo
     wheel_height = float(np.max(vehicle.wheels.radius - wp[:, 2]))
     pos = np.array([x, y, coef[0] + lift]) + rot[:, 2] * wheel_height
     return pos, quat
+
+
+spawn_on_grid = spawn_on_ground     # (its name until 2026-11-28, when it took any ground)
 
 
 def add_heightfield(spec: mujoco.MjSpec, grid: heightfield.TerrainGrid, rgba) -> None:

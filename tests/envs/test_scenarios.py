@@ -339,27 +339,29 @@ def _settle(sim, pos, quat, steps=125):
 
 
 @pytest.mark.parametrize("vehicle, terrain, kw, incline_deg", [
-    ("sedan", "flat", {}, 0.0), ("sedan", "slope", {"angle_deg": 15.0}, 15.0),
-    ("sedan_rwd", "skidpad", {}, 0.0), ("tank", "arena", {}, None),
-    ("sedan", "slope", {"roughness": 0.1}, None), ("truck_6x6", "rough_hill", {}, None),
-    ("truck_6x6", "crest", {}, None)])
+    ("sedan", "flat", {"patches": (("ice", (0.0, 0.0), (20.0, 20.0)),)}, 0.0),
+    ("sedan", "slope", {"angle_deg": 15.0}, 15.0), ("sedan_rwd", "skidpad", {}, 0.0),
+    ("tank", "arena", {}, None), ("sedan", "slope", {"roughness": 0.1}, None),
+    ("truck_6x6", "rough_hill", {}, None), ("truck_6x6", "crest", {}, None)])
 def test_a_pose_on_the_ground_rests_there_at_any_point_and_heading(vehicle, terrain, kw,
                                                                    incline_deg):
-    """Scene.pose_on_ground at random points and headings: on planes (flat, smooth slope,
-    skidpad) the vehicle rests at once (vertical speed < 2 cm/s, the struts carrying m g cos a
-    to 1 %), on bumps and rough ground it settles (< 1 m/s: it drops into hollows under a wheel);
-    the same pose 0.5 m lower is pushed out of the ground at over 3 m/s, which is what a task
-    placing the vehicle by hand risked. A point off a heightfield's grid is refused."""
+    """Scene.pose_on_ground at random points and headings, and at the corners of its
+    ground_limits: on planes (flat with a 1 cm patch under the car, smooth slope, skidpad) the
+    vehicle rests at once (vertical speed < 2 cm/s, the struts carrying m g cos a to 1 %), on
+    bumps and rough ground it settles (< 1 m/s: it drops into hollows under a wheel); the same
+    pose 0.5 m lower is pushed out of the ground at over 3 m/s, which is what a task placing
+    the vehicle by hand risked. A point beyond the limits is refused: a wheel could hang off a
+    heightfield's edge (the tank 30 m off the arena's centre tipped over the edge) or the 5 km
+    plane (off it the wheels found no ground)."""
     scene = build_scene(vehicle, terrain, **kw)
     sim = VehicleSim(scene)
     rng = np.random.default_rng(3)
-    grid = scene.terrain.grid if scene.model.nhfield else None
-    for _ in range(3):
-        if grid is None:
-            x, y = rng.uniform(-100.0, 100.0, 2)
-        else:
-            (length, width), x0, y0 = grid.extent, grid.x0, grid.y0
-            x, y = x0 + rng.uniform(0.2, 0.8) * length, y0 + rng.uniform(0.2, 0.8) * width
+    x_lo, x_hi, y_lo, y_hi = scene.ground_limits()
+    if scene.model.nhfield:
+        points = [(rng.uniform(x_lo, x_hi), rng.uniform(y_lo, y_hi)) for _ in range(3)]
+    else:                                                 # (0, 0): on flat's patch
+        points = [(0.0, 0.0)] + [tuple(rng.uniform(-100.0, 100.0, 2)) for _ in range(2)]
+    for x, y in points + [(x_lo, y_lo), (x_hi, y_hi)]:
         pos, quat = scene.pose_on_ground(x, y, rng.uniform(-np.pi, np.pi))
         vz = _settle(sim, pos, quat)
         if incline_deg is not None:
@@ -368,8 +370,9 @@ def test_a_pose_on_the_ground_rests_there_at_any_point_and_heading(vehicle, terr
         else:
             assert vz < 1.0
     assert _settle(sim, pos - [0.0, 0.0, 0.5], quat) > 3.0
-    if grid is not None:
-        with pytest.raises(ValueError, match=rf"is off the {terrain} terrain; allowed: x in"):
-            scene.pose_on_ground(grid.x0 - 1.0, 0.0)
+    for x, y in ((x_lo - 0.01, 0.5 * (y_lo + y_hi)), (0.5 * (x_lo + x_hi), y_hi + 0.01)):
+        with pytest.raises(ValueError, match=rf"allowed: \[.*\] m \(every wheel on the "
+                                             rf"{terrain} terrain at any yaw\)"):
+            scene.pose_on_ground(x, y)
     with pytest.raises(ValueError, match="yaw"):
-        scene.pose_on_ground(0.0, 0.0, float("nan"))
+        scene.pose_on_ground(0.5 * (x_lo + x_hi), 0.5 * (y_lo + y_hi), float("nan"))
