@@ -351,7 +351,7 @@ class TractionEnv(Snapshots, gym.Env):
         cameras = [self.model.camera(i).name for i in range(self.model.ncam)]
         if name not in cameras:
             raise ValueError(f"camera_name = {name!r}; allowed: {', '.join(cameras)}")
-        self._camera_name = name
+        self._camera_name = str(name)
         if self._viewer is not None:
             self._aim_viewer()
 

@@ -98,13 +98,8 @@ def check_run(run: Path, which: str = "final", video: bool = False) -> tuple[dic
     return config, *files
 
 
-def _first_env(venv):
-    """The first world's environment under the SB3 adapter (and VecNormalize, if any)."""
-    return venv.envs[0] if hasattr(venv, "envs") else venv.venv.envs[0]
-
-
 def _render(venv) -> np.ndarray:
-    return _first_env(venv).render()
+    return venv.envs[0].render()        # (VecNormalize passes ``envs`` on from the adapter)
 
 
 def _episodes(venv, model, episodes: int, video: bool) -> tuple[list, list, list]:
@@ -138,6 +133,8 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
         MissingExtra: ``video`` without imageio (the ``render`` extra).
     """
     int_at_least("--episodes", episodes, 1)
+    if camera not in CAMERAS:
+        raise ValueError(f"camera = {camera!r}; allowed: {', '.join(CAMERAS)}")
     config, model_path, stats = check_run(run, model, video)
     if video:
         require("evaluate --video", "imageio")
@@ -148,7 +145,7 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
         kwargs.update(render_mode="rgb_array", width=480, height=360)
     venv = make_vec(config["env_id"], kwargs, 1, seed, False, training=False, stats=stats)
     if video:
-        _first_env(venv).camera_name = camera
+        venv.envs[0].camera_name = camera
     agent = getattr(sb3, config["algo"].upper()).load(model_path, device="cpu")
     returns, successes, frames = _episodes(venv, agent, episodes, video)
     fps = venv.get_attr("metadata")[0]["render_fps"]   # one frame per control step, real time
@@ -174,15 +171,18 @@ def main(argv=None) -> dict:
     ap.add_argument("--video", action="store_true", help="write evaluation.mp4 (first episode)")
     ap.add_argument("--model", choices=tuple(MODELS), default="final",
                     help="final: model.zip (default); best: best/best_model.zip")
-    ap.add_argument("--camera", choices=CAMERAS, default="chase",
+    ap.add_argument("--camera", choices=CAMERAS,
                     help="with --video: the video's camera (default: chase)")
     args = ap.parse_args(argv)
+    if args.camera is not None and not args.video:
+        ap.error("--camera goes with --video (the video's camera)")
     try:
         require("evaluate", "stable_baselines3", *(("imageio",) if args.video else ()))
         check_run(args.run, args.model, args.video)
     except (ValueError, MissingExtra) as e:
         ap.error(str(e))
-    result = evaluate(args.run, args.episodes, args.video, model=args.model, camera=args.camera)
+    result = evaluate(args.run, args.episodes, args.video, model=args.model,
+                      camera=args.camera or "chase")
     print(json.dumps(result, indent=2))
     return result
 

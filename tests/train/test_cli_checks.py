@@ -228,6 +228,20 @@ def test_evaluate_video_without_imageio_fails_before_the_episodes(tmp_path, caps
     assert "evaluate needs imageio" in err and '".[render]"' in err
 
 
+def test_evaluate_camera_goes_with_video_and_is_checked_first(tmp_path, capsys):
+    """--camera without --video was ignored without a word; an unknown camera given to
+    evaluate() ran its episodes when there was no video, and raised after building the env
+    when there was."""
+    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\nenv_kwargs: {}\n"
+                                         "run: {normalize: false}\n")
+    (tmp_path / "model.zip").write_bytes(b"")
+    err = _usage_error(capsys, evaluate.main, [str(tmp_path), "--camera", "top"])
+    assert "--camera goes with --video" in err
+    for video in (False, True):
+        with pytest.raises(ValueError, match=r"camera = 'front'; allowed: chase, top, driver"):
+            evaluate.evaluate(tmp_path, 1, video=video, camera="front")
+
+
 class _AutoresetVenv:
     """An SB3-style vector env of one world with same-step autoreset: episodes of 3 steps; a
     rendered frame is filled with (episode, step)."""
