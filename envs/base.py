@@ -357,8 +357,9 @@ class TractionEnv(Snapshots, gym.Env):
 
     def _aim_viewer(self) -> None:
         """The human-mode window shows :attr:`camera_name` (the viewer's Esc frees it)."""
-        self._viewer.cam.type = mujoco.mjtCamera.mjCAMERA_FIXED
-        self._viewer.cam.fixedcamid = self.model.camera(self._camera_name).id
+        with self._viewer.lock():                  # (the window's thread reads the camera)
+            self._viewer.cam.type = mujoco.mjtCamera.mjCAMERA_FIXED
+            self._viewer.cam.fixedcamid = self.model.camera(self._camera_name).id
 
     def _refresh_viewer_terrain(self) -> None:
         """The human-mode window's copy of the height fields, after they were rewritten (its

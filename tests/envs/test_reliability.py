@@ -381,3 +381,30 @@ def test_the_divergence_warning_names_the_step_of_the_episode_it_happened_in(
     t = 3 * u.control_dt
     assert f"diverged in step 3 of the episode (t = {t:.3f} s)" in diverging_step_warning(env)
     env.close()
+
+
+def test_the_human_mode_window_is_aimed_at_the_camera_named():
+    """camera_name aims the window's camera too, under the viewer's lock (a stand-in viewer:
+    the real one needs a display): the fixed camera of that name, now and when set later."""
+    import contextlib
+    from types import SimpleNamespace
+
+    class Viewer:
+        def __init__(self):
+            self.cam, self.locked = SimpleNamespace(type=None, fixedcamid=None), 0
+
+        @contextlib.contextmanager
+        def lock(self):
+            self.locked += 1
+            yield
+
+    env = gym.make("Traction/Drift-v0", camera_name="top")
+    u = env.unwrapped
+    u._viewer = Viewer()
+    u._aim_viewer()                                       # as render() does at launch
+    assert u._viewer.cam.type == mujoco.mjtCamera.mjCAMERA_FIXED
+    assert u._viewer.cam.fixedcamid == u.model.camera("top").id
+    env.set_wrapper_attr("camera_name", "driver")
+    assert u._viewer.cam.fixedcamid == u.model.camera("driver").id and u._viewer.locked == 2
+    u._viewer = None
+    env.close()
