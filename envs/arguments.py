@@ -80,3 +80,24 @@ def fixed_message(env, name: str) -> str:
     return (f"{name} is fixed when the environment is built (it shaped the scene, the vehicle, "
             f"the spaces or the time steps); build another: gym.make({env_id!r}, {given}). "
             f"Settable between steps: {', '.join(settable)}")
+
+
+_UNSET = object()
+
+
+def set_each(objects, name: str, values) -> None:
+    """``setattr(objects[i], name, values[i])`` for each, all or none: when one raises (a
+    setting checks its value), the ones set before get their old values back (or lose the
+    attribute they did not have) and the error is raised."""
+    before = []
+    try:
+        for obj, value in zip(objects, values, strict=True):
+            before.append(getattr(obj, name, _UNSET))
+            setattr(obj, name, value)
+    except Exception:
+        for obj, old in zip(objects, before[:-1], strict=False):
+            if old is _UNSET:
+                delattr(obj, name)
+            else:
+                setattr(obj, name, old)
+        raise

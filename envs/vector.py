@@ -48,6 +48,7 @@ from traction.vehicle_model.params import check_number
 
 from . import actions as action_maps
 from . import diagnostics
+from .arguments import set_each
 from .reading import ChassisReading
 from .sim_batch import SimBatch
 from .snapshot import refuse_copies
@@ -393,14 +394,14 @@ class TractionVectorEnv(VectorEnv):
 
     def set_attr(self, name: str, values) -> None:
         """Set ``name`` on every sub-environment, as Gymnasium's ``SyncVectorEnv`` does: one value
-        per world (a list or tuple of ``num_envs``), or any other value for all of them."""
+        per world (a list or tuple of ``num_envs``), or any other value for all of them. A value
+        a world refuses raises with every world as it was."""
         if not isinstance(values, list | tuple):
             values = [values] * self.num_envs
         if len(values) != self.num_envs:
             raise ValueError(f"set_attr({name!r}, values): {len(values)} values; expected one "
                              f"per world ({self.num_envs}) or a single value")
-        for env, value in zip(self.envs, values, strict=True):
-            setattr(env, name, value)
+        set_each(self.envs, name, values)
 
 
 #: arguments of the vector env itself, not of its sub-environments

@@ -82,6 +82,14 @@ def test_get_set_attr_and_call_reach_every_world_as_in_sync_vector_env():
     with pytest.raises(ValueError, match=r"set_attr\('hold_seconds', values\): 2 values; "
                        r"expected one per world \(3\)"):
         venv.set_attr("hold_seconds", [1.0, 2.0])
+    with pytest.raises(ValueError, match="hold_seconds = -1.0"):        # all worlds or none:
+        venv.set_attr("hold_seconds", [5.0, 6.0, -1.0])                # the first two had
+    assert venv.get_attr("hold_seconds") == (1.0, 2.0, 3.0)            # changed
+    with pytest.raises(ValueError, match="camera_name = 'nope'"):
+        venv.set_attr("camera_name", ["top", "nope", "top"])
+    assert venv.get_attr("camera_name") == ("chase", "chase", "chase")
+    venv.set_attr("note", ["a", "b", "c"])                              # new attributes: as
+    assert venv.get_attr("note") == ("a", "b", "c")                    # Gymnasium's envs take
     venv.close()
     sync.close()
 
