@@ -1,6 +1,6 @@
 """Is a physics step short enough for the update's explicit parts? (:func:`check_timestep`)
 
-Three parts of the update are explicit and have a step limit:
+Four parts of the update are explicit and have a step limit:
 
 * **Springs** (PhysX's rule): ``alpha = sqrt(sprung_mass / spring_strength) / dt`` should exceed 5.
 * **Wheel spin against the tyre.** Near rolling, every tyre model but the custom one pushes
@@ -153,7 +153,7 @@ def _suspension_messages(p, dt: float) -> list[str]:
     damper rate of exactly 0 is taken as meant)."""
     sp, names = p.suspension, p.wheel_names
     rules = (
-        (np.sqrt(sp.sprung_mass / sp.spring_strength) / dt, lambda a: a < 5.0, min,
+        (sp.alpha(dt), lambda a: a < 5.0, min,
          lambda a: f"spring alpha = sqrt(m/k)/dt = {a:.2f} < 5 at dt = {dt:g} s: too stiff for "
                    "the step; lower suspension.spring_strength or the timestep"),
         (sp.natural_frequency(), lambda f: f < MIN_FREQUENCY, min,
