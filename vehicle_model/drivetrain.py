@@ -77,8 +77,12 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
         0), the engine's own torque (N m) and the clutch slip ``w_e - ratio sum(shares_g w_g)``
         at the new spins, before the brakes (rad/s; with ``ratio`` 0 it is the engine spin).
         Where the solved engine spin passes the maximum (or 0) it is held there, as PhysX's
-        limiter does; the engine torque returned is then net of the limiter's cut and the slip
-        is the solve's, so the engine's and the wheels' equations both balance.
+        limiter does, and the wheels are solved again against the clutch turning at the held
+        spin (:func:`_against_held_engine`): the slip and the clutch torque are then the held
+        engine's, so the clutch still only dissipates (``strength x slip^2``; with the slip of
+        the unheld spin, wheels overrunning a held engine under throttle were driven by a
+        clutch turning slower than they did), and the engine torque returned is net of the
+        limiter's cut, so the engine's and the wheels' equations both balance.
     """
     n = len(w_g)
     engaged = ratio != 0.0
@@ -117,17 +121,41 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
                 new = (b_g - k * v_g * rest) / (m_g + k * v_g * v_g)
                 vx += v_g * (new - out_g[g])
                 out_g[g] = new
-    slip = x_e                                     # what the clutch passed to the wheels
+    held = min(max(x_e, 0.0), vp[MAX_OMEGA])       # the rev limiter (and no backward spin)
+    if held != x_e:                                # the wheels meet an engine held there
+        _against_held_engine(held, w_g, inertia_g, damping_g, road_g, k, ratio, shares, h,
+                             out_g)
+    slip = held                                    # what the clutch passed to the wheels
     for g in range(n):
         slip += -ratio * shares[g] * out_g[g]
-    held = min(max(x_e, 0.0), vp[MAX_OMEGA])       # the rev limiter (and no backward spin)
-    t_eng -= m_e * (x_e - held)                    # its cut: the engine's net torque balances
+    if held != x_e:                                # the limiter's cut: the engine's equation
+        t_eng += m_e * held + k * slip - b_e       # balances at the held spin
     x_e = held
-    if not engaged:                                # nothing passed: the slip is the engine's spin
-        slip = held
     for g in range(n):
         out_g[g] = apply_brake(out_g[g], h * brake_g[g] / inertia_g[g])
     return x_e, k * slip, t_eng, slip
+
+
+@jit
+def _against_held_engine(w_e: float, w_g: np.ndarray, inertia_g: np.ndarray,
+                         damping_g: np.ndarray, road_g: np.ndarray, k: float, ratio: float,
+                         shares: np.ndarray, h: float, out_g: np.ndarray) -> None:
+    """New group spins (into ``out_g``) with the engine held at ``w_e`` (rad/s) by the rev
+    limiter: each group's row of the coupled system with ``w_e`` known,
+    ``(I_g/h + D_g) w_g' + G beta_g K G sum(beta w') = I_g w_g / h + T_road_g + G beta_g K w_e``,
+    a diagonal plus the symmetric rank-one ``K u u^T`` (``u = G beta``): Sherman-Morrison, exact
+    and O(n), in both clutch accuracy modes."""
+    n = len(w_g)
+    u_y, u_z = 0.0, 0.0                            # u . (M^-1 b), u . (M^-1 u)
+    for g in range(n):
+        inv_m_g = 1.0 / (inertia_g[g] / h + damping_g[g])
+        u_g = ratio * shares[g]
+        out_g[g] = (inertia_g[g] * w_g[g] / h + road_g[g] + u_g * k * w_e) * inv_m_g
+        u_y += u_g * out_g[g]
+        u_z += u_g * u_g * inv_m_g
+    coef = k * u_y / (1.0 + k * u_z)
+    for g in range(n):
+        out_g[g] -= ratio * shares[g] * coef / (inertia_g[g] / h + damping_g[g])
 
 
 @jit
