@@ -22,10 +22,14 @@ new spin gives the step's energy balance::
 
 every term after the engine's and the road's work removes energy (backward Euler's own
 dissipation, damping, clutch slip), so the coupling never gains energy whatever the step or the
-shares. ``estimate`` runs Gauss-Seidel sweeps of the same symmetric, positive definite system
-instead (they converge for any strength; the number of sweeps sets how close they get). Engine
-torque and tyre (road) torques are explicit; brakes are applied afterwards as a clamp that can
-stop a group but never reverse it (so they only remove energy).
+shares. Where the solved engine spin passes the rev limit (or 0), the limiter holds it there
+and the wheels are solved again against the held spin, so the balance holds with the held
+spin and the limiter's cut in the engine torque. ``estimate`` runs Gauss-Seidel sweeps of the
+same symmetric, positive definite system instead (they converge for any strength; the number
+of sweeps sets how close they get: short of convergence the engine's equation balances only to
+the sweeps' residual, so ``best_possible`` is the mode for exact energy). Engine torque and tyre
+(road) torques are explicit; brakes are applied afterwards as a clamp that can stop a group but
+never reverse it (so they only remove energy).
 """
 
 from __future__ import annotations
