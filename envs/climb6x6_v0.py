@@ -134,6 +134,13 @@ class Climb6x6Env(TractionEnv):
     - v0 (2026-11-25): observation 49 and `info["gear"]` show the engaged gear, 0 while a change
       is in progress (they showed the gear being left until the next one engaged).
     - v0 (2026-11-28): the `camera_name` argument (`render()` showed the chase camera only).
+    - v1: the drivetrain creates no energy. The differential's torque shares (torque
+      vectoring's, or the `wheel_share` actions') also weight the wheel spins in the clutch's
+      output speed, so the wheels get exactly the power the clutch passes; in v0 the clutch
+      saw the six wheels equally while the torque went by the shares, and the wheels got more
+      than the engine supplied with all torque on the fastest wheel (+150-170 % of its work),
+      ~7-16 % more with random shares on `crest`. At the rev limit the clutch acts at the held
+      engine speed.
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")

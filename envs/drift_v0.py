@@ -123,6 +123,11 @@ class DriftEnv(TractionEnv):
       zeros, which a truncation's value bootstrap then read).
     - v0 (2026-11-25): the `telemetry` argument (PhysX telemetry of every physics substep).
     - v0 (2026-11-28): the `camera_name` argument (`render()` showed the chase camera only).
+    - v1: the limited-slip differential creates no energy: its biased torque shares also weight
+      the rear wheels' spins in the clutch's output speed (in v0 the clutch saw them equally,
+      and under engine braking with the wheels' speeds apart the wheels got more power than the
+      clutch passed: 1.1 % of the engine's work in power-on / lift-off donuts). At the rev limit
+      the clutch acts at the held engine speed.
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")

@@ -116,6 +116,9 @@ class TankTurnEnv(TractionEnv):
     - v0 (2026-11-25): leaving the arena ends the episode (`off_arena` term); the tank had
       fallen off its edge and gone on falling until the time limit.
     - v0 (2026-11-28): the `camera_name` argument (`render()` showed the chase camera only).
+    - v1: at the engine's rev limit the clutch acts at the held engine speed (the wheels are
+      solved against it; in v0 the clutch torque came from the engine speed before the
+      limiter held it).
     """
 
     action_names = ("left", "right")

@@ -155,6 +155,7 @@ N_SCRATCH = _columns(
     "S_STICK_LAT", "S_F_STICK_LONG", "S_F_STICK_LAT", "S_ROAD", "S_ACC_LONG", "S_ACC_LAT",
     "S_ACC_DRIVE", "S_ACC_MOMENT", "S_LOAD_FILTERED", "S_OVERTRAVEL", "S_COS_INCIDENCE",
     "S_RATE_SCALE", "S_V_PATCH:3", "S_DOWN:3", "S_ARM:3", "S_FWD:3", "S_LEFT:3", "S_PAD:6")
-#: per-group scratch of the drivetrain: spin, inertia, damping, road and brake torque, ratios
-N_GROUP_SCRATCH = _columns("G_SPIN", "G_INERTIA", "G_DAMPING", "G_ROAD", "G_BRAKE", "G_BETA",
-                           "G_ALPHA", "G_NEW", "G_COUNT")
+#: per-group scratch of the drivetrain: spin, inertia, damping, road and brake torque, the
+#: differential's share, new spin, wheel count
+N_GROUP_SCRATCH = _columns("G_SPIN", "G_INERTIA", "G_DAMPING", "G_ROAD", "G_BRAKE", "G_SHARE",
+                           "G_NEW", "G_COUNT")
