@@ -134,6 +134,11 @@ class Climb6x6Env(TractionEnv):
     - v0 (2026-11-25): observation 49 and `info["gear"]` show the engaged gear, 0 while a change
       is in progress (they showed the gear being left until the next one engaged).
     - v0 (2026-11-28): the `camera_name` argument (`render()` showed the chase camera only).
+    - v1: the tyre forces act at the contact patches (they acted at the wheel centres, PhysX's
+      starting point, which gave the truck 56 % of a rigid vehicle's load transfer): the truck
+      pitches and rolls with a rigid vehicle's load transfer and tips sideways at 36 deg (it held
+      to 54 deg); its lateral slip denominator is 2 m/s (at 1 m/s the tyres' damping of the
+      body's sway, now acting at the ground, overshot every 4 ms step at low speed).
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")

@@ -116,6 +116,8 @@ class TankTurnEnv(TractionEnv):
     - v0 (2026-11-25): leaving the arena ends the episode (`off_arena` term); the tank had
       fallen off its edge and gone on falling until the time limit.
     - v0 (2026-11-28): the `camera_name` argument (`render()` showed the chase camera only).
+    - v1: the tyre forces act at the contact patches (they acted at the road wheels' centres):
+      the tank's load transfer is a rigid vehicle's.
     """
 
     action_names = ("left", "right")
