@@ -141,6 +141,11 @@ class Climb6x6Env(TractionEnv):
       than the engine supplied with all torque on the fastest wheel (+150-170 % of its work),
       ~7-16 % more with random shares on `crest`. At the rev limit the clutch acts at the held
       engine speed.
+    - v1: the tyre forces act at the contact patches (they acted at the wheel centres, PhysX's
+      starting point, which gave the truck 56 % of a rigid vehicle's load transfer): the truck
+      pitches and rolls with a rigid vehicle's load transfer and tips sideways at 36 deg (it held
+      to 54 deg); its lateral slip denominator is 2 m/s (at 1 m/s the tyres' damping of the
+      body's sway, now acting at the ground, overshot every 4 ms step at low speed).
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")

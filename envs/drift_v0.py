@@ -31,8 +31,8 @@ def _wrap(a: float) -> float:
 class DriftEnv(TractionEnv):
     r"""
     ## Description
-    The rear-wheel-drive sedan (`sedan_rwd`: 500 N m engine, limited-slip differential, handbrake
-    on the rear wheels) circles a skidpad counter-clockwise. Its gearbox is held in second gear
+    The rear-wheel-drive sedan (`sedan_rwd`: 500 N m engine, tight limited-slip differential,
+    handbrake on the rear wheels) circles a skidpad counter-clockwise. Its gearbox is held in second gear
     (drifting is done in a low gear; an autobox would shift up on wheelspin and kill the slide). The task is a
     sustained drift: keep the sideslip angle (between heading and velocity) near
     `target_sideslip_deg` while staying on the marked circle of radius `radius`, at speed. A
@@ -128,6 +128,12 @@ class DriftEnv(TractionEnv):
       and under engine braking with the wheels' speeds apart the wheels got more power than the
       clutch passed: 1.1 % of the engine's work in power-on / lift-off donuts). At the rev limit
       the clutch acts at the held engine speed.
+    - v1: the tyre forces act at the contact patches (they acted at the wheel centres, which
+      gave 43 % of a rigid car's load transfer), and the car changed with it: it understeers a
+      little (front tyres' lateral stiffness 14, rear 22 per rad: 1.9 deg/g; it steered
+      neutrally), its brakes are biased forward (2500 / 1500 N m; 1500 each), its limited slip
+      is the tightest (`rear_bias` 1.0; 1.3) and second gear longer (1.9; 2.3): with the real
+      load transfer the unloaded inner rear wheel spun up and the car could not hold a slide.
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")

@@ -119,6 +119,8 @@ class TankTurnEnv(TractionEnv):
     - v1: at the engine's rev limit the clutch acts at the held engine speed (the wheels are
       solved against it; in v0 the clutch torque came from the engine speed before the
       limiter held it).
+    - v1: the tyre forces act at the contact patches (they acted at the road wheels' centres):
+      the tank's load transfer is a rigid vehicle's.
     """
 
     action_names = ("left", "right")

@@ -37,7 +37,8 @@ SECTIONS = (
      "Per wheel. `radius` is required; `moi` defaults to 0.5 * mass * radius^2."),
     ("suspension (`[defaults.suspension]` / `wheels[i].suspension`)", SuspensionParams,
      "Per wheel. `position` comes from `wheels[i].position`; `sprung_mass` is computed from the "
-     "CoM when omitted; both force points default to the wheel centre at rest."),
+     "CoM when omitted; `force_point` defaults to the wheel centre at rest; the tyre forces act "
+     "at the contact patch, `tire_force_height` above it."),
     ("tire (`[defaults.tire]` / `wheels[i].tire`)", TireParams,
      "Per wheel. `model`, `tire_type` and `curve_set` take names; `custom = \"name\"` names a "
      "function registered with `traction.vehicle_model.register_tire_model`. Each model reads "

@@ -47,7 +47,7 @@ WHEEL_DEFAULTS = {"width": 0.25, "mass": 20.0, "damping_rate": 0.25, "max_brake_
                   "max_handbrake_torque": 0.0, "max_steer": 0.0, "toe": 0.0}
 SUSPENSION_DEFAULTS = {"travel_direction": [0.0, 0.0, -1.0], "max_compression": 0.3,
                        "max_droop": 0.1, "spring_strength": 35000.0, "damper_rate": 4500.0,
-                       "bump_stop_stiffness": 0.0,
+                       "bump_stop_stiffness": 0.0, "tire_force_height": 0.0,
                        "camber_at_rest": 0.0, "camber_at_max_compression": 0.0,
                        "camber_at_max_droop": 0.0}
 TIRE_DEFAULTS = {"model": "physx", "tire_type": "road", "lat_stiff_x": 2.0,
@@ -61,7 +61,7 @@ TIRE_DEFAULTS = {"model": "physx", "tire_type": "road", "lat_stiff_x": 2.0,
 #: Tyre fields given by name in the file: field -> allowed names (index = stored code).
 TIRE_NAMED = {"model": MODELS, "tire_type": DEFAULT_TIRES}
 #: Suspension fields derived from others when not given.
-DERIVED = {"position", "sprung_mass", "force_point", "tire_force_point", "moi"}
+DERIVED = {"position", "sprung_mass", "force_point", "moi"}
 TOP_KEYS = {"name", "description", "chassis", "simulation", "sticky", "tire_load_filter",
             "defaults", "wheels", "steering", "differential", "engine", "gearbox", "clutch",
             "anti_roll_bars", "tire_curves", "tire_force_scaling"}
@@ -254,7 +254,6 @@ def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
                                      f"wheel centre as wheels[{i}].position")
         row["position"] = positions[i]
         row.setdefault("force_point", positions[i])
-        row.setdefault("tire_force_point", positions[i])
     if any("sprung_mass" not in row for row in srows):
         try:
             masses = compute_sprung_masses(positions, chassis.com, chassis.mass)

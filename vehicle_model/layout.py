@@ -31,7 +31,7 @@ def _columns(*names: str) -> int:
 # --- per-wheel parameters: wheel_params[w, col] ----------------------------------------------
 N_WHEEL_PARAMS = _columns(
     "RADIUS", "MOI", "DAMPING", "MAX_BRAKE", "MAX_HANDBRAKE", "MAX_STEER", "TOE",
-    "POSITION:3", "TRAVEL:3", "RAY_START:3", "FORCE_POINT:3", "TIRE_FORCE_POINT:3",
+    "POSITION:3", "TRAVEL:3", "RAY_START:3", "FORCE_POINT:3",
     "MAX_COMPRESSION", "MAX_DROOP", "SPRING", "DAMPER", "SPRUNG_MASS", "BUMP_STOP",
     "CAMBER_REST", "CAMBER_COMPRESSION", "CAMBER_DROOP",
     "STEER_MULT", "PARTNER", "GROUP", "BASE_SPLIT",
@@ -39,7 +39,7 @@ N_WHEEL_PARAMS = _columns(
     "LONG_STIFF_G", "CAMBER_STIFF_G", "ARCADE_LONG", "ARCADE_LAT", "GRIP", "CURVE_SET",
     "MIN_SLIP_SPEED", "CLAMPS", "MF_LONG:4", "MF_LAT:4", "TRAIL", "MF_PEAK_LONG",
     "MF_PEAK_LAT", "STATIC_COEF", "CAP_COEF", "CUSTOM_INDEX", "INV_SPRUNG_MASS",
-    "TURN_COEF:3", "USES_MASS")
+    "TURN_COEF:3", "USES_MASS", "TIRE_FORCE_HEIGHT")
 
 # --- per-vehicle parameters: vehicle_params[col] ---------------------------------------------
 N_VEHICLE_PARAMS = _columns(

@@ -34,11 +34,11 @@ def _wheel_columns(p) -> np.ndarray:
                    (L.CAMBER_STIFF_G, ti.camber_stiff_per_unit_gravity),
                    (L.ARCADE_LONG, ti.arcade_long_stiffness), (L.ARCADE_LAT, ti.arcade_lat_stiffness),
                    (L.GRIP, ti.grip), (L.CURVE_SET, ti.curve_set), (L.MIN_SLIP_SPEED, ti.min_slip_speed),
-                   (L.CLAMPS, ti.clamps), (L.TRAIL, ti.trail)):
+                   (L.CLAMPS, ti.clamps), (L.TRAIL, ti.trail),
+                   (L.TIRE_FORCE_HEIGHT, sus.tire_force_height)):
         put(col, v)
     for col, v in ((L.POSITION, sus.position), (L.TRAVEL, sus.travel_direction),
-                   (L.RAY_START, sus.ray_start(wh.radius)), (L.FORCE_POINT, sus.force_point),
-                   (L.TIRE_FORCE_POINT, sus.tire_force_point)):
+                   (L.RAY_START, sus.ray_start(wh.radius)), (L.FORCE_POINT, sus.force_point)):
         put(col, v, 3)
     put(L.FRICTION_VS_SLIP, ti.friction_vs_slip.reshape(n, 6), 6)
     put(L.MF_LONG, ti.mf_long, 4)

@@ -51,10 +51,16 @@ class SimulationParams:
 @dataclass(frozen=True)
 class TireForceScaling:
     """Scale the pitch and roll parts of the tyre forces' moment about the CoM (the talk's trick
-    for high grip without wallowing): 1 = physical, 0 = no pitch/roll moment from tyre forces."""
+    for high grip without wallowing): 1 = physical, 0 = no pitch/roll moment from tyre forces.
+    With the tyre forces at the contact patch (``suspension.tire_force_height`` 0) a share
+    ``s`` keeps ``s`` of a rigid car's load transfer (``s m a h / L`` braking, ``s m a_y h / t``
+    cornering); the weight's shift as the body pitches or rolls on its springs is not scaled."""
 
-    pitch: float = param(1.0, lo=0.0, hi=1.0, shape="scalar", doc="share of the pitch moment kept")
-    roll: float = param(1.0, lo=0.0, hi=1.0, shape="scalar", doc="share of the roll moment kept")
+    pitch: float = param(1.0, lo=0.0, hi=1.0, shape="scalar",
+                         doc="share of the pitch moment (and of the braking and acceleration "
+                             "load transfer) kept")
+    roll: float = param(1.0, lo=0.0, hi=1.0, shape="scalar",
+                        doc="share of the roll moment (and of the cornering load transfer) kept")
 
     def validate(self, prefix: str = "tire_force_scaling.", where: str = "") -> None:
         validate_fields(self, prefix, where)
@@ -362,7 +368,9 @@ class VehicleOutputs:
     susp_force = column_view("wheel", L.O_SUSP_FORCE, 3, doc="N, world, (..., 3)")
     susp_point = column_view("wheel", L.O_SUSP_POINT, 3, doc="m, world, (..., 3)")
     tire_force = column_view("wheel", L.O_TIRE_FORCE, 3, doc="N, world, (..., 3) (mean)")
-    tire_point = column_view("wheel", L.O_TIRE_POINT, 3, doc="m, world, (..., 3)")
+    tire_point = column_view("wheel", L.O_TIRE_POINT, 3,
+                             doc="m, world, (..., 3): the contact patch, where the tyre touches "
+                                 "its ray's hit plane (+ tire_force_height along the normal)")
     in_contact = column_view("wheel", L.O_CONTACT, dtype=bool, doc="wheel on the ground")
     jounce = column_view("wheel", L.O_JOUNCE, doc="m, positive compressed")
     spring_force = column_view("wheel", L.O_SPRING_FORCE,
