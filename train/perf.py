@@ -344,7 +344,9 @@ def training(env_id: str, rounds: int = TRAIN_ROUNDS, overrides: dict | None = N
     of as many worlds and physics threads stepping the iteration's actions (clipped to the
     action space, as the training clips them; Gymnasium's API, no SB3). Rates are the best of
     the rounds; the learner's share is the update's part of the training time, summed over the
-    rounds."""
+    rounds. ``train_vs_env_cpu`` is the same ratio in the process's CPU time summed over the
+    rounds: on a shared machine, time spent waiting for a core counts on neither side (with
+    one physics thread and one torch thread the process's CPU time is its one thread's work)."""
     import tempfile
 
     import torch
@@ -370,27 +372,29 @@ def training(env_id: str, rounds: int = TRAIN_ROUNDS, overrides: dict | None = N
     model.train = timed_update
     model.learn(per, progress_bar=False)               # warm-up (first reset, first update)
     best_train = best_env = float("inf")
-    total, update[0] = 0.0, 0.0
+    total, update[0], cpu_train, cpu_env = 0.0, 0.0, 0.0, 0.0
     for _ in range(rounds):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         model.learn(per, progress_bar=False, reset_num_timesteps=False)
         took = time.perf_counter() - t
+        cpu_train += time.process_time() - c
         best_train, total = min(best_train, took), total + took
         actions = np.asarray(model.rollout_buffer.actions)       # (flattened: world-major)
         actions = actions.reshape(n, model.n_steps, -1).swapaxes(0, 1)
         actions = np.clip(actions, env.single_action_space.low,
                           env.single_action_space.high).astype(np.float32)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         for a in actions:
             env.step(a)
         best_env = min(best_env, time.perf_counter() - t)
+        cpu_env += time.process_time() - c
     p["venv"].close()
     p["eval_env"].close()
     env.close()
     return {"n_envs": n, "sim_threads": run["sim_threads"],
             "torch_threads": torch.get_num_threads(), "train_steps_per_s": per / best_train,
             "env_steps_per_s": per / best_env, "train_vs_env": best_env / best_train,
-            "learner_share": update[0] / total}
+            "train_vs_env_cpu": cpu_env / cpu_train, "learner_share": update[0] / total}
 
 
 def startup_seconds(env_id: str) -> float:
@@ -482,14 +486,15 @@ def table(report: dict) -> str:
                         f"{v['physics_cost_per_vehicle_substep_vs_bare_same_worlds_paired']:.2f}x | "
                         f"{v['env_steps_per_s_threaded']:.0f} ({v['threads']} threads) |")
     rows += ["", "| task | worlds | physics threads | torch threads | env steps/s (native vector "
-             "env) | PPO training steps/s | training / env | learner share |",
-             "|---|---|---|---|---|---|---|---|"]
+             "env) | PPO training steps/s | training / env | same, CPU time | learner share |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for env_id, r in report["tasks"].items():
         t = r.get("training")
         if t is not None:
             rows.append(f"| {env_id} | {t['n_envs']} | {t['sim_threads']} | {t['torch_threads']} "
                         f"| {t['env_steps_per_s']:.0f} | {t['train_steps_per_s']:.0f} | "
-                        f"{100 * t['train_vs_env']:.0f} % | {100 * t['learner_share']:.0f} % |")
+                        f"{100 * t['train_vs_env']:.0f} % | {100 * t['train_vs_env_cpu']:.0f} % | "
+                        f"{100 * t['learner_share']:.0f} % |")
     rows += ["", "| reference | env steps/s |", "|---|---|"]
     for ref, rate in report["reference"].items():
         rows.append(f"| {ref} | {'not installed' if rate is None else f'{rate:.0f}'} |")

@@ -236,7 +236,7 @@ def _run_ray(pending: list[dict], settings: dict, out: Path, address: str | None
         tuner = tune.Tuner(
             trainable,
             param_space=space,
-            tune_config=tune.TuneConfig(max_concurrent_trials=max_concurrent or 0),
+            tune_config=tune.TuneConfig(max_concurrent_trials=max_concurrent),
             run_config=tune.RunConfig(name=time.strftime("tune-%Y%m%d-%H%M%S"),
                                       storage_path=str((out / "ray").resolve()),
                                       failure_config=tune.FailureConfig(max_failures=0),

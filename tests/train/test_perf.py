@@ -16,7 +16,7 @@ TASK_KEYS = {"env_steps_per_s", "sim_s_per_wall_s", "physics_substeps_per_s",
              "env_step_cost_per_substep_vs_bare_mujoco", "vehicle_update_us_single",
              "vehicle_update_us_per_vehicle_batched_64", "vector", "startup_s", "training"}
 TRAINING_KEYS = {"n_envs", "sim_threads", "torch_threads", "train_steps_per_s", "env_steps_per_s",
-                 "train_vs_env", "learner_share"}
+                 "train_vs_env", "train_vs_env_cpu", "learner_share"}
 VECTOR_KEYS = {"env_steps_per_s", "threads", "env_steps_per_s_threaded",
                "physics_vehicle_substeps_per_s",
                "physics_cost_per_vehicle_substep_vs_bare_mujoco",
@@ -52,7 +52,7 @@ def test_perf_quick_schema(tmp_path):
             assert isinstance(v["threads"], int) and 2 <= v["threads"] <= int(n)
     assert set(report["reference"]) == {"HalfCheetah-v5", "CarRacing-v3"}
     assert "| task | vector N |" in perf.table(report)
-    assert "| PPO training steps/s | training / env | learner share |" in perf.table(report)
+    assert "| PPO training steps/s | training / env | same, CPU time | learner share |" in perf.table(report)
 
 
 def test_update_microseconds_are_per_vehicle_and_substep(monkeypatch):

@@ -44,6 +44,10 @@ def test_ppo_trains_one_iteration_on_a_registered_id(local_ray, mode, n):
               .debugging(seed=0))
     algo = config.build_algo()
     try:
+        from traction.envs import TractionVectorEnv
+
+        native = isinstance(algo.env_runner.env.unwrapped, TractionVectorEnv)
+        assert native == (mode == "vector_entry_point")     # else n single envs in a loop
         result = algo.train()
     finally:
         algo.stop()

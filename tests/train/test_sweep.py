@@ -2,7 +2,6 @@
 results page it writes, and a tiny sweep through local Ray that is interrupted and resumed."""
 
 import json
-import os
 import signal
 import subprocess
 import sys
