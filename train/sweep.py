@@ -166,10 +166,10 @@ def read_settings(out: Path) -> dict | None:
 
 
 def run_trial(config: dict) -> dict:
-    """One trial (Ray Tune's function trainable; also callable directly): train, evaluate the
-    final model and the best checkpoint, write ``trial.json`` last (it marks the trial
-    finished), report the figures to Tune when inside a trial. ``config``: ``env_id``,
-    ``seed``, ``out``, ``cpus`` and the shared settings (:data:`SHARED`)."""
+    """One trial: train, evaluate the final model and the best checkpoint, write
+    ``trial.json`` last (it marks the trial finished); returns the figures Tune shows.
+    ``config``: ``env_id``, ``seed``, ``out``, ``cpus`` and the shared settings
+    (:data:`SHARED`)."""
     from traction.train import evaluate, train
 
     c = {**config, **config.get("trial", {})}           # (Tune's grid gives env_id, seed)
@@ -198,17 +198,16 @@ def run_trial(config: dict) -> dict:
     tmp = run / (TRIAL_FILE + ".tmp")
     tmp.write_text(json.dumps(result, indent=2))
     tmp.replace(run / TRIAL_FILE)           # whole or not at all: it marks the trial finished
-    metrics = {"final_success": final["success_rate"], "final_return": final["mean_return"],
-               "best_success": best["success_rate"], "best_return": best["mean_return"],
-               "train_steps_per_s": result["train_steps_per_s"]}
-    try:
-        from ray import tune
+    return {"final_success": final["success_rate"], "final_return": final["mean_return"],
+            "best_success": best["success_rate"], "best_return": best["mean_return"],
+            "train_steps_per_s": result["train_steps_per_s"]}
 
-        if tune.get_context().get_trial_id() is not None:
-            tune.report(metrics)
-    except (ImportError, RuntimeError):      # not in a Ray Tune trial
-        pass
-    return metrics
+
+def tune_trial(config: dict) -> None:
+    """Ray Tune's function trainable: :func:`run_trial`, its figures reported to Tune."""
+    from ray import tune
+
+    tune.report(run_trial(config))
 
 
 def local_cpus() -> int:
@@ -230,7 +229,7 @@ def _run_ray(pending: list[dict], settings: dict, out: Path, address: str | None
         ray.init(address="local", num_cpus=local_cpus(), include_dashboard=False,
                  object_store_memory=200 * 1024**2)
     try:
-        trainable = tune.with_resources(run_trial, {"cpu": cpus_per_trial})
+        trainable = tune.with_resources(tune_trial, {"cpu": cpus_per_trial})
         space = {**settings, "out": str(out.resolve()), "cpus": cpus_per_trial,
                  "trial": tune.grid_search(pending)}
         tuner = tune.Tuner(
