@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: demo test lint clean
+.PHONY: demo test test-rllib lint clean
 
 $(VENV)/bin/python:
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -24,8 +24,20 @@ demo: $(VENV)/.installed-dev
 test: $(VENV)/.installed-dev
 	$(GL) $(PY) -m pytest -q
 
+# RLlib pins its own Gymnasium (ray[rllib] 2.60: gymnasium==1.2.2), so it gets a virtual
+# environment of its own: there the environment tests run on that Gymnasium, with the RLlib test.
+RLLIB_VENV := .venv-rllib
+$(RLLIB_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/python -m pip --disable-pip-version-check -q install -e ".[train]" \
+		"ray[rllib]==2.60.0" "gymnasium==1.2.2" pytest hypothesis
+	@touch $@
+
+test-rllib: $(RLLIB_VENV)/.installed
+	$(GL) $(RLLIB_VENV)/bin/python -m pytest -q tests/envs tests/train/test_rllib.py
+
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info runs
+	rm -rf $(VENV) $(RLLIB_VENV) build *.egg-info runs

@@ -1,6 +1,7 @@
 """Evaluate a trained run folder (model + normalisation statistics, never updated)::
 
     python -m traction.train.evaluate runs/tank_ppo --episodes 20 [--video] [--model best]
+    python -m traction.train.evaluate --pretrained Traction/TankTurn-v0 --episodes 10 [--video]
 
 ``--model final`` (the default) evaluates ``model.zip`` with ``vecnormalize.pkl`` and writes
 ``evaluation.json``; ``--model best`` evaluates the model training's evaluations kept,
@@ -10,6 +11,10 @@ same folder; ``.gif`` without ffmpeg): the frame
 after reset, then one per step up to the step before the episode ended. The frame of the last
 step is dropped: the vector environment resets an ended episode within that step (SB3's
 same-step autoreset), so what it would render is already the next episode's first state.
+
+``--pretrained ID`` evaluates the agent shipped with the package for that task
+(:mod:`traction.train.pretrained`) and writes its results to ``--out`` (default
+``runs/pretrained/<task name>/``).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import yaml
 
 from traction.envs.base import display_available
 from traction.scenes.names import CAMERAS
-from traction.train.checks import MissingExtra, int_at_least, positive_int_arg, require
+from traction.train.checks import MissingExtra, int_at_least, positive_int_arg, require, writable_dir
 from traction.train.train import make_vec
 
 #: ``--model`` -> (folder in the run, model file) of the model to evaluate
@@ -123,10 +128,11 @@ def _episodes(venv, model, episodes: int, video: bool) -> tuple[list, list, list
 
 
 def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
-             model: str = "final", camera: str = "chase") -> dict:
+             model: str = "final", camera: str = "chase", out: Path | None = None) -> dict:
     """Deterministic episodes of the ``final`` or ``best`` model; returns success rate and
-    return statistics (also written to ``evaluation.json`` beside the model). ``camera``: the
-    video's (``chase``, ``top`` or ``driver``; the env's ``camera_name``).
+    return statistics (also written to ``evaluation.json`` in ``out``, by default beside the
+    model). ``camera``: the video's (``chase``, ``top`` or ``driver``; the env's
+    ``camera_name``).
 
     Raises:
         ValueError: ``episodes`` < 1, an unknown ``camera``, or what :func:`check_run` refuses.
@@ -153,20 +159,28 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
     result = {"env_id": config["env_id"], "model": model, "episodes": episodes,
               "success_rate": float(np.mean(successes)), "mean_return": float(np.mean(returns)),
               "std_return": float(np.std(returns))}
+    out = model_path.parent if out is None else Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     if video and frames:
         from traction.scenes.video import VideoWriter
 
-        with VideoWriter(model_path.parent / "evaluation.mp4", fps=fps) as writer:
+        with VideoWriter(out / "evaluation.mp4", fps=fps) as writer:
             for f in frames:
                 writer.append(f)
         result["video"] = str(writer.path)
-    (model_path.parent / "evaluation.json").write_text(json.dumps(result, indent=2))
+    (out / "evaluation.json").write_text(json.dumps(result, indent=2))
     return result
 
 
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description="Evaluate a Traction training run.")
-    ap.add_argument("run", type=Path)
+    ap.add_argument("run", type=Path, nargs="?", help="training run folder")
+    ap.add_argument("--pretrained", metavar="ID", default=None,
+                    help="instead of a run: the agent shipped for this task, e.g. "
+                         "Traction/TankTurn-v0")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="where evaluation.json (and the video) go (default: beside the model; "
+                         "with --pretrained: runs/pretrained/<task name>)")
     ap.add_argument("--episodes", type=positive_int_arg, default=10, help="episodes (>= 1)")
     ap.add_argument("--video", action="store_true", help="write evaluation.mp4 (first episode)")
     ap.add_argument("--model", choices=tuple(MODELS), default="final",
@@ -176,13 +190,24 @@ def main(argv=None) -> dict:
     args = ap.parse_args(argv)
     if args.camera is not None and not args.video:
         ap.error("--camera goes with --video (the video's camera)")
+    if (args.run is None) == (args.pretrained is None):
+        ap.error("give a run folder or --pretrained ID (one of them)")
+    out = args.out
     try:
         require("evaluate", "stable_baselines3", *(("imageio",) if args.video else ()))
-        check_run(args.run, args.model, args.video)
+        run = args.run
+        if args.pretrained is not None:
+            from traction.train import pretrained
+
+            run = pretrained.folder(args.pretrained)
+            out = out or Path("runs") / "pretrained" / pretrained.name_of(args.pretrained)
+        check_run(run, args.model, args.video)
+        if out is not None:
+            writable_dir(out)
     except (ValueError, MissingExtra) as e:
         ap.error(str(e))
-    result = evaluate(args.run, args.episodes, args.video, model=args.model,
-                      camera=args.camera or "chase")
+    result = evaluate(run, args.episodes, args.video, model=args.model,
+                      camera=args.camera or "chase", out=out)
     print(json.dumps(result, indent=2))
     return result
 

@@ -34,6 +34,7 @@ import yaml
 import traction.envs  # registers the ids
 from traction.envs.base import TractionEnv, display_available
 from traction.train.checks import MissingExtra, int_at_least, new_run_dir, positive_int_arg, require, seed_arg
+from traction.train.curriculum import curriculum_arg
 from traction.train.hparams import (
     ALGOS,
     assignment,
@@ -129,9 +130,19 @@ def _reward_terms_callback():
     from stable_baselines3.common.callbacks import BaseCallback
 
     class RewardTerms(BaseCallback):
-        """Logs the mean of every ``info["reward_<term>"]`` to TensorBoard."""
+        """Logs the mean of every ``info["reward_<term>"]`` to TensorBoard: each step's mean
+        over the worlds, from the adapter's array of them (``TractionSB3VecEnv.reward_terms``;
+        reading 64 worlds' infos key by key cost several us per world and step); another
+        VecEnv's infos are read one by one."""
 
         def _on_step(self) -> bool:
+            adapter = self.training_env.unwrapped
+            terms = getattr(adapter, "reward_terms", None)
+            if terms is not None:
+                for key, column in zip(adapter._reward_keys, terms.mean(axis=0).tolist(),
+                                       strict=True):
+                    self.logger.record_mean(f"reward_terms/{key[7:]}", column)
+                return True
             for info in self.locals.get("infos", []):
                 for key, value in info.items():
                     if key.startswith("reward_"):
@@ -157,8 +168,11 @@ def _save_stats_callback(path: Path):
 
 
 def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overrides: dict,
-            env_kwargs: dict, threads: int = 1) -> dict:
+            env_kwargs: dict, threads: int = 1,
+            curriculum: tuple[str, float, float] | None = None) -> dict:
     """Check every argument, then build the environments and the model; writes no file.
+    ``curriculum``: ``(name, start, end)``, an environment argument ramped over the run
+    (:mod:`traction.train.curriculum`; the evaluations and ``config.yml`` use ``end``).
 
     Returns:
         ``model``, ``venv``, ``eval_env``, ``run`` (run settings) and ``config`` (for
@@ -176,14 +190,23 @@ def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overri
     new_run_dir(out)
     require("training", "stable_baselines3")
     check_env(env_id, env_kwargs)                 # (hyperparameters by the id, not module:id)
+    if curriculum is not None:
+        from traction.train import curriculum as ramp
+
+        ramp.check(env_id, env_kwargs, *curriculum)
+        env_kwargs = {**env_kwargs, curriculum[0]: curriculum[2]}     # evaluations: the end
     run, hp = split_hyperparameters(algo, hyperparameters(algo, traction_spec(env_id).id,
                                                           overrides))
     import stable_baselines3 as sb3
     import torch
 
     torch.set_num_threads(threads)
+    # No argument checks in torch.distributions: the policy builds a Gaussian per forward pass
+    # and its checks cost a quarter of the pass (they test values the network computed).
+    torch.distributions.Distribution.set_default_validate_args(False)
     config = {"env_id": env_id, "algo": algo, "timesteps": timesteps, "seed": seed,
               "env_kwargs": env_kwargs, "run": run,
+              **({"curriculum": {curriculum[0]: list(curriculum[1:])}} if curriculum else {}),
               "hyperparameters": {k: (repr(v) if k == "policy_kwargs" else v)
                                   for k, v in hp.items()}}
     gamma = hp.get("gamma", 0.99)                       # (SB3's PPO and SAC default)
@@ -191,23 +214,26 @@ def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overri
                     sim_threads=run["sim_threads"], gamma=gamma)
     eval_env = make_vec(env_id, env_kwargs, 1, seed + 10_000, run["normalize"], training=False,
                         gamma=gamma)
+    if curriculum is not None:
+        venv.set_attr(curriculum[0], curriculum[1])     # before the first reset
     policy = hp.pop("policy")
     try:
         model = getattr(sb3, algo.upper())(policy, venv, seed=seed, verbose=0,
                                            tensorboard_log=str(out / "tb"), **hp)
     except (AssertionError, TypeError) as e:            # SB3's asserts; a wrong-typed or
         raise ValueError(f"--hp: {e}") from None        # unknown (policy) argument
-    return {"model": model, "venv": venv, "eval_env": eval_env, "run": run, "config": config}
+    return {"model": model, "venv": venv, "eval_env": eval_env, "run": run, "config": config,
+            "curriculum": curriculum}
 
 
 def train(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overrides: dict,
           env_kwargs: dict, progress_bar: bool = True, argv: list[str] | None = None,
-          threads: int = 1) -> Path:
+          threads: int = 1, curriculum: tuple[str, float, float] | None = None) -> Path:
     """Train and write the run folder; returns its path. ``threads``: torch CPU threads (the
     policies are small MLPs; one thread per run avoids oversubscribing the cores when several
     runs share a machine). Raises what :func:`prepare` raises, before writing anything."""
     return run_prepared(prepare(env_id, algo, timesteps, seed, out, overrides, env_kwargs,
-                                threads), out, progress_bar, argv)
+                                threads, curriculum), out, progress_bar, argv)
 
 
 def run_prepared(p: dict, out: Path, progress_bar: bool = True,
@@ -231,6 +257,11 @@ def run_prepared(p: dict, out: Path, progress_bar: bool = True,
         CheckpointCallback(max(run["checkpoint_freq"] // run["n_envs"], 1), str(out / "checkpoints"),
                            save_vecnormalize=True),
         _reward_terms_callback()])
+    if p.get("curriculum"):
+        from traction.train import curriculum
+
+        callbacks.callbacks.append(curriculum.callback(*p["curriculum"],
+                                                       p["config"]["timesteps"]))
     model.learn(p["config"]["timesteps"], callback=callbacks, progress_bar=progress_bar)
     model.save(out / "model.zip")
     if run["normalize"]:
@@ -256,11 +287,15 @@ def main(argv=None) -> Path:
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     ap.add_argument("--threads", type=positive_int_arg, default=1,
                     help="torch CPU threads (>= 1, default 1)")
+    ap.add_argument("--curriculum", type=curriculum_arg, default=None, metavar="NAME=START:END",
+                    help="ramp an environment argument over the run, e.g. difficulty=0.3:0.8 "
+                         "(evaluations at END; see traction.train.curriculum)")
     args = ap.parse_args(argv)
     out = args.out or Path("runs") / f"{args.env.split('/')[-1]}_{args.algo}_{args.seed}"
     try:
         prepared = prepare(args.env, args.algo, args.timesteps, args.seed, out, dict(args.hp),
-                           dict(args.env_kwarg), threads=args.threads)
+                           dict(args.env_kwarg), threads=args.threads,
+                           curriculum=args.curriculum)
     except (ValueError, MissingExtra) as e:
         ap.error(str(e))
     path = run_prepared(prepared, out, progress_bar=not args.no_progress, argv=argv)

@@ -130,7 +130,7 @@ def test_training_uses_the_native_vector_env():
 
 def test_hyperparameters_resolve_default_then_env_then_overrides():
     hp = train.hyperparameters("ppo", "Traction/Climb6x6-v0", {"gamma": 0.9})
-    assert hp["n_steps"] == 1024 and hp["gamma"] == 0.9 and hp["batch_size"] == 256
+    assert hp["n_steps"] == 64 and hp["gamma"] == 0.9 and hp["batch_size"] == 1024
 
 
 def test_a_shipped_task_named_by_module_and_id_keeps_its_hyperparameters(tmp_path):
