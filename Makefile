@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: demo test test-rllib lint clean
+.PHONY: demo test test-rllib lint clean baseline
 
 $(VENV)/bin/python:
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -18,8 +18,16 @@ $(VENV)/.installed-dev: $(VENV)/bin/python pyproject.toml
 # gl-backend fails.
 GL = MUJOCO_GL=$$(sh .ci/gl-backend $(PY)) && export MUJOCO_GL &&
 
+# The scripted controllers on the standard scenario suite, with a video per task (rendering
+# costs far more than the physics) (docs/evaluating.md).
 demo: $(VENV)/.installed-dev
-	$(GL) $(PY) -m traction.train.benchmark --out runs/benchmark
+	$(GL) $(PY) -m traction.train.benchmark --controller scripted --suite standard --out runs/benchmark \
+		--video climb_rough_hill climb_crest_torque_vectoring drift tank_turn_special
+
+# The committed report of the scripted controllers, which is also CI's baseline
+# (tests/train/test_benchmark.py gates the quick suite against it): run after a physics change.
+baseline: $(VENV)/.installed-dev
+	$(PY) -m traction.train.benchmark --controller scripted --suite standard --no-progress --out docs/benchmark
 
 test: $(VENV)/.installed-dev
 	$(GL) $(PY) -m pytest -q

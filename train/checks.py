@@ -18,7 +18,7 @@ from traction.vehicle_model.params import check_number
 
 #: Optional dependency (import name) -> the extra of ``pyproject.toml`` that installs it.
 EXTRAS = {"matplotlib": "plot", "imageio": "render", "stable_baselines3": "train",
-          "ray": "scale", "rliable": "scale"}
+          "ray": "scale", "rliable": "stats"}
 
 
 class MissingExtra(ImportError):

@@ -279,8 +279,11 @@ def test_benchmark_without_matplotlib_fails_before_the_episodes(tmp_path, capsys
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     err = _usage_error(capsys, benchmark.main, ["--out", str(tmp_path / "bench")])
     assert "benchmark needs matplotlib" in err and '".[plot]"' in err
+    from traction.train import policy, suites
+
     with pytest.raises(ImportError, match="benchmark needs matplotlib"):
-        benchmark.run(tmp_path / "bench", quick=True, progress=False)
+        benchmark.run(policy.SCRIPTED, suites.SUITES["quick"], list(suites.VARIANTS),
+                      tmp_path / "bench", progress=False)
     assert not (tmp_path / "bench").exists()
 
 
