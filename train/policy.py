@@ -15,8 +15,8 @@ raise :class:`Unsupported` for a task it does not drive.
   writes it): its Stable-Baselines3 policy, deterministic, observations normalised with the
   run's statistics (never updated); it drives the variants of the env id it was trained on.
 
-``--pretrained ID`` names a published trained agent: the module :data:`PRETRAINED_MODULE`
-(shipped with the pretrained models) maps the id to a run folder with ``run_folder(id)``.
+``--pretrained ID`` names a published trained agent (an environment id): the run folder
+shipped as package data (:mod:`traction.train.pretrained`).
 """
 
 from __future__ import annotations
@@ -34,9 +34,6 @@ from typing import Any, Protocol, runtime_checkable
 import gymnasium as gym
 import numpy as np
 
-#: module that ships pretrained agents: ``run_folder(id: str) -> Path`` (a run folder as
-#: ``train`` writes it), ValueError naming the ids it has for an unknown one
-PRETRAINED_MODULE = "traction.train.pretrained"
 
 EXPECTED = ("'scripted', MODULE:FACTORY (an importable module or a .py file, and a function in "
             "it that makes a controller from a TaskSpec), or a training run folder (holding "
@@ -255,20 +252,14 @@ def _run_source(run: Path, which: str, spec: str) -> ControllerSource:
 
 
 def pretrained_run(model_id: str) -> Path:
-    """The run folder of the pretrained agent ``model_id`` (see :data:`PRETRAINED_MODULE`).
+    """The run folder of the pretrained agent ``model_id`` (:func:`traction.train.pretrained.folder`).
 
     Raises:
-        ValueError: no pretrained agents are installed, or the module refuses the id.
+        ValueError: no agent ships for that id, naming those that do.
     """
-    try:
-        module = importlib.import_module(PRETRAINED_MODULE)
-    except ModuleNotFoundError as e:
-        if e.name != PRETRAINED_MODULE:
-            raise
-        raise ValueError(f"--pretrained {model_id}: this install ships no pretrained agents "
-                         f"({PRETRAINED_MODULE} is missing); allowed: a training run folder "
-                         "as --controller") from None
-    return Path(module.run_folder(model_id))
+    from traction.train import pretrained
+
+    return pretrained.folder(model_id)
 
 
 def resolve(controller: str | None = None, pretrained: str | None = None,

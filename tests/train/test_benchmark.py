@@ -323,7 +323,7 @@ BAD = [
      "(int) for drift, which is not callable"),
     (["--controller", f"{HELPERS}:degraded", "--tasks", "drift"], "does not drive drift "
      "(Traction/Drift-v0): TankTurn only; choose the variants it drives with --tasks"),
-    (["--pretrained", "Traction/TankTurn-v0"], "ships no pretrained agents"),
+    (["--pretrained", "Traction/Drift-v0"], "no trained agent ships for it; available: "),
     (["--fail-if-worse", "success"], "--fail-if-worse needs --compare BASELINE.json"),
     (["--compare", str(BASELINE), "--fail-if-worse", "bogus"], "--fail-if-worse bogus: not a "
      "metric of the chosen variants; allowed: success, return, time_to_success"),
