@@ -269,10 +269,29 @@ class _Model:
         return np.zeros((1, 2)), None
 
 
+class _Recorder:
+    """Records what the evaluation hands a video: a frame at the start and after each step of
+    the first episode, then its end (with the step's reward, the return and the info)."""
+
+    def __init__(self, venv):
+        self.venv, self.frames, self.ended = venv, [], None
+
+    def start(self, progress):
+        self.frames.append(tuple(self.venv.render()))
+
+    def frame(self, reward, total, info):
+        self.frames.append(tuple(self.venv.render()))
+
+    def end(self, reward, total, info):
+        self.ended = (reward, total, info["is_success"])
+
+
 def test_evaluation_video_holds_only_the_first_episode():
-    returns, successes, frames = evaluate._episodes(_AutoresetVenv(), _Model(), 2, video=True)
+    venv = _AutoresetVenv()
+    video = _Recorder(venv)
+    returns, successes = evaluate._episodes(venv, _Model(), 2, video)
     assert returns == [3.0, 3.0] and successes == [True, True]
-    assert [tuple(f) for f in frames] == [(0, 0), (0, 1), (0, 2)]
+    assert video.frames == [(0, 0), (0, 1), (0, 2)] and video.ended == (1.0, 3.0, True)
 
 
 def test_benchmark_without_matplotlib_fails_before_the_episodes(tmp_path, capsys, monkeypatch):
@@ -410,7 +429,7 @@ def test_evaluation_returns_are_the_task_rewards_not_the_normalised_ones():
     venv = VecNormalize(DummyVecEnv([_ThreeSteps]), norm_obs=False, norm_reward=True,
                         training=False)
     venv.ret_rms.var = np.array(100.0)
-    returns, successes, _ = evaluate._episodes(venv, _Model(), 2, video=False)
+    returns, successes = evaluate._episodes(venv, _Model(), 2)
     assert returns == [3.0, 3.0] and successes == [True, True]
 
 
