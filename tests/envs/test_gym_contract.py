@@ -80,6 +80,7 @@ def test_render_without_a_render_mode_warns(env_id):
 
 
 def test_stable_baselines3_checker_passes_without_warnings(env_id):
+    pytest.importorskip("stable_baselines3")
     from stable_baselines3.common.env_checker import check_env as sb3_check
 
     with warnings.catch_warnings():

@@ -10,6 +10,8 @@ import yaml
 import traction.envs  # noqa: F401  (registers the ids)
 from traction.train import evaluate, train
 
+pytest.importorskip("stable_baselines3")          # (the train extra)
+
 
 def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path, monkeypatch, capsys):
     out = tmp_path / "run"
