@@ -322,7 +322,13 @@ class Climb6x6Env(TractionEnv):
     def readout(self) -> dict[str, str]:
         c = self.read_chassis()
         gear = int(self.sim.outputs.vehicle[0][L.O_GEAR])
-        return {"to goal": f"{self._goal_distance(c):.1f} m (within {self._goal_radius:g})",
+        g = self._goal_xyz
+        bearing = math.degrees(math.remainder(math.atan2(g[1] - c.com[1], g[0] - c.com[0])
+                                              - c.yaw, math.tau))
+        side = "ahead" if abs(bearing) < 0.5 else f"{abs(bearing):.0f} deg " + (
+            "left" if bearing > 0 else "right")
+        return {"to goal": f"{self._goal_distance(c):.1f} m, {side} (within "
+                           f"{self._goal_radius:g} m)",
                 "speed": f"{c.speed:.1f} m/s", "gear": "N" if gear == 0 else
                 "R" if gear < 0 else str(gear), "tilt": f"{math.degrees(c.tilt):.0f} deg"}
 
