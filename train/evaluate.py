@@ -265,8 +265,12 @@ def env_kwargs(run: Path, config: dict) -> dict:
     try:
         traction_spec(config["env_id"])             # (imports the task's module: its id)
     except ValueError as e:
-        kept = "its copy in task/ does not import either" if \
-            config.get("kept", {}).get("task_files") else "the run kept no copy of its module"
+        if not config.get("kept", {}).get("task_files"):
+            kept = "the run kept no copy of its module"
+        elif not (run / run_folder.TASK_FOLDER).is_dir():
+            kept = f"its copy, {run_folder.TASK_FOLDER}/, is missing"
+        else:
+            kept = f"its copy in {run_folder.TASK_FOLDER}/ does not import either"
         raise ValueError(f"run folder {run}: {e}; {kept}") from None
     vehicle = run_folder.vehicle(run, config)
     if vehicle is not None:

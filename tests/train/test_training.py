@@ -276,6 +276,7 @@ def test_a_run_of_your_own_task_evaluates_from_another_folder(tmp_path, monkeypa
                          timeout=600)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert "cannot import 'user_tasks_elsewhere'" in run.stderr
+    assert "its copy, task/, is missing" in run.stderr
 
 
 def test_training_says_its_out_default_and_warns_when_it_will_not_evaluate(tmp_path, capsys,
