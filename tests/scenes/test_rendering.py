@@ -400,7 +400,7 @@ def child(queue):
 
 
 if __name__ == "__main__":
-    SceneRenderer(build_scene("sedan", "flat").model, 32, 24).close()
+    PARENT_RENDERS
     queue = mp.get_context("fork").Queue()
     p = mp.get_context("fork").Process(target=child, args=(queue,))
     p.start()
@@ -409,11 +409,18 @@ if __name__ == "__main__":
 """
 
 
-def test_a_child_forked_after_rendering_says_to_spawn_instead_of_hanging(tmp_path):
+@pytest.mark.parametrize("parent_renders", [
+    'SceneRenderer(build_scene("sedan", "flat").model, 32, 24).close()',
+    'import mujoco; mujoco.Renderer(build_scene("sedan", "flat").model, 24, 32).close()'])
+def test_a_child_forked_after_rendering_says_to_spawn_instead_of_hanging(tmp_path,
+                                                                         parent_renders):
     """OpenGL does not survive a fork: rendering in a child forked after its parent rendered
-    hung without a word (an async vector env's workers, by default on Linux)."""
+    (with traction's renderer or MuJoCo's) hung without a word (an async vector env's workers,
+    by default on Linux)."""
+    if "mujoco.Renderer" in parent_renders and os.environ.get("MUJOCO_GL") != "egl":
+        pytest.skip("MuJoCo's own renderer is recognised by its EGL display")
     script = tmp_path / "fork.py"
-    script.write_text(FORK_AFTER_RENDER)
+    script.write_text(FORK_AFTER_RENDER.replace("PARENT_RENDERS", parent_renders))
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                          timeout=180, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
