@@ -134,6 +134,9 @@ class Climb6x6Env(TractionEnv):
     - v0 (2026-11-25): observation 49 and `info["gear"]` show the engaged gear, 0 while a change
       is in progress (they showed the gear being left until the next one engaged).
     - v0 (2026-11-28): the `camera_name` argument (`render()` showed the chase camera only).
+    - v0 (2026-11-29): `rgb_array` frames draw the goal (a red beacon, the `goal_radius` disc)
+      and a green arrow toward it, and the truck's front; `readout()`; `dt`. What the agent sees
+      and earns is unchanged.
     - v1: the drivetrain creates no energy. The differential's torque shares (torque
       vectoring's, or the `wheel_share` actions') also weight the wheel spins in the clutch's
       output speed, so the wheels get exactly the power the clutch passes; in v0 the clutch
@@ -308,6 +311,38 @@ class Climb6x6Env(TractionEnv):
     def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
         success = self._goal_distance(c) < self._goal_radius
         return success or self._rolled_over(c) or self._off_terrain(c), success
+
+    # --- display -----------------------------------------------------------------------------
+    def _markers(self) -> list:
+        """The goal: a tall red beacon and its `goal_radius` disc; a green arrow over the truck
+        pointing toward it."""
+        from traction.scenes.render import Marker
+
+        c = self.read_chassis()
+        g = self._goal_xyz
+        out = [Marker.pole(g, 25.0, 0.4, (0.9, 0.15, 0.1, 0.85)),
+               Marker.disc((g[0], g[1], g[2] + 0.1), self._goal_radius, 0.1, (0.9, 0.2, 0.1, 0.35))]
+        dx, dy = g[0] - c.com[0], g[1] - c.com[1]
+        d = math.hypot(dx, dy)
+        if d > 1e-3:
+            x, y, z = c.com[0], c.com[1], self._above_roof(c)
+            length = 0.5 * float(self.vehicle.chassis.body_size[0]) + 3.0
+            out.append(Marker.arrow((x, y, z), (x + length * dx / d, y + length * dy / d, z),
+                                    0.16, (0.1, 0.85, 0.2, 0.9)))
+        return out
+
+    def readout(self) -> dict[str, str]:
+        c = self.read_chassis()
+        gear = int(self.sim.outputs.vehicle[0][L.O_GEAR])
+        g = self._goal_xyz
+        bearing = math.degrees(math.remainder(math.atan2(g[1] - c.com[1], g[0] - c.com[0])
+                                              - c.yaw, math.tau))
+        side = "ahead" if abs(bearing) < 0.5 else f"{abs(bearing):.0f} deg " + (
+            "left" if bearing > 0 else "right")
+        return {"to goal": f"{self._goal_distance(c):.1f} m, {side} (within "
+                           f"{self._goal_radius:g} m)",
+                "speed": f"{c.speed:.1f} m/s", "gear": "N" if gear == 0 else
+                "R" if gear < 0 else str(gear), "tilt": f"{math.degrees(c.tilt):.0f} deg"}
 
 
 def vector_env(num_envs: int = 1, **kwargs):

@@ -123,6 +123,9 @@ class DriftEnv(TractionEnv):
       zeros, which a truncation's value bootstrap then read).
     - v0 (2026-11-25): the `telemetry` argument (PhysX telemetry of every physics substep).
     - v0 (2026-11-28): the `camera_name` argument (`render()` showed the chase camera only).
+    - v0 (2026-11-29): `rgb_array` frames draw the circle, the velocity's direction (cyan) and
+      the heading at the target sideslip (green), and the car's front; `readout()`; `dt`. What
+      the agent sees and earns is unchanged.
     - v1: the limited-slip differential creates no energy: its biased torque shares also weight
       the rear wheels' spins in the clutch's output speed (in v0 the clutch saw them equally,
       and under engine braking with the wheels' speeds apart the wheels got more power than the
@@ -260,6 +263,33 @@ class DriftEnv(TractionEnv):
         beta, e = self._slide(c)
         done = abs(beta) > _SPIN_OUT or abs(e) > 15.0
         return done, self._succeeded
+
+    # --- display -----------------------------------------------------------------------------
+    def _markers(self) -> list:
+        """The circle to drive (a white line); above the car, the velocity's direction (cyan
+        arrow) and the heading that has the target sideslip to it (green arrow): a drift on
+        target points the car's nose along the green arrow."""
+        from traction.scenes.render import Marker, ring
+
+        c = self.read_chassis()
+        out = ring((0.0, 0.0, 0.012), self._radius, 0.25, (1.0, 1.0, 1.0, 0.9))
+        vx, vy = c.velocity[0], c.velocity[1]
+        if math.hypot(vx, vy) > 0.5:
+            x, y, z = c.com[0], c.com[1], self._above_roof(c)
+            course = math.atan2(vy, vx)
+            for yaw, rgba in ((course, (0.1, 0.8, 1.0, 0.9)),
+                              (course + self.target, (0.1, 0.85, 0.2, 0.9))):
+                tip = (x + 6.0 * math.cos(yaw), y + 6.0 * math.sin(yaw), z)
+                out.append(Marker.arrow((x, y, z), tip, 0.12, rgba))
+        return out
+
+    def readout(self) -> dict[str, str]:
+        c = self.read_chassis()
+        return {"sideslip": f"{math.degrees(self.sideslip(c)):+.0f} deg "
+                            f"(target {self.target_sideslip_deg:.0f})",
+                "off circle": f"{self.cross_track(c):+.1f} m",
+                "drift held": f"{self._held:.1f} / {self._hold_seconds:.1f} s",
+                "speed": f"{c.speed:.1f} m/s"}
 
 
 def vector_env(num_envs: int = 1, **kwargs):

@@ -116,6 +116,9 @@ class TankTurnEnv(TractionEnv):
     - v0 (2026-11-25): leaving the arena ends the episode (`off_arena` term); the tank had
       fallen off its edge and gone on falling until the time limit.
     - v0 (2026-11-28): the `camera_name` argument (`render()` showed the chase camera only).
+    - v0 (2026-11-29): `rgb_array` frames draw the target heading (a green arrow; the heading now:
+      a white one) and the tank's front (a yellow band, headlights); `readout()`; `dt`. What the
+      agent sees and earns is unchanged.
     - v1: at the engine's rev limit the clutch acts at the held engine speed (the wheels are
       solved against it; in v0 the clutch torque came from the engine speed before the
       limiter held it).
@@ -205,6 +208,30 @@ class TankTurnEnv(TractionEnv):
     def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
         success = self._held >= self.HOLD_SECONDS - 1e-9
         return success or self._off_arena(c), success
+
+    # --- display -----------------------------------------------------------------------------
+    def _markers(self) -> list:
+        """The target heading (green arrow) and the heading now (white arrow) from above the
+        CoM, over the cabin, reaching past the hull."""
+        from traction.scenes.render import Marker
+
+        c = self.read_chassis()
+        x, y, z = c.com[0], c.com[1], self._above_roof(c)
+        reach = 0.5 * float(self.vehicle.chassis.body_size[0]) + 3.0
+        out = []
+        for yaw, rgba, width, length in ((self.target, (0.1, 0.85, 0.2, 0.9), 0.16, reach),
+                                         (c.yaw, (1.0, 1.0, 1.0, 0.8), 0.1, 0.8 * reach)):
+            tip = (x + length * math.cos(yaw), y + length * math.sin(yaw), z)
+            out.append(Marker.arrow((x, y, z), tip, width, rgba))
+        return out
+
+    def readout(self) -> dict[str, str]:
+        c = self.read_chassis()
+        moved = math.hypot(c.com[0] - self.start[0], c.com[1] - self.start[1])
+        return {"heading error": f"{math.degrees(self.heading_error(c)):+.1f} deg "
+                                 f"(within {math.degrees(self.TOLERANCE):.0f})",
+                "held": f"{self._held:.1f} / {self.HOLD_SECONDS:.1f} s",
+                "moved": f"{moved:.2f} m"}
 
 
 def vector_env(num_envs: int = 1, **kwargs):

@@ -34,7 +34,6 @@ from typing import Any, Protocol, runtime_checkable
 import gymnasium as gym
 import numpy as np
 
-
 EXPECTED = ("'scripted', MODULE:FACTORY (an importable module or a .py file, and a function in "
             "it that makes a controller from a TaskSpec), or a training run folder (holding "
             "config.yml)")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
+import logging
 import shlex
 import sys
 from pathlib import Path
@@ -33,6 +34,7 @@ import yaml
 
 import traction.envs  # registers the ids
 from traction.envs.base import TractionEnv, display_available
+from traction.train import run_folder
 from traction.train.checks import MissingExtra, int_at_least, new_run_dir, positive_int_arg, require, seed_arg
 from traction.train.curriculum import curriculum_arg
 from traction.train.hparams import (
@@ -41,6 +43,8 @@ from traction.train.hparams import (
     hyperparameters,
     split_hyperparameters,
 )
+
+logger = logging.getLogger(__name__)
 
 
 def check_env(env_id: str, env_kwargs: dict) -> None:
@@ -204,11 +208,13 @@ def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overri
     # No argument checks in torch.distributions: the policy builds a Gaussian per forward pass
     # and its checks cost a quarter of the pass (they test values the network computed).
     torch.distributions.Distribution.set_default_validate_args(False)
+    kept = run_folder.collect(env_id, env_kwargs, _creator(traction_spec(env_id)))
     config = {"env_id": env_id, "algo": algo, "timesteps": timesteps, "seed": seed,
               "env_kwargs": env_kwargs, "run": run,
               **({"curriculum": {curriculum[0]: list(curriculum[1:])}} if curriculum else {}),
               "hyperparameters": {k: (repr(v) if k == "policy_kwargs" else v)
-                                  for k, v in hp.items()}}
+                                  for k, v in hp.items()}, "kept": kept.config()}
+    _warn_if_never_evaluated(timesteps, run)
     gamma = hp.get("gamma", 0.99)                       # (SB3's PPO and SAC default)
     venv = make_vec(env_id, env_kwargs, run["n_envs"], seed, run["normalize"],
                     sim_threads=run["sim_threads"], gamma=gamma)
@@ -223,7 +229,17 @@ def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overri
     except (AssertionError, TypeError) as e:            # SB3's asserts; a wrong-typed or
         raise ValueError(f"--hp: {e}") from None        # unknown (policy) argument
     return {"model": model, "venv": venv, "eval_env": eval_env, "run": run, "config": config,
-            "curriculum": curriculum}
+            "curriculum": curriculum,
+            "kept": kept}
+
+
+def _warn_if_never_evaluated(timesteps: int, run: dict) -> None:
+    """A run shorter than ``eval_freq`` is never evaluated: no success rate, no ``best/``."""
+    if timesteps < run["eval_freq"]:
+        logger.warning("--timesteps %d is below eval_freq %d: the run will not be evaluated "
+                       "while it trains (no success rate, best/ stays empty); evaluate it "
+                       "afterwards, or pass --hp eval_freq=%d or less", timesteps,
+                       run["eval_freq"], timesteps)
 
 
 def train(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overrides: dict,
@@ -248,6 +264,8 @@ def run_prepared(p: dict, out: Path, progress_bar: bool = True,
     (out / "command.txt").write_text(shlex.join([sys.executable, "-m", "traction.train.train",
                                                  *args]) + "\n")
     (out / "config.yml").write_text(yaml.safe_dump(p["config"], sort_keys=False))
+    if "kept" in p:
+        p["kept"].write(out)
     every = max(run["eval_freq"] // run["n_envs"], 1)
     on_best = _save_stats_callback(out / "best" / "vecnormalize.pkl") if run["normalize"] else None
     callbacks = CallbackList([
@@ -279,7 +297,9 @@ def main(argv=None) -> Path:
     ap.add_argument("--timesteps", type=positive_int_arg, default=200_000,
                     help="environment steps in total (>= 1)")
     ap.add_argument("--seed", type=seed_arg, default=0)
-    ap.add_argument("--out", type=Path, default=None, help="run folder")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="run folder (default: runs/<env name>_<algo>_<seed>, e.g. "
+                    "runs/TankTurn-v0_ppo_0; it must be new or empty)")
     ap.add_argument("--hp", type=assignment, action="append", default=[],
                     help="hyperparameter override NAME=VALUE (repeatable; YAML-style values)")
     ap.add_argument("--env-kwarg", type=assignment, action="append", default=[],
@@ -299,8 +319,47 @@ def main(argv=None) -> Path:
     except (ValueError, MissingExtra) as e:
         ap.error(str(e))
     path = run_prepared(prepared, out, progress_bar=not args.no_progress, argv=argv)
-    print(path)
+    print(summary(path))
     return path
+
+
+def _command(*words: str) -> str:
+    """A shell command line; the interpreter's folder relative to here when it is below it
+    (``.venv/bin/python``)."""
+    exe = Path(sys.executable)
+    try:
+        exe = exe.relative_to(Path.cwd())
+    except ValueError:
+        pass
+    return shlex.join([str(exe.parent / words[0]) if words[0] != "python" else str(exe),
+                       *words[1:]])
+
+
+def summary(run: Path) -> str:
+    """What a finished run says: its folder, the last evaluation's success rate and return,
+    the best model and the commands to evaluate it and to see its curves."""
+    import numpy as np
+
+    lines = [f"run folder: {run}"]
+    evals = run / "evaluations.npz"
+    if evals.is_file():
+        e = np.load(evals)
+        last, returns = int(e["timesteps"][-1]), e["results"][-1]
+        success = (f"success {100 * float(np.mean(e['successes'][-1])):.0f} %, "
+                   if "successes" in e and len(e["successes"]) else "")
+        lines.append(f"last evaluation (step {last:,}, {len(returns)} episodes): {success}"
+                     f"return {np.mean(returns):.2f} +- {np.std(returns):.2f}")
+        means = e["results"].mean(axis=1)
+        best = int(np.argmax(means))
+        lines.append(f"best model: {run / 'best' / 'best_model.zip'} (step "
+                     f"{int(e['timesteps'][best]):,}, return {means[best]:.2f})")
+    else:
+        lines.append("no evaluation ran (the run was shorter than eval_freq): no success rate "
+                     "and no best model yet")
+    evaluate = _command("python", "-m", "traction.train.evaluate", str(run), "--episodes", "20",
+                        "--video")
+    lines += ["next:", f"  {evaluate}", f"  {_command('tensorboard', '--logdir', str(run / 'tb'))}"]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

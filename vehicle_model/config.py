@@ -60,6 +60,8 @@ TIRE_DEFAULTS = {"model": "physx", "tire_type": "road", "lat_stiff_x": 2.0,
                  "trail": 0.03}
 #: Tyre fields given by name in the file: field -> allowed names (index = stored code).
 TIRE_NAMED = {"model": MODELS, "tire_type": DEFAULT_TIRES}
+#: Differential keys only a limited-slip ``four_wheel`` differential reads.
+LIMITED_SLIP_KEYS = ("front_bias", "rear_bias", "centre_bias")
 #: Suspension fields derived from others when not given.
 DERIVED = {"position", "sprung_mass", "force_point", "moi"}
 TOP_KEYS = {"name", "description", "chassis", "simulation", "sticky", "tire_load_filter",
@@ -215,8 +217,13 @@ def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
         n = len(wheels) if isinstance(wheels, list) else 0
         raise VehicleConfigError(f"{where}: wheels: a vehicle needs at least 3 [[wheels]], got {n}")
     defaults = data.get("defaults", {})
-    if not isinstance(defaults, dict) or set(defaults) - {"wheel", "suspension", "tire"}:
-        raise VehicleConfigError(f"{where}: [defaults] may only hold wheel, suspension, tire")
+    if not isinstance(defaults, dict):
+        raise VehicleConfigError(f"{where}: defaults must be a table ([defaults.wheel], "
+                                 "[defaults.suspension], [defaults.tire])")
+    unknown = sorted(set(defaults) - {"wheel", "suspension", "tire"})
+    if unknown:
+        raise VehicleConfigError(f"{where}: unknown key(s) {', '.join(f'defaults.{k}' for k in unknown)}"
+                                 "; [defaults] may only hold wheel, suspension, tire")
     names, positions = [], []
     for i, w in enumerate(wheels):
         if not isinstance(w, dict):
@@ -279,7 +286,42 @@ def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
         curve_sets=curve_sets, custom_tire=custom, **sections)
     params.validate(where)
     _check_mass_balance(params, where)
+    _check_mass_plausible(params, where)
     return params
+
+
+#: Mean density of the chassis box (chassis.mass / body volume, kg/m^3) a vehicle may have: the
+#: presets' are 250-650; below 5 the mass is likely in tonnes (a 1.5 t car given as 1.5 kg:
+#: 0.25 kg/m^3, lighter than air), above 20 000 in grams (denser than lead).
+DENSITY_RANGE = (5.0, 20_000.0)
+
+
+def _check_mass_plausible(p: VehicleParams, where: str) -> None:
+    """A mass that cannot belong to the body (a unit slip) is an error naming the fields: the
+    box's mean density outside :data:`DENSITY_RANGE`, or a moment of inertia whose radius of
+    gyration ``sqrt(I / m)`` exceeds the farthest point of the body and wheels from the CoM (no
+    distribution of the mass inside the vehicle gives it: an inertia for another mass)."""
+    ch = p.chassis
+    density = ch.mass / float(np.prod(ch.body_size))
+    lo, hi = DENSITY_RANGE
+    if not lo <= density <= hi:
+        hint = "a mass in tonnes? give kg" if density < lo else "a mass in grams? give kg"
+        raise VehicleConfigError(
+            f"{where}: chassis.mass = {ch.mass:g} kg in a body of {ch.body_size[0]:g} x "
+            f"{ch.body_size[1]:g} x {ch.body_size[2]:g} m (chassis.body_size) is {density:.3g} "
+            f"kg/m^3 on average; allowed {lo:g} to {hi:g} kg/m^3 ({hint})")
+    corners = ch.body_centre + ch.body_size / 2 * np.array(
+        [(sx, sy, sz) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
+    reach = float(np.max(np.linalg.norm(np.vstack([corners, p.suspension.position]) - ch.com,
+                                        axis=1))) + float(np.max(p.wheels.radius))
+    gyration = np.sqrt(ch.inertia / ch.mass)
+    for axis, k, inertia in zip("xyz", gyration, ch.inertia, strict=True):
+        if k > reach:
+            raise VehicleConfigError(
+                f"{where}: chassis.inertia {axis} = {inertia:g} kg m^2 with chassis.mass = "
+                f"{ch.mass:g} kg puts the mass {k:.3g} m from the CoM on average (sqrt(I / m)), "
+                f"beyond the vehicle's farthest point, {reach:.3g} m away: one of them is in "
+                "other units (omit inertia to take the box's)")
 
 
 def _check_mass_balance(p: VehicleParams, where: str) -> None:
@@ -323,6 +365,11 @@ def _differential(table: Any, names: list[str], where: str) -> DifferentialParam
             readers = " and ".join(t for t, keys in KEYS_READ.items() if key in keys)
             raise VehicleConfigError(f"{where}: differential.{key} is not read by type = "
                                      f"{kind!r}, only by {readers}; remove it or change the type")
+    unread = [k for k in LIMITED_SLIP_KEYS if k in table]
+    if kind == "four_wheel" and values.get("kind", DifferentialParams.kind) == "open" and unread:
+        raise VehicleConfigError(f"{where}: {', '.join(f'differential.{k}' for k in unread)}: "
+                                 "read by a limited-slip differential only, and kind = 'open'; "
+                                 "remove them or set kind = 'limited_slip'")
     extra = {}
     for key, value in refs.items():
         if not isinstance(value, list) or not value:

@@ -2,6 +2,7 @@
 
 import dataclasses
 import re
+import tomllib
 import warnings
 
 import numpy as np
@@ -408,3 +409,59 @@ def test_three_wheels_load_and_two_are_refused():
     with pytest.raises(vm.VehicleConfigError, match=re.escape(
             "x.toml: wheels: a vehicle needs at least 3 [[wheels]], got 2")):
         vm.parse_vehicle(_vehicle(FOUR[:2]), "x.toml")
+
+
+# A new user's first hour (issue 57): a mass in tonnes loaded and ran, the warnings blaming the
+# dampers and springs; [defaults] did not name the key it refused; limited-slip keys on an open
+# differential passed without a word.
+@pytest.mark.parametrize("mass, inertia, message", [
+    (2.2, None, "chassis.mass = 2.2 kg in a body of 4 x 1.8 x 0.8 m (chassis.body_size) is "
+                "0.382 kg/m^3 on average; allowed 5 to 20000 kg/m^3 (a mass in tonnes? give kg)"),
+    (900_000.0, None, "is 1.56e+05 kg/m^3 on average; allowed 5 to 20000 kg/m^3 (a mass in "
+                      "grams? give kg)"),
+    (2.2, [450.0, 1700.0, 1800.0], "0.382 kg/m^3"),         # the density is checked first
+    (1000.0, [4.5e5, 1.7e6, 1.8e6], "chassis.inertia x = 450000 kg m^2 with chassis.mass = 1000 "
+                                    "kg puts the mass 21.2 m from the CoM on average"),
+])
+def test_a_mass_or_inertia_in_other_units_is_an_error_naming_them(tmp_path, mass, inertia,
+                                                                  message):
+    """The body's mean density must lie between 5 kg/m^3 (the presets': 250-650) and 20 000
+    (denser than lead); the radius of gyration sqrt(I / m) within the vehicle's reach (no mass
+    distribution inside the vehicle gives more: I = sum m r^2 <= m r_max^2)."""
+    text = BASE.replace("mass = 1000.0", f"mass = {mass}")
+    if inertia is not None:
+        text = text.replace("[chassis]\n", f"[chassis]\ninertia = {inertia}\n")
+    with pytest.raises(VehicleConfigError, match=re.escape("car.toml: ") + ".*" +
+                       re.escape(message)):
+        _load(tmp_path, text)
+
+
+def test_the_limits_of_a_plausible_mass_load():
+    """The presets' inertias reach 56 % of the vehicle's extent as radius of gyration; a light
+    vehicle at 5 kg/m^3 and a heavy one at 20 000 load."""
+    for name in preset_names():
+        load_vehicle(name)
+    volume = 4.0 * 1.8 * 0.8
+    for mass in (5.0 * volume, 20_000.0 * volume):
+        text = BASE.replace("mass = 1000.0", f"mass = {mass}")
+        assert parse_vehicle(tomllib.loads(text), "car.toml").chassis.mass == mass
+
+
+def test_an_unknown_defaults_table_is_named(tmp_path):
+    with pytest.raises(VehicleConfigError, match=re.escape(
+            "car.toml: unknown key(s) defaults.tyre, defaults.wheels; [defaults] may only hold "
+            "wheel, suspension, tire")):
+        _load(tmp_path, BASE + "[defaults.wheels]\nmass = 20.0\n[defaults.tyre]\ngrip = 1.0\n")
+
+
+@pytest.mark.parametrize("keys", [["rear_bias"], ["front_bias", "centre_bias"]])
+def test_limited_slip_keys_on_an_open_differential_are_errors(tmp_path, keys):
+    """An open differential reads no bias: given one, the file meant a limited slip."""
+    edit = ('[differential]\ntype = "four_wheel"\ndrive = "4wd"\nkind = "open"\n'
+            + "".join(f"{k} = 1.5\n" for k in keys))
+    with pytest.raises(VehicleConfigError, match=re.escape(
+            f"car.toml: {', '.join(f'differential.{k}' for k in keys)}: read by a limited-slip "
+            "differential only, and kind = 'open'")):
+        _load(tmp_path, _named(BASE) + "\n" + edit)
+    lsd = _load(tmp_path, _named(BASE) + "\n" + edit.replace('"open"', '"limited_slip"'))
+    assert lsd.differential.kind == "limited_slip"
