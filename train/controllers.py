@@ -108,10 +108,10 @@ class DriftController:
 
 class TankTurnController:
     """TankTurn: PD on the heading error mapped to opposite track commands, with a minimum
-    command (the tracks' static scrub needs it) and a small forward/backward trim against
-    drift of the centre."""
+    command (the tracks' static scrub needs it: in first gear the tank breaks away into a pivot
+    from about 0.6) and a small forward/backward trim against drift of the centre."""
 
-    def __init__(self, kp: float = 3.0, kd: float = 0.8, minimum: float = 0.55):
+    def __init__(self, kp: float = 3.0, kd: float = 0.8, minimum: float = 0.7):
         self.kp, self.kd, self.minimum = kp, kd, minimum
 
     def reset(self) -> None:

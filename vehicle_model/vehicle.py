@@ -13,7 +13,7 @@ from functools import cached_property
 
 import numpy as np
 
-from . import differential, sticky, suspension, tire, wheel
+from . import differential, suspension, tire, wheel
 from . import layout as L
 from .antiroll import AntiRollParams
 from .chassis import ChassisParams
@@ -32,10 +32,6 @@ from .tire_curve import CurveSet
 class SimulationParams:
     """Numerical settings of the vehicle update (scalars)."""
 
-    min_long_slip_denominator: float = param(4.0, unit="m/s", lo=0.0, hi=100.0, lo_open=True,
-                                             shape="scalar", doc="PhysX minLongSlipDenominator")
-    min_lat_slip_denominator: float = param(1.0, unit="m/s", lo=0.0, hi=100.0, lo_open=True,
-                                            shape="scalar", doc="smallest lateral slip denominator")
     substep_speed_threshold: float = param(5.0, unit="m/s", lo=0.0, hi=100.0, shape="scalar",
                                            doc="below this forward speed use substeps_low")
     substeps_low: int = param(3, unit="-", lo=1, hi=64, shape="scalar", integer=True,
@@ -86,7 +82,6 @@ class VehicleParams:
     clutch: ClutchParams = field(default_factory=ClutchParams)
     anti_roll: AntiRollParams = field(default_factory=AntiRollParams)
     tire_load_filter: tire.TireLoadFilter = field(default_factory=tire.TireLoadFilter)
-    sticky: sticky.StickyParams = field(default_factory=sticky.StickyParams)
     simulation: SimulationParams = field(default_factory=SimulationParams)
     tire_force_scaling: TireForceScaling = field(default_factory=TireForceScaling)
     curve_sets: tuple[CurveSet, ...] = (DEFAULT_CURVES,)
@@ -140,7 +135,7 @@ class VehicleParams:
             check_shapes(part, self.n_wheels, prefix, where)
         for part in (self.chassis, self.wheels, self.suspension, self.tires, self.steering,
                      self.differential, self.engine, self.gearbox, self.clutch,
-                     self.tire_load_filter, self.sticky, self.simulation, self.tire_force_scaling,
+                     self.tire_load_filter, self.simulation, self.tire_force_scaling,
                      *self.curve_sets):
             part.validate(where=where)
         self.anti_roll.validate(where=where, n_wheels=self.n_wheels)
@@ -208,9 +203,10 @@ class VehicleState:
         self.wheel, self.vehicle, self.gears = wheel, vehicle, gears
 
     omega = column_view("wheel", L.OMEGA, doc="wheel spin (rad/s)")
-    sticky_anchor = column_view("wheel", L.ANCHOR, 2, doc="patch displacement from its sticky anchor (m)")
-    sticky_timer = column_view("wheel", L.TIMER, 2, doc="time spent slow enough to stick (s)")
     drive_torque = column_view("wheel", L.DRIVE_TORQUE, doc="drive torque in the last substep (N m)")
+    tread_deflection = column_view("wheel", L.DEFLECTION, 2,
+                                   doc="tread deflection (m), (..., 2): along the wheel, sideways; "
+                                       "the tyre force there is the spring's (tire_models)")
     engine_omega = column_view("vehicle", L.ENGINE_OMEGA, doc="engine spin (rad/s), (n,)")
 
     @property
