@@ -74,8 +74,9 @@ SECTIONS = {"engine": EngineParams, "gearbox": GearboxParams, "clutch": ClutchPa
             "simulation": SimulationParams, "tire_force_scaling": TireForceScaling}
 
 
-_SLIPS_NOW = ("removed: the slips use the contact patch's own speed at every speed, and at rest "
-              "the tyre's tread holds the patch (docs/vehicle_parameters.md); delete the key")
+_SLIPS_NOW = ("removed: the slips are the physical ones at every speed, over max(|v|, |omega r|), "
+              "and at rest the tyre's tread holds the patch (docs/vehicle_parameters.md); "
+              "delete the key")
 #: Keys of earlier versions, by table (``""``: top level): why each is refused.
 REMOVED = {
     "": {"sticky": "removed: every tyre's tread spring holds a parked vehicle up to friction x "

@@ -140,9 +140,10 @@ def test_stiff_spring_warns_for_timestep(sedan):
     ("[sticky]\nspeed = 0.5", "[sticky]: removed: every tyre's tread spring holds a parked "
                               "vehicle up to friction x load"),
     ("[simulation]\nmin_long_slip_denominator = 4.0",
-     "simulation.min_long_slip_denominator: removed: the slips use the contact patch's own speed"),
+     "simulation.min_long_slip_denominator: removed: the slips are the physical ones at every "
+     "speed, over max(|v|, |omega r|)"),
     ("[simulation]\nmin_lat_slip_denominator = 1.0",
-     "simulation.min_lat_slip_denominator: removed: the slips use"),
+     "simulation.min_lat_slip_denominator: removed: the slips are the physical ones"),
     ("[defaults.tire]\nmin_slip_speed = 1.0", "defaults.tire.min_slip_speed: removed: the slips"),
     ("[defaults.tire]\nclamps = 1", "defaults.tire.clamps: removed: the tyre's step is implicit "
                                     "in the slips and never carries a slip past zero"),
