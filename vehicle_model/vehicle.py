@@ -338,7 +338,9 @@ class VehicleOutputs:
       ``clutch.strength x clutch_slip`` is the mean clutch torque, ``drive_torque`` sums to
       ``gear_ratio`` times it (a differential's shares sum to 1) and ``engine_moi x (change of
       engine_omega) / dt = engine_torque - engine damping - clutch torque``;
-    * **the last substep's** tyre inputs: ``long_slip``, ``lat_slip``, ``friction``;
+    * **the last substep's**: ``friction`` (a tyre input) and the contact patch's slips
+      ``long_slip``, ``lat_slip`` (the wheel's slips less the tread's deflection rate: what the
+      tyre force corresponds to; 0 at rest, see ``tire_models``);
     * **end of the update** (or constant within it): the rest - ``engine_omega``,
       ``patch_slide`` (with the spins after the last substep), suspension, loads, contact, steer,
       gear, ``gear_ratio``, ``throttle``.
@@ -367,8 +369,10 @@ class VehicleOutputs:
     load = column_view("wheel", L.O_LOAD, doc="N, tyre load used by the tyre model")
     normalised_load = column_view("wheel", L.O_NORMALISED_LOAD, doc="-, load / rest load (unfiltered)")
     friction = column_view("wheel", L.O_FRICTION, doc="-, surface x graph (last substep)")
-    long_slip = column_view("wheel", L.O_LONG_SLIP, doc="- (last substep)")
-    lat_slip = column_view("wheel", L.O_LAT_SLIP, doc="rad (last substep)")
+    long_slip = column_view("wheel", L.O_LONG_SLIP,
+                            doc="-, the contact patch's (omega r - v) / max(|v|, |omega r|) "
+                                "(last substep)")
+    lat_slip = column_view("wheel", L.O_LAT_SLIP, doc="rad, the contact patch's (last substep)")
     long_force = column_view("wheel", L.O_LONG_FORCE, doc="N (mean)")
     lat_force = column_view("wheel", L.O_LAT_FORCE, doc="N (mean)")
     aligning_moment = column_view("wheel", L.O_MOMENT, doc="N m (mean)")
