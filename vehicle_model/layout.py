@@ -39,7 +39,7 @@ N_WHEEL_PARAMS = _columns(
     "LONG_STIFF_G", "CAMBER_STIFF_G", "ARCADE_LONG", "ARCADE_LAT", "GRIP", "CURVE_SET",
     "MF_LONG:4", "MF_LAT:4", "TRAIL", "MF_PEAK_LONG",
     "MF_PEAK_LAT", "STATIC_COEF", "CAP_COEF", "CUSTOM_INDEX", "INV_SPRUNG_MASS",
-    "TURN_COEF:3", "TREAD_STIFF_LONG", "TREAD_STIFF_LAT", "TREAD_DAMPING", "CURVE_SLOPE:2")
+    "TURN_COEF:3", "TREAD_STIFF:2", "TREAD_DAMP:2", "CURVE_SLOPE:2", "GAIN_FLOOR")
 
 # --- per-vehicle parameters: vehicle_params[col] ---------------------------------------------
 N_VEHICLE_PARAMS = _columns(
@@ -157,16 +157,16 @@ class Packed(NamedTuple):
 #: ``S_ROAD - S_ROAD_DAMP x omega`` at the substep's new spin (implicit, see ``tire_models``);
 #: ``S_PRED``: the patch velocity (long, lat) the tyre predicts at the substep's start, ``S_EXT``
 #: its change per substep from all but this tyre's own force change; ``S_TREAD``: tread spring
-#: (long, lat), ``S_TREAD_K``: its ``c h + d`` (long, lat); ``S_INV_MASS``: inverse useful
-#: masses (long, lat); ``S_AFFINE``: the longitudinal force ``A + B omega r`` (A, B) of the
-#: substep; ``S_F0``: the model's forces at the substep's kinematic slips (long, lat), ``S_G``
-#: their secant stiffness per m/s of slip (long, lat)
+#: (long, lat), ``S_TREAD_INV_K``: 1 / its ``c h + d`` (long, lat); ``S_INV_MASS``: inverse
+#: useful masses (long, lat); ``S_AFFINE``: the longitudinal force ``A + B omega r`` (A, B) of
+#: the substep; ``S_F0``: the model's forces at the substep's kinematic slips (long, lat);
+#: ``S_STIFF``: the model's stiffness at zero slip (N per unit slip, long and lat) this update
 N_SCRATCH = _columns(
     "S_BRAKE", "S_V_LONG", "S_V_LAT", "S_MU_SURFACE", "S_INV_MASS:2", "S_ROAD", "S_ROAD_DAMP",
     "S_ACC_LONG", "S_ACC_LAT", "S_ACC_DRIVE", "S_ACC_MOMENT", "S_LOAD_FILTERED", "S_OVERTRAVEL",
     "S_COS_INCIDENCE", "S_RATE_SCALE", "S_V_PATCH:3", "S_DOWN:3", "S_ARM:3", "S_FWD:3",
-    "S_LEFT:3", "S_PRED:2", "S_EXT:2", "S_TREAD:2", "S_TREAD_K:2", "S_AFFINE:2", "S_F0:2",
-    "S_G:2", "S_MOMENT", "S_ROAD_RATIO", "S_PAD:1")
+    "S_LEFT:3", "S_PRED:2", "S_EXT:2", "S_TREAD:2", "S_TREAD_INV_K:2", "S_AFFINE:2", "S_F0:2",
+    "S_STIFF:2", "S_MOMENT", "S_ROAD_RATIO", "S_PAD:1")
 #: per-group scratch of the drivetrain: spin, inertia, damping, road and brake torque, ratios
 N_GROUP_SCRATCH = _columns("G_SPIN", "G_INERTIA", "G_DAMPING", "G_ROAD", "G_BRAKE", "G_BETA",
                            "G_ALPHA", "G_NEW", "G_COUNT")

@@ -9,6 +9,7 @@ from . import tire, tire_custom
 from .contact import ROTATION_SHARE
 from .layout import Packed
 from .tire import MODELS
+from .tire_arcade import REFERENCE_SPEED
 from .tire_curve import zero_slopes
 
 
@@ -36,9 +37,7 @@ def _wheel_columns(p) -> np.ndarray:
                    (L.CAMBER_STIFF_G, ti.camber_stiff_per_unit_gravity),
                    (L.ARCADE_LONG, ti.arcade_long_stiffness), (L.ARCADE_LAT, ti.arcade_lat_stiffness),
                    (L.GRIP, ti.grip), (L.CURVE_SET, ti.curve_set),
-                   (L.TRAIL, ti.trail),
-                   (L.TREAD_STIFF_LONG, ti.tread_stiffness_long),
-                   (L.TREAD_STIFF_LAT, ti.tread_stiffness_lat), (L.TREAD_DAMPING, ti.tread_damping)):
+                   (L.TRAIL, ti.trail)):
         put(col, v)
     for col, v in ((L.POSITION, sus.position), (L.TRAVEL, sus.travel_direction),
                    (L.RAY_START, sus.ray_start(wh.radius)), (L.FORCE_POINT, sus.force_point),
@@ -64,8 +63,15 @@ def _wheel_columns(p) -> np.ndarray:
     put(L.INV_SPRUNG_MASS, 1.0 / sus.sprung_mass)        # for contact.inverse_useful_mass
     share = sus.sprung_mass / p.chassis.mass
     put(L.TURN_COEF, ROTATION_SHARE / (share[:, None] * np.asarray(p.chassis.inertia)[None, :]), 3)
+    # the tread (tire_models.prepare): c = TREAD_STIFF m_s g, d = 2 zeta sqrt(c m_s) =
+    # TREAD_DAMP sqrt(g), TREAD_DAMP = 2 zeta m_s sqrt(tread_stiffness), per direction
+    stiff = np.column_stack([ti.tread_stiffness_long, ti.tread_stiffness_lat])
+    put(L.TREAD_STIFF, stiff * sus.sprung_mass[:, None], 2)
+    put(L.TREAD_DAMP, 2.0 * ti.tread_damping[:, None] * sus.sprung_mass[:, None] * np.sqrt(stiff), 2)
     slopes = np.array([zero_slopes(c) for c in p.curve_sets])       # curve tyres' stiffness
     put(L.CURVE_SLOPE, slopes[ti.curve_set.astype(int)], 2)
+    put(L.GAIN_FLOOR, np.where(ti.uses("arcade") | ti.uses("custom"),   # tire_models.prepare
+                               1.0 / REFERENCE_SPEED, 0.0))
     return out
 
 

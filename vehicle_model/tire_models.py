@@ -62,7 +62,7 @@ from . import layout as L
 from . import tire, tire_arcade, tire_curve, tire_custom, tire_magic, tire_physx
 from .jit import jit, jit_call
 from .layout import Packed
-from .vec import norm2, to_body, to_world
+from .vec import to_body, to_world
 
 PHYSX, ARCADE, CURVE, MAGIC_FORMULA, CUSTOM = range(5)
 #: Smallest slip denominator (m/s) of the *reported* slips (see the module docstring).
@@ -91,31 +91,31 @@ def forces(w: np.ndarray, x: np.ndarray, families: np.ndarray, family_index: np.
 
 
 @jit
-def zero_slip_gains(w: np.ndarray, x: np.ndarray) -> tuple[float, float]:
-    """Each model's force per m/s of slip at zero slip (N s/m), longitudinal and lateral: its
-    slip stiffness over the slip denominator (the arcade tyre's own gains; :data:`CUSTOM_GAIN`
-    for a custom tyre)."""
-    model = int(w[L.TIRE_MODEL])
-    v_long, wheel_speed = x[L.X_V_LONG], x[L.X_OMEGA] * w[L.RADIUS]
-    if model == ARCADE:
-        gain_long, gain_lat = tire_arcade.slide_gains(v_long, wheel_speed)
-        return (w[L.ARCADE_LONG] * x[L.X_LOAD] * gain_long,
-                w[L.ARCADE_LAT] * x[L.X_LOAD] * gain_lat)
-    if model == CUSTOM:
-        return CUSTOM_GAIN, CUSTOM_GAIN
+def zero_slip_stiffness(p: np.ndarray, load: float, mu: float, normalised_load: float,
+                        rest_load: float, gravity: float) -> tuple[float, float]:
+    """Each model's stiffness at zero slip (N per unit slip, longitudinal and lateral) at a
+    tyre load (N), surface friction and normalised load; over the slip denominator it is the
+    force per m/s of slip the tread's step may not exceed (see :func:`tread_step`). The arcade
+    tyre's is its gain at ``tire_arcade.REFERENCE_SPEED``, and a custom tyre, whose slope is
+    unknown, counts as :data:`CUSTOM_GAIN` per m/s (``GAIN_FLOOR``)."""
+    model = int(p[L.TIRE_MODEL])
     if model == PHYSX:
-        c_long, c_lat = tire_physx.stiffness(w, x)
-    else:
-        grip_load = x[L.X_SURFACE_FRICTION] * x[L.X_LOAD]
-        if model == CURVE:
-            grip_load *= w[L.GRIP]
-            c_long, c_lat = w[L.CURVE_SLOPE] * grip_load, w[L.CURVE_SLOPE + 1] * grip_load
-        else:
-            lo, la = L.MF_LONG, L.MF_LAT
-            c_long = w[lo] * w[lo + 1] * w[lo + 2] * grip_load
-            c_lat = w[la] * w[la + 1] * w[la + 2] * grip_load
-    denominator = tire.long_denominator(v_long, wheel_speed)
-    return c_long / denominator, c_lat / denominator
+        lat = rest_load * p[L.LAT_STIFF_Y] * tire_physx._smooth_force(
+            normalised_load * 3.0 / p[L.LAT_STIFF_X])
+        return p[L.LONG_STIFF_G] * gravity, lat
+    if model == ARCADE:
+        speed = tire_arcade.REFERENCE_SPEED
+        return p[L.ARCADE_LONG] * load * speed, p[L.ARCADE_LAT] * load * speed
+    if model == CUSTOM:
+        gain = CUSTOM_GAIN * tire_arcade.REFERENCE_SPEED
+        return gain, gain
+    grip_load = mu * load
+    if model == CURVE:
+        grip_load *= p[L.GRIP]
+        return p[L.CURVE_SLOPE] * grip_load, p[L.CURVE_SLOPE + 1] * grip_load
+    lo, la = L.MF_LONG, L.MF_LAT
+    return (p[lo] * p[lo + 1] * p[lo + 2] * grip_load,
+            p[la] * p[la + 1] * p[la + 2] * grip_load)
 
 
 @jit
@@ -130,19 +130,22 @@ def secant(force: float, slip: float, limit: float) -> float:
 @jit
 def prepare(pk: Packed, k, ws, dt, h, gravity, s, out) -> None:
     """5. The tread springs of this update and the patch velocity each tyre predicts (see the
-    module docstring): ``S_TREAD``, ``S_TREAD_K`` (``c h + d``), ``S_PRED`` (the patch velocity
-    now, long and lat) and ``S_EXT`` (its change per substep from the patch's acceleration over
-    the last update, less what the last mean force gave it through the useful mass). A wheel
-    off the ground loses its deflection."""
+    module docstring): ``S_TREAD``, ``S_TREAD_INV_K`` (``1 / (c h + d)``), ``S_STIFF`` (the
+    model's stiffness at zero slip at this update's load), ``S_PRED`` (the patch velocity now,
+    long and lat) and ``S_EXT`` (its change per substep from the patch's acceleration over the
+    last update, less what the last mean force gave it through the useful mass). A wheel off
+    the ground loses its deflection."""
     wp = pk.wheel
-    inv_dt = 1.0 / dt
+    inv_dt, root_g = 1.0 / dt, np.sqrt(gravity)
     for w in range(wp.shape[0]):
         p = wp[w]
-        m_s = p[L.SPRUNG_MASS]
-        c_long, c_lat = p[L.TREAD_STIFF_LONG] * m_s * gravity, p[L.TREAD_STIFF_LAT] * m_s * gravity
-        s[w, L.S_TREAD], s[w, L.S_TREAD + 1] = c_long, c_lat
-        s[w, L.S_TREAD_K] = c_long * h + 2.0 * p[L.TREAD_DAMPING] * np.sqrt(c_long * m_s)
-        s[w, L.S_TREAD_K + 1] = c_lat * h + 2.0 * p[L.TREAD_DAMPING] * np.sqrt(c_lat * m_s)
+        c_long, c_lat = p[L.TREAD_STIFF] * gravity, p[L.TREAD_STIFF + 1] * gravity
+        s[w, L.S_TREAD], s[w, L.S_TREAD + 1] = c_long, c_lat       # c h + d: d = 2 zeta sqrt(c m)
+        s[w, L.S_TREAD_INV_K] = 1.0 / (c_long * h + p[L.TREAD_DAMP] * root_g)
+        s[w, L.S_TREAD_INV_K + 1] = 1.0 / (c_lat * h + p[L.TREAD_DAMP + 1] * root_g)
+        s[w, L.S_STIFF], s[w, L.S_STIFF + 1] = zero_slip_stiffness(
+            p, out[w, L.O_LOAD], s[w, L.S_MU_SURFACE], s[w, L.S_LOAD_FILTERED],
+            p[L.SPRUNG_MASS] * gravity, gravity)
         s[w, L.S_PRED], s[w, L.S_PRED + 1] = s[w, L.S_V_LONG], s[w, L.S_V_LAT]
         if out[w, L.O_CONTACT] < 0.5:
             ws[w, L.DEFLECTION], ws[w, L.DEFLECTION + 1] = 0.0, 0.0
@@ -231,23 +234,24 @@ def tread_step(p, wsr, xr, sr, outr, h) -> None:
     v_long, v_lat = sr[L.S_PRED], sr[L.S_PRED + 1]
     ext_long, ext_lat = sr[L.S_EXT], sr[L.S_EXT + 1]
     inv_long, inv_lat = sr[L.S_INV_MASS], sr[L.S_INV_MASS + 1]
-    k_long, k_lat = sr[L.S_TREAD_K], sr[L.S_TREAD_K + 1]
+    inv_k_long, inv_k_lat = sr[L.S_TREAD_INV_K], sr[L.S_TREAD_INV_K + 1]
     f0_long, f0_lat = sr[L.S_F0], sr[L.S_F0 + 1]
-    limit_long, limit_lat = zero_slip_gains(p, xr)
-    g_long = secant(f0_long, omega * r - v_long, limit_long)
-    g_lat = secant(f0_lat, -v_lat, limit_lat)
-    sr[L.S_G], sr[L.S_G + 1] = g_long, g_lat
+    wheel_speed = omega * r
+    per_speed = max(1.0 / tire.long_denominator(v_long, wheel_speed), p[L.GAIN_FLOOR])
+    g_long = secant(f0_long, wheel_speed - v_long, sr[L.S_STIFF] * per_speed)
+    g_lat = secant(f0_lat, -v_lat, sr[L.S_STIFF + 1] * per_speed)
     # F (1 + G (h / m + 1 / k)) = F0 + G (r (omega_end - omega) - ext + c u / k), per direction
-    f_lat = (f0_lat + g_lat * (-ext_lat + sr[L.S_TREAD + 1] * wsr[L.DEFLECTION + 1] / k_lat)) \
-        / (1.0 + g_lat * (h * inv_lat + 1.0 / k_lat))
-    den = 1.0 + g_long * (h * inv_long + 1.0 / k_long)
-    a = (f0_long + g_long * (-r * omega - ext_long + sr[L.S_TREAD] * wsr[L.DEFLECTION] / k_long)) / den
+    f_lat = (f0_lat + g_lat * (-ext_lat + sr[L.S_TREAD + 1] * wsr[L.DEFLECTION + 1] * inv_k_lat)) \
+        / (1.0 + g_lat * (h * inv_lat + inv_k_lat))
+    den = 1.0 + g_long * (h * inv_long + inv_k_long)
+    a = (f0_long + g_long * (-wheel_speed - ext_long + sr[L.S_TREAD] * wsr[L.DEFLECTION] * inv_k_long)) / den
     b = g_long / den
     cap = force_cap(p, xr, sr, outr)                      # friction x load: the patch slides
-    f_long = a + b * r * omega                            # (at the spin so far)
-    total = norm2(f_long, f_lat)
-    if total > cap:                                       # a fixed force for the spin update
-        f_long, f_lat = f_long * cap / total, f_lat * cap / total
+    f_long = a + b * wheel_speed                          # (at the spin so far)
+    total2 = f_long * f_long + f_lat * f_lat
+    if total2 > cap * cap:                                # a fixed force for the spin update
+        scale = cap / np.sqrt(total2)
+        f_long, f_lat = f_long * scale, f_lat * scale
         a, b = f_long, 0.0
     sr[L.S_AFFINE], sr[L.S_AFFINE + 1] = a, b
     ratio = sr[L.S_ROAD_RATIO]                            # wheel torque per N of f_long
@@ -281,17 +285,19 @@ def substep_finish(pk: Packed, ws, h, s, x, out, report=True) -> None:
         r, omega = p[L.RADIUS], ws[w, L.OMEGA]
         f_long, f_lat = s[w, L.S_AFFINE] + s[w, L.S_AFFINE + 1] * r * omega, out[w, L.O_LAT_FORCE]
         cap = force_cap(p, x[w], s[w], out[w])
-        if norm2(f_long, f_lat) > cap:                    # the implicit force past the cap
+        if f_long * f_long + f_lat * f_lat > cap * cap:   # the implicit force past the cap
             f_long = np.copysign(np.sqrt(max(cap * cap - f_lat * f_lat, 0.0)), f_long)
         c_long, c_lat = s[w, L.S_TREAD], s[w, L.S_TREAD + 1]
-        rate_long = (f_long - c_long * ws[w, L.DEFLECTION]) / s[w, L.S_TREAD_K]
-        rate_lat = (f_lat - c_lat * ws[w, L.DEFLECTION + 1]) / s[w, L.S_TREAD_K + 1]
+        rate_long = (f_long - c_long * ws[w, L.DEFLECTION]) * s[w, L.S_TREAD_INV_K]
+        rate_lat = (f_lat - c_lat * ws[w, L.DEFLECTION + 1]) * s[w, L.S_TREAD_INV_K + 1]
         u_long = ws[w, L.DEFLECTION] + h * rate_long
         u_lat = ws[w, L.DEFLECTION + 1] + h * rate_lat
         static = s[w, L.S_MU_SURFACE] * p[L.STATIC_COEF] * out[w, L.O_LOAD]
-        spring = norm2(c_long * u_long, c_lat * u_lat)
-        if spring > static:                               # the patch slides: the anchor follows
-            u_long, u_lat = u_long * static / spring, u_lat * static / spring
+        f0, f1 = c_long * u_long, c_lat * u_lat
+        spring2 = f0 * f0 + f1 * f1
+        if spring2 > static * static:                     # the patch slides: the anchor follows
+            scale = static / np.sqrt(spring2)
+            u_long, u_lat = u_long * scale, u_lat * scale
         ws[w, L.DEFLECTION], ws[w, L.DEFLECTION + 1] = u_long, u_lat
         v_long = s[w, L.S_PRED] + s[w, L.S_EXT] + h * f_long * s[w, L.S_INV_MASS]
         v_lat = s[w, L.S_PRED + 1] + s[w, L.S_EXT + 1] + h * f_lat * s[w, L.S_INV_MASS + 1]
