@@ -95,7 +95,7 @@ def test_locked_wheel_braking_stops_at_the_coulomb_distance_and_time(model, dt, 
     fail to hold the front wheels against the dive), curve tyres (0.75 locked) at 30 Hz and
     PhysX tyres (1.0) at 250 Hz: within 5 % of v^2 / (2 mu g) and 10 % of v / (mu g) (the friction
     clamps of the earlier tyre made 30 Hz viscous: 32.6 m against 27.2 m). Measured:
-    +0.8 % / +4 % (curve, 30 Hz), +1.9 % / +2 % (PhysX, 250 Hz): the brake dive, and the
+    +0.8 % / +4.2 % (curve, 30 Hz), +1.8 % / +2.2 % (PhysX, 250 Hz): the brake dive, and the
     first step's build-up of the tread."""
     p = with_model("sedan", model)
     p = dataclasses.replace(p, wheels=dataclasses.replace(      # locked under the brake dive
