@@ -17,16 +17,17 @@ length is the model's slip stiffness over ``c``: centimetres for PhysX's default
 for a magic-formula one), and at rest (``s0`` -> 0, ``G`` -> inf) the patch sticks and the
 tread is a damped spring: static friction, up to friction x load (the force and the spring's
 stretch are capped there: beyond it the patch slides). A locked wheel sliding to a stop keeps
-its sliding force (the secant of a flat law over a sliding slip is small) and the tread's
-stretch there is ``F / c``, so it settles a few millimetres back; a wheel spinning on a stopped
-car pushes it at the model's value for the spin.
+its sliding force (the secant of a flat law over a sliding slip is small), and the tread,
+stretched ``F / c`` by it (7 mm for the sedan's PhysX tyres), springs back once the car stops,
+as a real tyre's does; a wheel spinning on a stopped car pushes it at the model's value for
+the spin.
 
 **Implicit in the wheel and the chassis.** ``s_end = omega_end r - v_end`` is taken at the
 substep's end: the wheel's new spin (the drivetrain's implicit solve: the tyre's torque on the
 wheel, ``-(A + B omega_end r) r``, adds ``B r^2`` to its diagonal, ``S_ROAD_DAMP``) and the
 patch velocity the chassis reaches (held by the simulator for the physics step): the one at the
 step's start, plus the patch's acceleration over the last step carried on, plus this force's
-change from the last step's over the *useful mass* (``contact.useful_mass``), so that a steady
+change from the last step's over the *useful mass* (``contact.inverse_useful_mass``), so that a steady
 force is neither counted twice nor missed (the steady state stays the model's) and a changed
 one meets the inertia it moves. The useful masses are the wheel's shares of the chassis mass
 and inertia, their rotational parts counted for both directions (longitudinal and lateral
@@ -41,7 +42,9 @@ of the start's sign whatever the grip and the step; the wheel's inertia, the eng
 and the brake (Coulomb friction against the same implicit diagonal: a locked wheel turns only
 when the road's torque exceeds the brake's) only lower the wheel's part. A flat (sliding) law
 keeps its force (its secant is small) until the slip is small enough to stop within the step,
-where the secant has grown past ``1 / (h / m)``: the clamp, by construction. The clamps this
+where the secant has grown past ``1 / (h / m)``: the clamp, by construction. (With the tread
+the wheel's slip may pass zero once where a slide ends, by the tread springing back: not a
+chatter.) The clamps this
 replaces bounded the force without the brake (a locked wheel's slide was stopped as if the
 force also spun it up: locked-wheel braking at 30 Hz slid 32.6 m from 20 m/s, the Coulomb
 distance being 27.2 m) and once per wheel substep with the chassis held for the whole step
