@@ -106,7 +106,7 @@ class Climb6x6Env(TractionEnv):
     | `differential` | `"torque_vectoring"` | or `"equal"` (equal split over the six wheels) |
     | `action_mode` | `"pedals"` | or `"wheel_torques"` |
     | `control_dt` | 0.04 | s per `step` (25 Hz) |
-    | `physics_dt` | 0.004 | s per physics substep: spring alpha = sqrt(m/k)/dt ~ 31 (> 5), tyre/wheel coupling rate x dt ~ 0.6 (< 2) |
+    | `physics_dt` | 0.004 | s per physics substep: spring alpha = sqrt(m/k)/dt ~ 31 (> 5); the tyre is implicit in the wheel spin, stable at any step |
     | `goal_radius` | 6.0 | m (> 0) |
     | `vehicle` | `"truck_6x6"` | preset name, TOML path or `VehicleParams` (six wheels) |
     | weights | see Rewards | |
@@ -149,6 +149,13 @@ class Climb6x6Env(TractionEnv):
       pitches and rolls with a rigid vehicle's load transfer and tips sideways at 36 deg (it held
       to 54 deg); its lateral slip denominator is 2 m/s (at 1 m/s the tyres' damping of the
       body's sway, now acting at the ground, overshot every 4 ms step at low speed).
+    - v1: the tyre (every model) sits behind a tread between wheel and road: static friction at
+      rest, the model's own force at every speed, integrated implicitly with the wheel spin and
+      the chassis; it replaces the minimum slip denominators (the force was viscous below 4
+      m/s), the locked-wheel slip rule, the sticky tyre and the friction clamps. The slips are
+      the physical ones at every speed, both over max(|v|, |omega r|); observations 30-41 and
+      the `slip` term read the contact patch's slips (0 at rest, where the wheel's own is
+      noise).
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")

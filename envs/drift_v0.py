@@ -102,7 +102,7 @@ class DriftEnv(TractionEnv):
     | `radius` | 20.0 | circle radius, 5-60 m |
     | `hold_seconds` | 3.0 | s of drift for success (> 0) |
     | `vehicle` | `"sedan_rwd"` | preset name, TOML path or `VehicleParams` (4 wheels, engine) |
-    | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 26; tyre coupling stable) |
+    | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 26; the tyre is implicit in the wheel spin) |
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | |
     | `camera_name` | `"chase"` | the camera `render()` shows: `chase` (behind, following the vehicle), `top` (above it, looking down) or `driver` (in the cabin); settable between steps (`set_attr` / `set_wrapper_attr`) |
@@ -137,6 +137,12 @@ class DriftEnv(TractionEnv):
       neutrally), its brakes are biased forward (2500 / 1500 N m; 1500 each), its limited slip
       is the tightest (`rear_bias` 1.0; 1.3) and second gear longer (1.9; 2.3): with the real
       load transfer the unloaded inner rear wheel spun up and the car could not hold a slide.
+    - v1: the tyre (every model) sits behind a tread between wheel and road: static friction at
+      rest, the model's own force at every speed, integrated implicitly with the wheel spin and
+      the chassis; it replaces the minimum slip denominators (the force was viscous below 4
+      m/s), the locked-wheel slip rule, the sticky tyre and the friction clamps. The slips are
+      the physical ones at every speed, both over max(|v|, |omega r|); observations 8-15 are the
+      contact patch's slips.
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")

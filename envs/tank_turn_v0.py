@@ -93,7 +93,7 @@ class TankTurnEnv(TractionEnv):
     |---|---|---|
     | `drive_mode` | `"special"` | or `"standard"` |
     | `vehicle` | `"tank"` | preset name, TOML path or `VehicleParams` with a tank differential |
-    | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 27; tyre coupling stable) |
+    | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 27; the tyre is implicit in the wheel spin) |
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | |
     | `camera_name` | `"chase"` | the camera `render()` shows: `chase` (behind, following the vehicle), `top` (above it, looking down) or `driver` (in the cabin); settable between steps (`set_attr` / `set_wrapper_attr`) |
@@ -124,6 +124,14 @@ class TankTurnEnv(TractionEnv):
       limiter held it).
     - v1: the tyre forces act at the contact patches (they acted at the road wheels' centres):
       the tank's load transfer is a rigid vehicle's.
+    - v1: the tyre (every model) sits behind a tread between wheel and road: static friction at
+      rest, the model's own force at every speed, integrated implicitly with the wheel spin and
+      the chassis; it replaces the minimum slip denominators (the force was viscous below 4
+      m/s), the locked-wheel slip rule, the sticky tyre and the friction clamps. The slips are
+      the physical ones at every speed, both over max(|v|, |omega r|). The tracks scrub sideways
+      with static friction (the lateral force had been viscous below 4 m/s): the tank breaks
+      away into a pivot from about 0.6 command and pivots at 36 deg/s at full command (27
+      before).
     """
 
     action_names = ("left", "right")

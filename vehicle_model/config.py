@@ -1,7 +1,7 @@
 """Vehicle definitions as TOML data files.
 
 A file has top-level ``name``/``description``; the tables ``[chassis]``, ``[steering]``,
-``[differential]``, ``[engine]``, ``[gearbox]``, ``[clutch]``, ``[simulation]``, ``[sticky]``,
+``[differential]``, ``[engine]``, ``[gearbox]``, ``[clutch]``, ``[simulation]``,
 ``[tire_load_filter]``; ``[[anti_roll_bars]]`` entries (``wheels = [a, b]``, ``stiffness``);
 per-wheel defaults in ``[defaults.wheel]``, ``[defaults.suspension]``, ``[defaults.tire]``; and
 one ``[[wheels]]`` entry per wheel with a ``name``, a ``position`` (wheel centre at rest, chassis
@@ -9,6 +9,8 @@ frame, m), an optional ``steer_multiplier`` and optional ``wheel``, ``suspension
 sub-tables overriding the defaults. Wheels are referred to by name elsewhere. Every key is a field of the
 corresponding params dataclass (see ``docs/vehicle_parameters.md``); unknown keys are errors.
 Files are parsed with the standard library's ``tomllib`` (data only, no code execution).
+Keys that earlier versions read and this one does not (:data:`REMOVED`) are refused with the
+reason and what replaces them.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ from .errors import VehicleConfigError
 from .gearbox import GearboxParams
 from .params import check_value, range_text
 from .steering import SteeringParams, find_partners
-from .sticky import StickyParams
 from .surface import DEFAULT_TIRES
 from .suspension import SuspensionParams, compute_sprung_masses
 from .tire import MODELS, TireLoadFilter, TireParams
@@ -55,23 +56,49 @@ TIRE_DEFAULTS = {"model": "physx", "tire_type": "road", "lat_stiff_x": 2.0,
                  "camber_stiff_per_unit_gravity": 0.1 * 180.0 / math.pi,
                  "friction_vs_slip": [[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]],
                  "arcade_long_stiffness": 1.0, "arcade_lat_stiffness": 2.0, "grip": 1.0,
-                 "curve_set": "default", "min_slip_speed": 1.0, "clamps": 1.0,
+                 "curve_set": "default",
                  "mf_long": [12.0, 1.65, 1.0, 0.2], "mf_lat": [10.0, 1.9, 1.0, 0.1],
-                 "trail": 0.03}
+                 "trail": 0.03, "tread_stiffness_long": 150.0, "tread_stiffness_lat": 50.0,
+                 "tread_damping": 0.7}
 #: Tyre fields given by name in the file: field -> allowed names (index = stored code).
 TIRE_NAMED = {"model": MODELS, "tire_type": DEFAULT_TIRES}
 #: Differential keys only a limited-slip ``four_wheel`` differential reads.
 LIMITED_SLIP_KEYS = ("front_bias", "rear_bias", "centre_bias")
 #: Suspension fields derived from others when not given.
 DERIVED = {"position", "sprung_mass", "force_point", "moi"}
-TOP_KEYS = {"name", "description", "chassis", "simulation", "sticky", "tire_load_filter",
+TOP_KEYS = {"name", "description", "chassis", "simulation", "tire_load_filter",
             "defaults", "wheels", "steering", "differential", "engine", "gearbox", "clutch",
             "anti_roll_bars", "tire_curves", "tire_force_scaling"}
 WHEEL_KEYS = {"name", "position", "steer_multiplier", "wheel", "suspension", "tire"}
 #: Simple sections: TOML table -> params class.
 SECTIONS = {"engine": EngineParams, "gearbox": GearboxParams, "clutch": ClutchParams,
-            "tire_load_filter": TireLoadFilter, "sticky": StickyParams,
+            "tire_load_filter": TireLoadFilter,
             "simulation": SimulationParams, "tire_force_scaling": TireForceScaling}
+
+
+_SLIPS_NOW = ("removed: the slips are the physical ones at every speed, over max(|v|, |omega r|), "
+              "and at rest the tyre's tread holds the patch (docs/vehicle_parameters.md); "
+              "delete the key")
+#: Keys of earlier versions, by table (``""``: top level): why each is refused.
+REMOVED = {
+    "": {"sticky": "removed: every tyre's tread spring holds a parked vehicle up to friction x "
+                   "load (tune it with tire.tread_stiffness_long, tread_stiffness_lat, "
+                   "tread_damping); delete the table"},
+    "simulation": {"min_long_slip_denominator": _SLIPS_NOW, "min_lat_slip_denominator": _SLIPS_NOW},
+    "tire": {"min_slip_speed": _SLIPS_NOW,
+             "clamps": "removed: the tyre's step is implicit in the slips and never carries a "
+                       "slip past zero (the friction clamps' job) for any tyre model "
+                       "(vehicle_model/tire_models.py); delete the key"},
+}
+_SECTION_OF = {TireParams: "tire", SimulationParams: "simulation"}
+
+
+def _refuse_removed(table: dict, section: str, path: str, where: str) -> None:
+    """VehicleConfigError for the first key of ``table`` in :data:`REMOVED` under ``section``
+    (``path``: the table's name in the message; top level when empty)."""
+    for key, why in REMOVED.get(section, {}).items():
+        if key in table:
+            raise VehicleConfigError(f"{where}: {f'{path}.{key}' if path else f'[{key}]'}: {why}")
 
 
 def _fields(cls) -> dict[str, dataclasses.Field]:
@@ -108,6 +135,8 @@ def _read(table: Any, cls, path: str, where: str, skip=()) -> dict[str, Any]:
     if not isinstance(table, dict):
         raise VehicleConfigError(f"{where}: {path} must be a table")
     fields = _fields(cls)
+    if cls in _SECTION_OF:
+        _refuse_removed(table, _SECTION_OF[cls], path, where)
     out = {}
     for key, value in table.items():
         if key not in fields or key in skip:
@@ -208,6 +237,7 @@ def _column(rows: list[dict], key: str, part: str, where: str) -> np.ndarray:
 
 def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
     """Build and validate :class:`VehicleParams` from a parsed TOML document."""
+    _refuse_removed(data, "", "", where)
     unknown = set(data) - TOP_KEYS
     if unknown:
         raise VehicleConfigError(f"{where}: unknown top-level key(s) {sorted(unknown)}; "

@@ -27,9 +27,11 @@ and the wheels are solved again against the held spin, so the balance holds with
 spin and the limiter's cut in the engine torque. ``estimate`` runs Gauss-Seidel sweeps of the
 same symmetric, positive definite system instead (they converge for any strength; the number
 of sweeps sets how close they get: short of convergence the engine's equation balances only to
-the sweeps' residual, so ``best_possible`` is the mode for exact energy). Engine torque and tyre
-(road) torques are explicit; brakes are applied afterwards as a clamp that can stop a group but
-never reverse it (so they only remove energy).
+the sweeps' residual, so ``best_possible`` is the mode for exact energy). Engine torque is explicit; the
+tyre (road) torque is ``S_ROAD - S_ROAD_DAMP x omega`` at the new spin (``tire_models``), its
+second part joining ``D_g`` on the diagonal, so the stiff tyre is implicit too; brakes are
+applied afterwards as Coulomb friction against that diagonal: they stop a group but never
+reverse it (so they only remove energy).
 """
 
 from __future__ import annotations
@@ -135,8 +137,8 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
     if held != x_e:                                # the limiter's cut: the engine's equation
         t_eng += m_e * held + k * slip - b_e       # balances at the held spin
     x_e = held
-    for g in range(n):
-        out_g[g] = apply_brake(out_g[g], h * brake_g[g] / inertia_g[g])
+    for g in range(n):                             # Coulomb brakes against the implicit diagonal
+        out_g[g] = apply_brake(out_g[g], brake_g[g] / (inertia_g[g] / h + damping_g[g]))
     return x_e, k * slip, t_eng, slip
 
 
@@ -172,7 +174,7 @@ def spin(pk: Packed, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, o
         for w in range(n):
             ws[w, L.OMEGA] = wheel.integrate_spin(ws[w, L.OMEGA], cw[w, L.WHEEL_TORQUE],
                                                   s[w, L.S_ROAD], s[w, L.S_BRAKE], wp[w, L.MOI],
-                                                  wp[w, L.DAMPING], h)
+                                                  wp[w, L.DAMPING] + s[w, L.S_ROAD_DAMP], h)
             ws[w, L.DRIVE_TORQUE] = cw[w, L.WHEEL_TORQUE]
         return 0.0, 0.0
     n_g = int(vp[L.N_GROUPS])
@@ -181,7 +183,7 @@ def spin(pk: Packed, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, o
         j = int(wp[w, L.GROUP])
         g[j, L.G_SPIN] += ws[w, L.OMEGA]
         g[j, L.G_INERTIA] += wp[w, L.MOI]
-        g[j, L.G_DAMPING] += wp[w, L.DAMPING]
+        g[j, L.G_DAMPING] += wp[w, L.DAMPING] + s[w, L.S_ROAD_DAMP]   # + the tyre's, implicit
         g[j, L.G_ROAD] += s[w, L.S_ROAD]
         g[j, L.G_BRAKE] += s[w, L.S_BRAKE]
         g[j, L.G_COUNT] += 1.0

@@ -14,7 +14,7 @@ from body_measures import (
     steady_turn,
     weight_lever,
 )
-from vehicle_variants import variant, with_model, with_substeps_for
+from vehicle_variants import variant, with_model
 
 from traction import vehicle_model as vm
 from traction.envs import VehicleSim
@@ -231,7 +231,7 @@ def _sliding_and_peak(params, model):
 
 @pytest.mark.parametrize("model", ["arcade", "curve", "magic_formula"])
 def test_braking_distance_with_other_tyre_models(model, braking_distance):
-    p = with_substeps_for(with_model("sedan", model), 0.002)
+    p = with_model("sedan", model)
     sim = VehicleSim(build_scene(p, "flat"))
     mu = _table_mu(sim, "tarmac")
     locked, peak = _sliding_and_peak(p, model)
@@ -239,9 +239,9 @@ def test_braking_distance_with_other_tyre_models(model, braking_distance):
     dist = braking_distance(sim, v0, seconds=8.0)
     assert np.all(sim.state.omega == 0)                          # locked by 1500 N m brakes
     # no tyre decelerates faster than its peak (1 % for the stop criterion and the substeps);
-    # locked it slides at the locked value, and the brief spin-down through the peak and the
-    # crawl below min_slip_speed (|slip| < 1, nearer the peak) only shorten that stop; the
-    # friction ramp-up, brake dive and final crawl lose at most 10 % as in the physx tests
+    # locked it slides at the locked value, and the brief spin-down through the peak only
+    # shortens that stop; the friction ramp-up, brake dive and final crawl lose at most 10 %
+    # as in the physx tests
     assert 0.99 * v0**2 / (2 * mu * peak * G) <= dist <= 1.10 * v0**2 / (2 * mu * locked * G)
     if locked < 0.9 * peak:                                      # curve, magic formula
         # it is the sliding value that stops the car, well beyond the peak-grip distance
@@ -250,10 +250,10 @@ def test_braking_distance_with_other_tyre_models(model, braking_distance):
     assert abs(sim.forward_speed()) < 0.01
 
 
-# A sticky (parked) tyre's force is capped at friction x load x the
-# model's peak coefficient (``CAP_COEF``: 1 for PhysX, ``grip`` for the curve tyre), as its
-# static limit is; capping it at friction x load alone went unseen. A curve-tyre sedan of grip 2
-# parked nose-up a 50 degree slope (tan 50 = 1.19 > 1) holds.
+# A parked tyre's force (its tread's) is capped at friction x load x the model's static
+# coefficient (``STATIC_COEF``: the PhysX graph at zero slip, ``grip`` for the curve tyre);
+# capping it at friction x load alone once went unseen. A curve-tyre sedan of grip 2 parked
+# nose-up a 50 degree slope (tan 50 = 1.19 > 1) holds.
 def test_a_grippy_curve_tyre_car_parks_on_a_slope_steeper_than_friction_one():
     p = vm.load_vehicle("sedan")
     n = p.n_wheels

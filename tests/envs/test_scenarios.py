@@ -157,10 +157,12 @@ def test_parked_on_10_degree_slope_does_not_creep_or_jitter(sedan, holds_still):
 
 
 @pytest.mark.parametrize("angle_deg", [12.0, 15.0, 20.0])
-def test_braked_tank_holds_where_its_sticky_force_outgrew_the_brake(angle_deg, holds_still):
+def test_braked_tank_holds_where_its_tyre_force_outgrows_the_brake(angle_deg, holds_still):
     """The tank's brake (4000 N m) is just under friction x load x radius per wheel: the
-    sticky force used to turn the locked wheel, drop its sticky state and slide at 0.35-0.66
-    m/s on 12-20 deg. Limited to what the brake holds, it stays put."""
+    sticky tyre of the earlier model turned the locked wheel, dropped its sticky state and slid
+    at 0.35-0.66 m/s on 12-20 deg. The tread's force meets the brake as Coulomb friction in
+    the spin update: the wheel stays locked while the road's torque is within the brake, and
+    the tank stays put."""
     sim = _sim("tank", "slope", angle_deg=angle_deg)
     sim.set_commands(brake=1.0)
     sim.step(1000)                                         # settle 2 s
@@ -171,12 +173,10 @@ def test_braked_tank_holds_where_its_sticky_force_outgrew_the_brake(angle_deg, h
 def test_braked_car_held_against_its_own_drive_torque_holds(brake, throttle, holds_still):
     """sedan_rwd on 30 deg in reverse, throttle on and brakes on: the engine pushes the rear
     wheels downhill (~-700 N m against their 1500 N m brakes), so they can take less from the
-    road before turning; the sticky force is kept within what the brake holds against that
-    drive torque, the front wheels take the rest (friction x load each) and the car holds. It
-    slid at 0.19 / 0.42 m/s: the rear sticky force turned the wheels and dropped, again and
-    again. (The slope moves m g sin(a) h / L, 790 N per wheel, from the front to the rear
-    wheels: the fronts hold 2 x 2630 N, so the rears must hold 2100 N of the 7360 N, which
-    brake 0.6 less the drive torque cannot: 0.8 can, with 13 % to spare.)"""
+    road before turning; the brake holds the rear wheels while road and drive torque together
+    are within it, the front wheels take the rest and the car holds. (The sticky tyre of the
+    earlier model slid at 0.19 / 0.42 m/s: its rear force turned the wheels and dropped, again
+    and again.)"""
     sim = _sim("sedan_rwd", "slope", angle_deg=30.0)
     sim.set_commands(brake=brake, throttle=throttle, target_gear=-1)
     sim.step(1000)                                         # settle 2 s
@@ -319,15 +319,10 @@ def test_reset_clears_the_vehicle_outputs_of_the_last_drive():
 @pytest.mark.parametrize("angle_deg", [20.0, 30.0])
 def test_locked_wheels_sliding_downhill_stop_near_the_coulomb_distance(preset, angle_deg):
     """Sliding down at 3 m/s with every wheel locked (tan a < mu = 1 on tarmac): Coulomb
-    friction stops it after v^2 / (2 g (mu cos a - sin a)) (1.25 m on 30 deg), and the sticky
-    tyre holds it. A locked wheel's slip was -v / 4 m/s below 4 m/s, a viscous force: every
+    friction stops it after v^2 / (2 g (mu cos a - sin a)) (1.25 m on 30 deg), and the tread
+    holds it. A locked wheel's slip was once -v / 4 m/s below 4 m/s, a viscous force: every
     preset slid on for good from about 17 deg, at 0.5-1.1 m/s on 20-30 deg (found by a
-    reviewer). Measured now: 1.10-1.15 x the Coulomb distance for the sedans. The truck and the
-    tank stop after 1.25-1.6 x: the slide moves a rigid car's m a h / L of load onto the
-    downhill wheels (up to 1.7 x their rest load), and a PhysX tyre's longitudinal stiffness
-    does not grow with load (``long_stiff_per_unit_gravity`` x g per unit slip, 2.5-2.8 x
-    their rest load), so locked there (slip about -0.8) it reaches only 80-90 % of friction x
-    load (PhysX's force K - K^2/3 + K^3/27 of K = stiffness x slip / (friction x load) < 3)."""
+    reviewer)."""
     sim = _sim(preset, "slope", angle_deg=angle_deg)
     a = np.radians(angle_deg)
     down = np.array([-np.cos(a), 0.0, -np.sin(a)])

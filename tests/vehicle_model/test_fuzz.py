@@ -28,7 +28,10 @@ def vehicles(draw):
         max_droop=np.full(n, draw(f(0.05, 0.5))))
     tires = dataclasses.replace(
         p.tires, model=np.array([draw(st.integers(0, 3)) for _ in range(n)], float),
-        grip=np.full(n, draw(f(0.5, 4.0))), clamps=np.full(n, float(draw(st.booleans()))),
+        grip=np.full(n, draw(f(0.5, 4.0))),
+        tread_stiffness_long=np.full(n, draw(f(10.0, 1e3))),
+        tread_stiffness_lat=np.full(n, draw(f(10.0, 1e3))),
+        tread_damping=np.full(n, draw(f(0.0, 3.0))),
         long_stiff_per_unit_gravity=np.full(n, draw(f(100.0, 1e4))),
         lat_stiff_y=np.full(n, draw(f(1.0, 50.0))))
     wheels = dataclasses.replace(p.wheels, damping_rate=np.full(n, draw(f(0.05, 5.0))),
