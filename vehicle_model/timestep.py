@@ -75,7 +75,7 @@ def parked_tread_map(p, dt: float, gravity: float = 9.81) -> np.ndarray:
     d = 2.0 * np.tile(ti.tread_damping, 2) * np.sqrt(c * np.tile(m_s, 2))
     k = c * h + d
     patch = sp.position - np.array([0.0, 0.0, 1.0]) * p.wheels.radius[:, None] - ch.com
-    force_at = sp.tire_force_point - ch.com
+    force_at = patch + np.array([0.0, 0.0, 1.0]) * sp.tire_force_height[:, None]   # raised along the normal
     dirs = np.array([[1.0, 0.0, 0.0]] * n_w + [[0.0, 1.0, 0.0]] * n_w)
 
     def jac(arms):                                  # patch velocity along d = d . (V + W x r)

@@ -81,10 +81,11 @@ class Ledger:
 
     * ``clutch``: ``strength x slip^2 x dt``;
     * ``engine_damping``, ``bearings``: ``D w^2 x dt`` (engine, each wheel);
-    * ``brakes``: ``I (w'^2 - w''^2) / 2``, the spin the brake clamp took (``w''`` after it;
-      ``w'`` the spin the drivetrain solved, before it: ``w''`` moved back by the brake's
-      ``b dt / I``, or, where the brake stopped the wheel, from the wheel's own equation ``I
-      (w' - w) = dt (drive - F_long r - D w')`` with the reported torques);
+    * ``brakes``: ``b |w'| x dt``, the brake torque at the spin after the step (the brakes act
+      after the drivetrain's solve, against its implicit diagonal, so the wheel's own equation
+      holds at ``w'`` with the full brake torque; a wheel the brake stopped: no work);
+    * ``drive_after_brake``: what the clutch passed, ``drive . w''`` (``w''`` the spins the
+      coupled solve found, before the brakes), less what the wheels took, ``drive . w'``;
     * ``euler``: backward Euler's ``I (w' - w)^2 / 2`` (engine and wheels);
     * ``tyre_slip``: ``-(F_long (v_long - w r) + F_lat v_lat) x dt`` (the patch's slide
       against the tyre force) - a cross-check only, see ``tyres`` below;
@@ -112,10 +113,11 @@ class Ledger:
         self.direct = p.differential.type == "direct"
         self.terms = dict.fromkeys(
             ("engine", "spin", "kinetic", "potential", "clutch", "engine_damping", "bearings",
-             "brakes", "euler", "tyre_slip", "contacts", "road", "tyre_on_chassis",
-             "strut_on_chassis"), 0.0)
+             "brakes", "drive_after_brake", "euler", "tyre_slip", "contacts", "road",
+             "tyre_on_chassis", "strut_on_chassis"), 0.0)
         self.worst = 0.0          # largest (wheel power - clutch power) / scale of any step
         self.checked = 0          # steps checked
+        self.brake_gap = 0.0      # smallest (clutch power - wheel power) / scale, braked steps
 
     def _brake_torques(self) -> np.ndarray:
         """Brake torque per wheel (N m) the commands apply (``controls``: pedal or wheel brake,
@@ -138,27 +140,30 @@ class Ledger:
         o, k1, qv1 = sim.outputs, sim.chassis_row().copy(), sim.data.qvel.copy()
         w1, we1 = sim.state.omega[0].copy(), float(sim.state.engine_omega[0])
         drive, road = o.drive_torque[0], -o.long_force[0] * wh.radius
-        g = self.groups                          # the spins solved, before the brake clamp
-        inertia, damping = g.T @ wh.moi, g.T @ wh.damping_rate
-        brake, after = g.T @ self._brake_torques(), g.T @ w1 / self.count
-        unclamped = after + np.sign(after) * brake * dt / inertia
-        balance = ((inertia * (g.T @ w0) / self.count / dt + g.T @ (drive + road))
-                   / (inertia / dt + damping))
-        known = (brake == 0.0) | (after != 0.0)
-        solved = g @ np.where(brake == 0.0, after, np.where(after != 0.0, unclamped, balance))
+        # Every wheel term at the spins after the brakes (w1). The brakes act after the
+        # drivetrain's coupled solve, as Coulomb friction against its implicit diagonal (I/h +
+        # D + the tyre's damping), so the wheel's own equation holds at w1 with the full brake
+        # torque b against its spin: I (w1 - w0) / h = drive + road - D w1 - b sign(w1) (a wheel
+        # the brake stopped: w1 = 0, the brake takes what is left and does no work at 0).
+        brake = self._brake_torques()
         t = self.terms
         if self.direct:
             np.testing.assert_allclose(drive, torque_cmd, rtol=1e-12)   # what was commanded
-            t["engine"] += drive @ solved * dt
+            t["engine"] += drive @ w1 * dt
         else:
             ratio, throttle = o.gear_ratio[0], o.throttle[0]
             slip = o.clutch_slip[0]
             clutch = p.clutch.strength * slip if ratio != 0.0 else 0.0
-            wheels, passed = drive @ solved, clutch * (we1 - slip)
-            scale = abs(clutch) * (we1 + abs(slip)) + np.abs(drive) @ np.abs(solved) + 1e-9
-            if known.all():                      # a group the brake stopped: spin unseen
+            # what the clutch passed, K slip (w_e - slip) = drive . (spins the solve found, before
+            # the brakes); the wheels take drive . w1 of it
+            passed, wheels = clutch * (we1 - slip), drive @ w1
+            scale = abs(clutch) * (we1 + abs(slip)) + np.abs(drive) @ np.abs(w1) + 1e-9
+            if np.all(brake == 0.0):
                 self.worst = max(self.worst, (wheels - passed) / scale)
                 self.checked += 1
+            else:           # a brake moved the spins after the solve: drive . (w'' - w1)
+                self.brake_gap = min(self.brake_gap, (passed - wheels) / scale)
+            t["drive_after_brake"] += (passed - wheels) * dt
             d_e = engine.damping(e.damping_full_throttle,
                                  e.damping_zero_throttle_clutch_engaged,
                                  e.damping_zero_throttle_clutch_disengaged, throttle,
@@ -169,10 +174,10 @@ class Ledger:
             t["euler"] += 0.5 * e.moi * (we1 - we0) ** 2
             t["spin"] += 0.5 * e.moi * (we1**2 - we0**2)
         t["spin"] += 0.5 * wh.moi @ (w1**2 - w0**2)
-        t["bearings"] += wh.damping_rate @ solved**2 * dt
-        t["brakes"] += 0.5 * wh.moi @ (solved**2 - w1**2)
-        t["euler"] += 0.5 * wh.moi @ (solved - w0) ** 2
-        t["road"] += -road @ solved * dt
+        t["bearings"] += wh.damping_rate @ w1**2 * dt
+        t["brakes"] += brake @ np.abs(w1) * dt
+        t["euler"] += 0.5 * wh.moi @ (w1 - w0) ** 2
+        t["road"] += -road @ w1 * dt
         slide = o.patch_slide[0]
         t["tyre_slip"] -= (o.long_force[0] @ slide[:, 0] + o.lat_force[0] @ slide[:, 1]) * dt
         v_mid = 0.5 * (k0[L.K_VELOCITY:L.K_VELOCITY + 3] + k1[L.K_VELOCITY:L.K_VELOCITY + 3])
@@ -193,7 +198,8 @@ class Ledger:
         """Engine work - dissipation - change of (kinetic + potential + spin + spring) energy
         (J) with ``springs`` the change of spring energy; and the dissipation terms."""
         t = self.terms
-        lost = {k: t[k] for k in ("clutch", "engine_damping", "bearings", "brakes", "euler",
+        lost = {k: t[k] for k in ("clutch", "engine_damping", "bearings", "brakes",
+                                  "drive_after_brake", "euler",
                                   "contacts")}
         lost["tyres"] = t["road"] - t["tyre_on_chassis"]
         lost["struts"] = -t["strut_on_chassis"] - springs

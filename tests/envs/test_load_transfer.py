@@ -140,7 +140,7 @@ def test_truck_on_a_tilt_table_tips_near_its_static_stability_angle():
     10 % of the rigid vehicle's static stability angle atan(t / 2h) (38.7 deg; at 36.2 deg:
     its body rolls 6.8 deg on its springs and shifts its weight h_w phi downhill, so
     tan(theta) = (t / 2 - h_w phi) / h, within 1 %) and rolls over soon after, without
-    sliding before (the tyres' sticky friction holds it: 1 cm). With the tyre forces at the
+    sliding before (the tyres' treads hold it: under 5 cm). With the tyre forces at the
     wheel centres it lifted at 54 deg, the rollover lever being 0.7 m instead of 1.25 m."""
     p = vm.load_vehicle("truck_6x6")
     _, _, track = _axles(p)
@@ -185,23 +185,6 @@ def test_sedans_understeer_a_little_on_the_skidpad(preset):
     assert abs(np.degrees(_understeer(neutral)) * G) < 0.2
 
 
-def _sway_rate(params, gravity=G):
-    """Fastest relaxation rate (1/s) of the chassis' sway, roll and yaw under the tyres'
-    lateral forces below the slip denominator: each tyre is a damper c = C / v_min (C its
-    cornering stiffness at rest load, PhysX's curve) at its contact patch, so the largest
-    eigenvalue of M^-1 sum_i c_i j_i j_i^T, j_i = (1, -z_i, x_i) the patch's lateral velocity
-    per unit sway, roll and yaw rate (z_i, x_i from the CoM), M = diag(m, I_xx, I_zz). The
-    explicit step overshoots past 1 per step and grows past 2."""
-    ch, s, t = params.chassis, params.suspension, params.tires
-    k = np.minimum(3.0 / t.lat_stiff_x, 3.0)
-    stiffness = s.sprung_mass * gravity * t.lat_stiff_y * (k - k**2 / 3 + k**3 / 27)
-    c = stiffness / params.simulation.min_lat_slip_denominator
-    z = s.position[:, 2] - params.wheels.radius + s.tire_force_height - ch.com[2]
-    j = np.stack([np.ones_like(z), -z, s.position[:, 0] - ch.com[0]], axis=1)
-    m = np.diag([ch.mass, ch.inertia[0], ch.inertia[2]])
-    return float(np.max(np.linalg.eigvals(np.linalg.solve(m, (j * c[:, None]).T @ j)).real))
-
-
 def _sideways_flips(params, dt=0.004):
     """Sign flips of the contact patches' sideways slide (beyond 2 mm/s) while the vehicle,
     launched sideways at 0.8 m/s (and forward at 0, 1, 2 m/s), slides to rest, at ``dt``."""
@@ -222,16 +205,11 @@ def _sideways_flips(params, dt=0.004):
 
 @pytest.mark.parametrize("preset", ["sedan", "sedan_rwd", "truck_6x6", "tank"])
 def test_a_sideways_slide_settles_without_chatter_at_the_tasks_step(preset):
-    """Tyre forces at the contact patch, far below the CoM, couple the tyres' lateral damping
-    to the body's roll: the sway/roll/yaw mode relaxes at _sway_rate, which must stay under 2
-    per physics step (the tasks' 4 ms) or the slide flips sign every step and grows. The presets
-    stay at 0.12-1.3 (the truck's lateral slip denominator is 2 m/s for this: at PhysX's 1 m/s
-    its rate is 2.1 per step, and it chatters)."""
-    p = vm.load_vehicle(preset)
-    assert _sway_rate(p) * 0.004 < 1.35
-    assert _sideways_flips(p) == 0
-    if preset == "truck_6x6":
-        loose = dataclasses.replace(p, simulation=dataclasses.replace(
-            p.simulation, min_lat_slip_denominator=1.0))
-        assert _sway_rate(loose) * 0.004 > 2.0
-        assert _sideways_flips(loose) > 100
+    """Tyre forces at the contact patch, far below the CoM, couple the tyres' lateral forces to
+    the body's roll. Slid sideways at 0.8 m/s (forward at 0, 1 and 2 m/s), every preset comes
+    to rest at the tasks' 4 ms step without the patch's slide flipping sign: the slips are over
+    max(|v|, |omega r|) and the tread's spring and damper carry the force near rest
+    (check_timestep's parked-tyre rule keeps that explicit step stable). Before the tread, a
+    minimum lateral slip denominator made each tyre a damper C / v_min on the chassis' sway,
+    roll and yaw, and the truck's chattered at 1 m/s."""
+    assert _sideways_flips(vm.load_vehicle(preset)) == 0
