@@ -1,6 +1,6 @@
-"""Interval estimates for evaluation results: aggregates (mean, interquartile mean, median) with
-stratified-bootstrap confidence intervals, and differences between two sets of scores, paired
-or independent. The statistics are rliable's (Agarwal et al. 2021, *Deep RL at the Edge of the
+"""Interval estimates for evaluation and learning results: aggregates (mean, interquartile mean,
+median) with stratified-bootstrap confidence intervals, differences between two sets of scores,
+paired or independent, aggregate curves over evaluation points and performance profiles. The statistics are rliable's (Agarwal et al. 2021, *Deep RL at the Edge of the
 Statistical Precipice*); this module only fixes the conventions the tools share:
 
 - scores are arrays of shape ``(runs,)`` or ``(runs, tasks)``: rows are independent samples
@@ -11,7 +11,7 @@ Statistical Precipice*); this module only fixes the conventions the tools share:
 - an :class:`Interval` holds the point estimate, the bounds and the number of samples.
 
 The benchmark harness (``benchmark.py``: the episodes of one controller per task variant) and
-agent sweeps (many seeds per task) both use it.
+agent sweeps (``sweep_report.py``: many seeds per task) both use it.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ REPS = 2000
 CONFIDENCE = 0.95
 #: rliable's interval method (bootstrap percentiles)
 METHOD = "percentile"
+#: thresholds of the performance profiles of success rates
+TAUS = np.linspace(0.0, 1.0, 21)
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,8 @@ def _aggregate(name: str) -> Callable[[np.ndarray], float]:
 
 def _bootstrap(kind: str, data: tuple, func, reps: int, confidence: float, seed: int):
     """rliable's stratified bootstrap (``kind``: ``"paired"``, one matrix; ``"independent"``,
-    two, resampled each on its own) of ``func``; returns (point estimate, lo, hi).
+    two, resampled each on its own) of the vector-valued ``func``; returns (point estimates,
+    ``(2, k)`` bounds).
 
     rliable's bootstraps draw their resamples from NumPy's global generator (``np.random
     .choice``), whatever ``random_state`` they are given: the global generator is seeded with
@@ -106,7 +109,12 @@ def _bootstrap(kind: str, data: tuple, func, reps: int, confidence: float, seed:
                 scores, func, method=METHOD, reps=reps, confidence_interval_size=confidence)
     finally:
         np.random.set_state(state)
-    return float(point["x"][0]), float(ci["x"][0, 0]), float(ci["x"][1, 0])
+    return np.asarray(point["x"], dtype=np.float64), np.asarray(ci["x"], dtype=np.float64)
+
+
+def _scalar(kind: str, data: tuple, func, reps: int, confidence: float, seed: int):
+    point, ci = _bootstrap(kind, data, func, reps, confidence, seed)
+    return float(point[0]), float(ci[0, 0]), float(ci[1, 0])
 
 
 def interval(scores, aggregate: str = "mean", *, reps: int = REPS,
@@ -125,8 +133,8 @@ def interval(scores, aggregate: str = "mean", *, reps: int = REPS,
     if np.all(a == a[0]):                   # every resample is the sample: no need to draw them
         value = float(func(a))
         return Interval(value, value, value, a.shape[0])
-    value, lo, hi = _bootstrap("paired", (a,), lambda x: np.array([func(x)]), reps, confidence,
-                               seed)
+    value, lo, hi = _scalar("paired", (a,), lambda x: np.array([func(x)]), reps, confidence,
+                            seed)
     return Interval(value, lo, hi, a.shape[0])
 
 
@@ -162,6 +170,49 @@ def difference(a, b, aggregate: str = "mean", *, reps: int = REPS,
     if np.all(a == a[0]) and np.all(b == b[0]):
         value = float(func(a) - func(b))
         return Interval(value, value, value, min(a.shape[0], b.shape[0]))
-    value, lo, hi = _bootstrap("independent", (a, b), lambda x, y: np.array([func(x) - func(y)]),
-                               reps, confidence, seed)
+    value, lo, hi = _scalar("independent", (a, b), lambda x, y: np.array([func(x) - func(y)]),
+                            reps, confidence, seed)
     return Interval(value, lo, hi, min(a.shape[0], b.shape[0]))
+
+
+def _curves(scores) -> np.ndarray:
+    a = np.asarray(scores, dtype=np.float64)
+    if a.ndim != 3 or 0 in a.shape:
+        raise ValueError(f"scores: shape {a.shape}; allowed: (runs, tasks, points)")
+    if not np.all(np.isfinite(a)):
+        raise ValueError("scores: holds values that are not finite (NaN or inf)")
+    return a
+
+
+def iqm_curve(scores, *, reps: int = REPS, confidence: float = CONFIDENCE,
+              seed: int = 0) -> list[Interval]:
+    """IQM over runs (and tasks) at every evaluation point of ``scores`` (``(runs, tasks,
+    points)``: learning curves), with stratified-bootstrap intervals: one :class:`Interval` per
+    point. (rliable's ``aggregate_iqm``, scipy's 25 % trimmed mean of all the values, taken per
+    point in one call.)"""
+    from scipy import stats as scipy_stats
+
+    a = _curves(scores)
+
+    def per_point(x):
+        return scipy_stats.trim_mean(x.reshape(-1, x.shape[-1]), 0.25, axis=0)
+
+    point, ci = _bootstrap("paired", (a,), per_point, reps, confidence, seed)
+    return [Interval(float(v), float(lo), float(hi), a.shape[0])
+            for v, lo, hi in zip(point, ci[0], ci[1])]
+
+
+def performance_profile(scores, taus=TAUS, *, reps: int = REPS, confidence: float = CONFIDENCE,
+                        seed: int = 0) -> list[Interval]:
+    """rliable's performance profile (score distribution: the fraction of runs, over all
+    tasks, scoring above tau) of ``scores`` (``(runs,)`` or ``(runs, tasks)``) at each of
+    ``taus``, with stratified-bootstrap intervals: one :class:`Interval` per tau.
+    (``library.create_performance_profile`` computes the same with an unseeded bootstrap.)"""
+    from rliable import library
+
+    a = _matrix(scores, "scores")
+    taus = np.asarray(taus, dtype=np.float64)
+    point, ci = _bootstrap("paired", (a,), lambda x: library.score_distributions(x, taus), reps,
+                           confidence, seed)
+    return [Interval(float(v), float(lo), float(hi), a.shape[0])
+            for v, lo, hi in zip(point, ci[0], ci[1])]

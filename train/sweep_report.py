@@ -7,7 +7,7 @@ Reads every finished trial of the sweep folder (``runs/*/trial.json``, each run'
 
 - ``report.json``: per task, the IQM over seeds of the success rate and of the mean return of
   the final model and of the best checkpoint (held-out episodes), each with its 95 %
-  stratified-bootstrap CI (:mod:`traction.train.rl_stats`, rliable); the IQM learning curves
+  stratified-bootstrap CI (:mod:`traction.train.stats`, rliable); the IQM learning curves
   (training's evaluations) with CI bands; each seed's first evaluation at >= 80 % success;
   every trial's figures (wall time, training steps/s); over all tasks, the success IQM and
   the performance profiles (fraction of runs above each success rate);
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from traction.train import rl_stats
+from traction.train import stats
 from traction.train.checks import MissingExtra, require, writable_file
 
 #: a seed "reaches" a task at its first training evaluation with at least this success rate
@@ -60,6 +60,18 @@ def first_reached(curve: dict, level: float = REACHED) -> int | None:
     return int(curve["timesteps"][hits[0]]) if hits.size else None
 
 
+def _iqm(scores) -> dict:
+    """IQM of ``(runs, tasks)`` scores with its CI, as the report's JSON holds it (the plain
+    mean beside it, for reference)."""
+    i = stats.interval(scores, "iqm", reps=stats.REPS)
+    return {"iqm": i.value, "ci_low": i.lo, "ci_high": i.hi,
+            "mean": float(np.mean(scores)), "runs": i.n}
+
+
+def _lists(intervals) -> dict:
+    return {"ci_low": [i.lo for i in intervals], "ci_high": [i.hi for i in intervals]}
+
+
 def _task_report(trials: list[dict]) -> dict:
     scores = {(m, k): np.array([[t[m][key]] for t in trials])
               for m in MODELS for k, key in (("success", "success_rate"),
@@ -67,11 +79,13 @@ def _task_report(trials: list[dict]) -> dict:
     n = min(len(t["curve"]["timesteps"]) for t in trials)     # (equal unless settings differ)
     curve = {"timesteps": trials[0]["curve"]["timesteps"][:n].tolist()}
     for k in ("success", "return"):
-        curve[k] = rl_stats.iqm_curve(np.stack([t["curve"][k][:n] for t in trials])[:, None])
+        points = stats.iqm_curve(np.stack([t["curve"][k][:n] for t in trials])[:, None],
+                                 reps=stats.REPS)
+        curve[k] = {"iqm": [i.value for i in points], **_lists(points)}
     reached = [first_reached(t["curve"]) for t in trials]
     return {
         "seeds": [t["seed"] for t in trials],
-        **{m: {k: rl_stats.iqm(scores[m, k]) for k in ("success", "return")} for m in MODELS},
+        **{m: {k: _iqm(scores[m, k]) for k in ("success", "return")} for m in MODELS},
         "curve": curve,
         "seeds_reaching": sum(r is not None for r in reached),
         "trials": [{"seed": t["seed"], "steps_to_80": r,
@@ -100,16 +114,17 @@ def summarize(out: Path) -> dict:
     for env_id in dict.fromkeys(t["env_id"] for t in trials):
         tasks[env_id] = _task_report([t for t in trials if t["env_id"] == env_id])
     report = {"settings": settings, "tasks": tasks, "reached_level": REACHED,
-              "bootstrap_reps": rl_stats.REPS}
+              "bootstrap_reps": stats.REPS}
     runs = {len(r["seeds"]) for r in tasks.values()}
     if len(runs) == 1:                      # rliable's matrices need as many runs per task
         success = {m: np.array([[t[f"{m}_success"] for t in r["trials"]]
                                 for r in tasks.values()]).T for m in MODELS}
-        report["all_tasks"] = {m: rl_stats.iqm(success[m]) for m in MODELS}
-        report["profiles"] = {"taus": rl_stats.TAUS.tolist(),
-                              **rl_stats.performance_profiles(
-                                  {f"{m} model" if m == "final" else "best checkpoint": s
-                                   for m, s in success.items()})}
+        report["all_tasks"] = {m: _iqm(success[m]) for m in MODELS}
+        report["profiles"] = {"taus": stats.TAUS.tolist()}
+        for m, s in success.items():
+            profile = stats.performance_profile(s, reps=stats.REPS)
+            report["profiles"]["final model" if m == "final" else "best checkpoint"] = {
+                "fraction": [i.value for i in profile], **_lists(profile)}
     commands = Path(out) / "commands.txt"
     report["commands"] = commands.read_text().splitlines() if commands.is_file() else []
     return report

@@ -58,3 +58,26 @@ def test_pairing_cancels_what_the_scenarios_share():
     assert (paired.lo, paired.value, paired.hi) == pytest.approx((1.0, 1.0, 1.0))
     assert independent.value == pytest.approx(1.0)
     assert independent.lo < -10.0 and independent.hi > 10.0
+
+
+def test_curve_and_profile_intervals_are_rliables_and_hold_their_points():
+    """The learning-curve IQM per evaluation point is rliable's aggregate IQM of that point's
+    scores; the performance profile's fractions are rliable's score distributions; every
+    interval holds its point and the samples' count."""
+    from rliable import library, metrics
+
+    rng = np.random.default_rng(3)
+    curves = rng.random((7, 1, 5))
+    points = stats.iqm_curve(curves, reps=300)
+    assert len(points) == 5
+    for j, p in enumerate(points):
+        assert p.value == pytest.approx(metrics.aggregate_iqm(curves[:, :, j]))
+        assert p.lo <= p.value <= p.hi and p.n == 7
+    scores = rng.random((9, 2))
+    profile = stats.performance_profile(scores, taus=[0.0, 0.5, 1.0], reps=300)
+    expected = library.score_distributions(scores, np.array([0.0, 0.5, 1.0]))
+    np.testing.assert_allclose([p.value for p in profile], expected)
+    assert profile[0].value == 1.0 and profile[-1].value == 0.0
+    assert all(p.lo <= p.value <= p.hi for p in profile)
+    with pytest.raises(ValueError, match=r"\(runs, tasks, points\)"):
+        stats.iqm_curve(curves[:, 0])

@@ -19,9 +19,9 @@ pytest.importorskip("rliable")
 @pytest.fixture(autouse=True)
 def fewer_replications(monkeypatch):
     """200 bootstrap replications instead of 2,000: the same code, a tenth of the time."""
-    from traction.train import rl_stats
+    from traction.train import stats
 
-    monkeypatch.setattr(rl_stats, "REPS", 200)
+    monkeypatch.setattr(stats, "REPS", 200)
 
 
 def test_seeds_read_as_ranges_and_lists():
