@@ -10,28 +10,34 @@ dissipates ``T_c (w_e - G sum(beta_g w_g)) = K slip^2 >= 0``. With backward-Eule
 the clutch and damping terms over a step ``h``::
 
     (I_e/h + D_e) w_e' + K (v . x') = I_e w_e / h + T_engine
-    (I_g/h + D_g) w_g' - G beta_g K (v . x') = I_g w_g / h + T_road_g        for every group
+    (I_g/h + D_g) w_g' - G beta_g K (v . x') = I_g w_g / h + T_road_g - B_g   for every group
 
 with ``x = [w_e, w_g...]`` and ``v = [1, -G beta_g...]``: a diagonal matrix plus the symmetric
-rank-one ``K v v^T``. ``best_possible`` solves it exactly in O(n) with the Sherman-Morrison
-formula: unconditionally stable for any clutch strength and step. Multiplying each row by its
-new spin gives the step's energy balance::
+rank-one ``K v v^T``, and ``B_g`` the brake torque as Coulomb friction inside the same solve
+(``|B_g| <= brake_g``: against the group's new spin while it turns, whatever holds it at 0 once
+it stops). ``best_possible`` solves it exactly: given the clutch torque ``K (v . x')`` each
+group's row stands alone, so the system reduces to one strictly increasing, piecewise-linear
+equation in that torque (:func:`_clutch_torque`; without brakes, Sherman-Morrison's solution),
+unconditionally stable for any clutch strength and step. Multiplying each row by its new spin
+gives the step's energy balance::
 
     sum(I/2 (x'^2 - x^2)) = h (T_engine w_e' + sum(T_road_g w_g'))
                             - sum(I/2 (x' - x)^2) - h sum(D x'^2) - h K (v . x')^2
+                            - h sum(brake_g |w_g'|)
 
 every term after the engine's and the road's work removes energy (backward Euler's own
-dissipation, damping, clutch slip), so the coupling never gains energy whatever the step or the
-shares. Where the solved engine spin passes the rev limit (or 0), the limiter holds it there
+dissipation, damping, clutch slip, brakes), so the coupling never gains energy whatever the
+step, the shares or the brakes. (Braking after the coupled solve instead, the clutch would
+have passed power at spins the wheels never reached: under engine braking a wheel the brake
+stopped fed the engine.) Where the solved engine spin passes the rev limit (or 0), the limiter holds it there
 and the wheels are solved again against the held spin, so the balance holds with the held
-spin and the limiter's cut in the engine torque. ``estimate`` runs Gauss-Seidel sweeps of the
-same symmetric, positive definite system instead (they converge for any strength; the number
+spin and the limiter's cut in the engine torque. ``estimate`` runs projected Gauss-Seidel sweeps
+of the same symmetric, positive definite system instead (the brake projected in each group's
+row) (they converge for any strength; the number
 of sweeps sets how close they get: short of convergence the engine's equation balances only to
 the sweeps' residual, so ``best_possible`` is the mode for exact energy). Engine torque is explicit; the
 tyre (road) torque is ``S_ROAD - S_ROAD_DAMP x omega`` at the new spin (``tire_models``), its
-second part joining ``D_g`` on the diagonal, so the stiff tyre is implicit too; brakes are
-applied afterwards as Coulomb friction against that diagonal: they stop a group but never
-reverse it (so they only remove energy).
+second part joining ``D_g`` on the diagonal, so the stiff tyre is implicit too.
 """
 
 from __future__ import annotations
@@ -53,7 +59,6 @@ from .layout import (
     PEAK_TORQUE,
     Packed,
 )
-from .wheel import apply_brake
 
 
 @jit
@@ -81,10 +86,10 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
         ``(w_e, clutch_torque, engine_torque, clutch_slip)``: the new engine spin (rad/s), the
         torque the clutch passed over ``h`` (N m, ``strength x clutch_slip`` when engaged, else
         0), the engine's own torque (N m) and the clutch slip ``w_e - ratio sum(shares_g w_g)``
-        at the new spins, before the brakes (rad/s; with ``ratio`` 0 it is the engine spin).
+        at the new spins (rad/s; with ``ratio`` 0 it is the engine spin).
         Where the solved engine spin passes the maximum (or 0) it is held there, as PhysX's
         limiter does, and the wheels are solved again against the clutch turning at the held
-        spin (:func:`_against_held_engine`): the slip and the clutch torque are then the held
+        spin (:func:`_clutch_torque` with the engine known): the slip and the clutch torque are then the held
         engine's, so the clutch still only dissipates (``strength x slip^2``; with the slip of
         the unheld spin, wheels overrunning a held engine under throttle were driven by a
         clutch turning slower than they did), and the engine torque returned is net of the
@@ -98,20 +103,12 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
     m_e = moi / h + engine.damping(vp[DAMP_FULL], vp[DAMP_ENGAGED], vp[DAMP_DISENGAGED],
                                    throttle, engaged)
     b_e = moi * w_e / h + t_eng
-    if vp[CLUTCH_IMPLICIT] > 0.5:                 # Sherman-Morrison: exact, O(n)
-        inv_h, inv_m_e = 1.0 / h, 1.0 / m_e
-        v_y, v_z = b_e * inv_m_e, inv_m_e         # v . (M^-1 b), v . (M^-1 v)
-        for g in range(n):                        # out_g holds b_g / m_g until the update
-            inv_m_g = 1.0 / (inertia_g[g] * inv_h + damping_g[g])
-            out_g[g] = (inertia_g[g] * w_g[g] * inv_h + road_g[g]) * inv_m_g
-            v_g = -ratio * shares[g]
-            v_y += v_g * out_g[g]
-            v_z += v_g * v_g * inv_m_g
-        coef = k * v_y / (1.0 + k * v_z)          # the clutch torque K (v . x')
-        x_e = (b_e - coef) * inv_m_e
-        for g in range(n):
-            out_g[g] += ratio * shares[g] * coef / (inertia_g[g] * inv_h + damping_g[g])
-    else:                                          # Gauss-Seidel sweeps
+    if vp[CLUTCH_IMPLICIT] > 0.5:                 # exact: one scalar equation in the clutch torque
+        coupling = _clutch_torque(1.0 + k / m_e, k * b_e / m_e, k, w_g, inertia_g, damping_g,
+                                  road_g, brake_g, ratio, shares, h)
+        x_e = (b_e - coupling) / m_e
+        _group_spins(coupling, w_g, inertia_g, damping_g, road_g, brake_g, ratio, shares, h, out_g)
+    else:                                          # projected Gauss-Seidel sweeps
         x_e = w_e
         out_g[:] = w_g
         for _ in range(int(vp[CLUTCH_ITERATIONS])):
@@ -124,44 +121,99 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
                 rest = x_e + vx - v_g * out_g[g]
                 b_g = inertia_g[g] * w_g[g] / h + road_g[g]
                 m_g = inertia_g[g] / h + damping_g[g]
-                new = (b_g - k * v_g * rest) / (m_g + k * v_g * v_g)
+                new = _braked(b_g - k * v_g * rest, m_g + k * v_g * v_g, brake_g[g])
                 vx += v_g * (new - out_g[g])
                 out_g[g] = new
     held = min(max(x_e, 0.0), vp[MAX_OMEGA])       # the rev limiter (and no backward spin)
     if held != x_e:                                # the wheels meet an engine held there
-        _against_held_engine(held, w_g, inertia_g, damping_g, road_g, k, ratio, shares, h,
-                             out_g)
+        coupling = _clutch_torque(1.0, k * held, k, w_g, inertia_g, damping_g, road_g, brake_g,
+                                  ratio, shares, h)
+        _group_spins(coupling, w_g, inertia_g, damping_g, road_g, brake_g, ratio, shares, h, out_g)
     slip = held                                    # what the clutch passed to the wheels
     for g in range(n):
         slip += -ratio * shares[g] * out_g[g]
     if held != x_e:                                # the limiter's cut: the engine's equation
         t_eng += m_e * held + k * slip - b_e       # balances at the held spin
-    x_e = held
-    for g in range(n):                             # Coulomb brakes against the implicit diagonal
-        out_g[g] = apply_brake(out_g[g], brake_g[g] / (inertia_g[g] / h + damping_g[g]))
-    return x_e, k * slip, t_eng, slip
+    return held, k * slip, t_eng, slip
 
 
 @jit
-def _against_held_engine(w_e: float, w_g: np.ndarray, inertia_g: np.ndarray,
-                         damping_g: np.ndarray, road_g: np.ndarray, k: float, ratio: float,
-                         shares: np.ndarray, h: float, out_g: np.ndarray) -> None:
-    """New group spins (into ``out_g``) with the engine held at ``w_e`` (rad/s) by the rev
-    limiter: each group's row of the coupled system with ``w_e`` known,
-    ``(I_g/h + D_g) w_g' + G beta_g K G sum(beta w') = I_g w_g / h + T_road_g + G beta_g K w_e``,
-    a diagonal plus the symmetric rank-one ``K u u^T`` (``u = G beta``): Sherman-Morrison, exact
-    and O(n), in both clutch accuracy modes."""
-    n = len(w_g)
-    u_y, u_z = 0.0, 0.0                            # u . (M^-1 b), u . (M^-1 u)
-    for g in range(n):
-        inv_m_g = 1.0 / (inertia_g[g] / h + damping_g[g])
-        u_g = ratio * shares[g]
-        out_g[g] = (inertia_g[g] * w_g[g] / h + road_g[g] + u_g * k * w_e) * inv_m_g
-        u_y += u_g * out_g[g]
-        u_z += u_g * u_g * inv_m_g
-    coef = k * u_y / (1.0 + k * u_z)
-    for g in range(n):
-        out_g[g] -= ratio * shares[g] * coef / (inertia_g[g] / h + damping_g[g])
+def _braked(pull: float, diagonal: float, brake: float) -> float:
+    """Spin solving ``diagonal x = pull - brake sign(x)``, the brake as Coulomb friction: 0
+    where the brake holds the pull (``|pull| <= brake``), else the pull less the brake."""
+    if pull > brake:
+        return (pull - brake) / diagonal
+    if pull < -brake:
+        return (pull + brake) / diagonal
+    return 0.0
+
+
+@jit
+def _residual(c: float, a: float, d: float, k: float, w_g, inertia_g, damping_g, road_g,
+              brake_g, ratio: float, shares, h: float) -> tuple[float, float]:
+    """``f(c) = a c - d + K sum(u_g x_g(c))`` and its slope at clutch torque ``c`` (see
+    :func:`_clutch_torque`)."""
+    f, slope = a * c - d, a
+    for g in range(len(w_g)):
+        u = ratio * shares[g]
+        m_g = inertia_g[g] / h + damping_g[g]
+        pull = inertia_g[g] * w_g[g] / h + road_g[g] + u * c
+        f += k * u * _braked(pull, m_g, brake_g[g])
+        if abs(pull) > brake_g[g]:
+            slope += k * u * u / m_g
+    return f, slope
+
+
+@jit
+def _clutch_torque(a: float, d: float, k: float, w_g, inertia_g, damping_g, road_g, brake_g,
+                   ratio: float, shares, h: float) -> float:
+    """The clutch torque ``c = K slip`` at the new spins, the brakes inside the solve.
+
+    Given ``c``, each group's row is its own: ``(I_g/h + D_g) x_g = I_g w_g/h + T_road_g + u_g c
+    - brake`` (``u_g = G beta_g``), the brake Coulomb friction (:func:`_braked`), and the engine's
+    is ``m_e x_e = b_e - c``. The clutch's own equation ``c = K (x_e - sum(u_g x_g))`` is then
+    one scalar equation ``f(c) = a c - d + K sum(u_g x_g(c)) = 0`` with ``a = 1 + K/m_e``,
+    ``d = K b_e/m_e`` (an engine the limiter holds at ``w``: ``a = 1``, ``d = K w``). Each ``u_g
+    x_g(c)`` is non-decreasing and piecewise linear in ``c`` (flat while the brake holds the
+    group), so ``f`` rises strictly and is linear between the groups' breakpoints ``(+-brake -
+    I_g w_g/h - T_road_g) / u_g``: the root is found exactly by locating the breakpoints either
+    side of it and one linear step. With no brakes this is the Sherman-Morrison solution of the
+    diagonal-plus-rank-one system; with them the step stays an implicit Coulomb step, whose
+    brakes only take energy (``brake |x_g|``) and never reverse a group."""
+    lo, hi = -np.inf, np.inf
+    for g in range(len(w_g)):
+        u = ratio * shares[g]
+        if u == 0.0 or k == 0.0:
+            continue
+        base = inertia_g[g] * w_g[g] / h + road_g[g]
+        for edge in (brake_g[g], -brake_g[g]):
+            c = (edge - base) / u
+            f, _ = _residual(c, a, d, k, w_g, inertia_g, damping_g, road_g, brake_g, ratio,
+                             shares, h)
+            if f <= 0.0:
+                lo = max(lo, c)
+            else:
+                hi = min(hi, c)
+    if np.isfinite(lo) and np.isfinite(hi):
+        p = 0.5 * (lo + hi)
+    elif np.isfinite(lo):
+        p = lo + 1.0
+    elif np.isfinite(hi):
+        p = hi - 1.0
+    else:
+        p = 0.0
+    f, slope = _residual(p, a, d, k, w_g, inertia_g, damping_g, road_g, brake_g, ratio, shares,
+                         h)
+    return p - f / slope
+
+
+@jit
+def _group_spins(c: float, w_g, inertia_g, damping_g, road_g, brake_g, ratio: float, shares,
+                 h: float, out_g) -> None:
+    """The group spins (into ``out_g``) the clutch torque ``c`` gives, braked."""
+    for g in range(len(w_g)):
+        out_g[g] = _braked(inertia_g[g] * w_g[g] / h + road_g[g] + ratio * shares[g] * c,
+                           inertia_g[g] / h + damping_g[g], brake_g[g])
 
 
 @jit

@@ -161,13 +161,14 @@ class Packed(NamedTuple):
 #: (long, lat), ``S_TREAD_INV_K``: 1 / its ``c h + d`` (long, lat); ``S_INV_MASS``: inverse
 #: useful masses (long, lat); ``S_AFFINE``: the longitudinal force ``A + B omega r`` (A, B) of
 #: the substep; ``S_F0``: the model's forces at the substep's kinematic slips (long, lat);
-#: ``S_STIFF``: the model's stiffness at zero slip (N per unit slip, long and lat) this update
+#: ``S_STIFF``: the model's stiffness at zero slip (N per unit slip, long and lat) this update;
+#: ``S_OMEGA0``: the wheel's spin at the substep's start (a spin update done again starts there)
 N_SCRATCH = _columns(
     "S_BRAKE", "S_V_LONG", "S_V_LAT", "S_MU_SURFACE", "S_INV_MASS:2", "S_ROAD", "S_ROAD_DAMP",
     "S_ACC_LONG", "S_ACC_LAT", "S_ACC_DRIVE", "S_ACC_MOMENT", "S_LOAD_FILTERED", "S_OVERTRAVEL",
     "S_COS_INCIDENCE", "S_RATE_SCALE", "S_V_PATCH:3", "S_DOWN:3", "S_ARM:3", "S_FWD:3",
     "S_LEFT:3", "S_PRED:2", "S_EXT:2", "S_TREAD:2", "S_TREAD_INV_K:2", "S_AFFINE:2", "S_F0:2",
-    "S_STIFF:2", "S_MOMENT", "S_ROAD_RATIO", "S_PAD:1")
+    "S_STIFF:2", "S_MOMENT", "S_ROAD_RATIO", "S_OMEGA0")
 #: per-group scratch of the drivetrain: spin, inertia, damping, road and brake torque, the
 #: differential's share, new spin, wheel count
 N_GROUP_SCRATCH = _columns("G_SPIN", "G_INERTIA", "G_DAMPING", "G_ROAD", "G_BRAKE", "G_SHARE",

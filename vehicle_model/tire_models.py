@@ -264,6 +264,31 @@ def tread_step(p, wsr, xr, sr, outr, h) -> None:
 
 
 @jit
+def hold_at_cap(pk: Packed, ws, s, x, out) -> bool:
+    """6b'. After a spin update: wheels whose longitudinal force at the new spin, ``A + B omega
+    r``, passes friction x load with the lateral force get that force fixed at the cap (``B =
+    0``: the patch slides) for the spin update to be done again; returns whether any did. The
+    spin update and the chassis then see one force: a force clipped for the chassis only would
+    have given the wheel a torque the road never took (energy from nowhere when the road spins
+    a braked wheel up)."""
+    wp = pk.wheel
+    held = False
+    for w in range(wp.shape[0]):
+        if out[w, L.O_CONTACT] < 0.5 or s[w, L.S_AFFINE + 1] == 0.0:
+            continue
+        p = wp[w]
+        f_long = s[w, L.S_AFFINE] + s[w, L.S_AFFINE + 1] * p[L.RADIUS] * ws[w, L.OMEGA]
+        f_lat = out[w, L.O_LAT_FORCE]
+        cap = force_cap(p, x[w], s[w], out[w])
+        if f_long * f_long + f_lat * f_lat > cap * cap:
+            f_long = np.copysign(np.sqrt(max(cap * cap - f_lat * f_lat, 0.0)), f_long)
+            s[w, L.S_AFFINE], s[w, L.S_AFFINE + 1] = f_long, 0.0
+            s[w, L.S_ROAD], s[w, L.S_ROAD_DAMP] = s[w, L.S_ROAD_RATIO] * f_long, 0.0
+            held = True
+    return held
+
+
+@jit
 def force_cap(p, xr, sr, outr) -> float:
     """The largest tyre force (N): static friction x load, or the model's friction x load where
     higher (a PhysX friction graph rising with the slip, a curve tyre's grip)."""
@@ -273,8 +298,8 @@ def force_cap(p, xr, sr, outr) -> float:
 
 @jit
 def substep_finish(pk: Packed, ws, h, s, x, out, report=True) -> None:
-    """6c. After the spin update: the longitudinal force at the new spin (within friction x
-    load), the tread deflections (the spring's force within static friction x load: beyond,
+    """6c. After the spin update: the longitudinal force at the new spin (the one the spin
+    update used), the tread deflections (the spring's force within static friction x load: beyond,
     the patch slides), the patch velocities the tyres predict for the next substep, and with
     ``report`` the contact patch's slips (see the module docstring)."""
     wp = pk.wheel
@@ -286,10 +311,8 @@ def substep_finish(pk: Packed, ws, h, s, x, out, report=True) -> None:
                 out[w, L.O_LAT_SLIP] = 0.0
             continue
         r, omega = p[L.RADIUS], ws[w, L.OMEGA]
+        # within friction x load (hold_at_cap): the force the wheel's spin update used
         f_long, f_lat = s[w, L.S_AFFINE] + s[w, L.S_AFFINE + 1] * r * omega, out[w, L.O_LAT_FORCE]
-        cap = force_cap(p, x[w], s[w], out[w])
-        if f_long * f_long + f_lat * f_lat > cap * cap:   # the implicit force past the cap
-            f_long = np.copysign(np.sqrt(max(cap * cap - f_lat * f_lat, 0.0)), f_long)
         c_long, c_lat = s[w, L.S_TREAD], s[w, L.S_TREAD + 1]
         rate_long = (f_long - c_long * ws[w, L.DEFLECTION]) * s[w, L.S_TREAD_INV_K]
         rate_lat = (f_lat - c_lat * ws[w, L.DEFLECTION + 1]) * s[w, L.S_TREAD_INV_K + 1]

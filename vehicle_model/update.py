@@ -83,7 +83,19 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
     engine_torque, clutch_slip = 0.0, 0.0
     for _ in range(n_sub):                         # 6. wheel substeps, chassis velocity held
         tire_models.substep_forces(pk, ws, gravity, h, s, x, out, report)
+        for w in range(ws.shape[0]):
+            s[w, L.S_OMEGA0] = ws[w, L.OMEGA]
+        engine_omega = vs[L.ENGINE_OMEGA]
         t_eng, slip = drivetrain.spin(pk, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, out)
+        # A tyre force that passed friction x load at the new spin is held there and the spins
+        # are solved again, so the wheel and the chassis always feel the same force (each pass
+        # fixes a wheel more: at most one pass per wheel).
+        while tire_models.hold_at_cap(pk, ws, s, x, out):
+            for w in range(ws.shape[0]):
+                ws[w, L.OMEGA] = s[w, L.S_OMEGA0]
+            vs[L.ENGINE_OMEGA] = engine_omega
+            t_eng, slip = drivetrain.spin(pk, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h,
+                                          s, g, out)
         tire_models.substep_finish(pk, ws, h, s, x, out, report)
         engine_torque += t_eng * h
         clutch_slip += slip * h

@@ -81,11 +81,8 @@ class Ledger:
 
     * ``clutch``: ``strength x slip^2 x dt``;
     * ``engine_damping``, ``bearings``: ``D w^2 x dt`` (engine, each wheel);
-    * ``brakes``: ``b |w'| x dt``, the brake torque at the spin after the step (the brakes act
-      after the drivetrain's solve, against its implicit diagonal, so the wheel's own equation
-      holds at ``w'`` with the full brake torque; a wheel the brake stopped: no work);
-    * ``drive_after_brake``: what the clutch passed, ``drive . w''`` (``w''`` the spins the
-      coupled solve found, before the brakes), less what the wheels took, ``drive . w'``;
+    * ``brakes``: ``b |w'| x dt``, the brake torque at the new spin (Coulomb friction inside
+      the drivetrain's solve: the full torque while the wheel turns, no work once stopped);
     * ``euler``: backward Euler's ``I (w' - w)^2 / 2`` (engine and wheels);
     * ``tyre_slip``: ``-(F_long (v_long - w r) + F_lat v_lat) x dt`` (the patch's slide
       against the tyre force) - a cross-check only, see ``tyres`` below;
@@ -113,11 +110,10 @@ class Ledger:
         self.direct = p.differential.type == "direct"
         self.terms = dict.fromkeys(
             ("engine", "spin", "kinetic", "potential", "clutch", "engine_damping", "bearings",
-             "brakes", "drive_after_brake", "euler", "tyre_slip", "contacts", "road",
-             "tyre_on_chassis", "strut_on_chassis"), 0.0)
+             "brakes", "euler", "tyre_slip", "contacts", "road", "tyre_on_chassis",
+             "strut_on_chassis"), 0.0)
         self.worst = 0.0          # largest (wheel power - clutch power) / scale of any step
         self.checked = 0          # steps checked
-        self.brake_gap = 0.0      # smallest (clutch power - wheel power) / scale, braked steps
 
     def _brake_torques(self) -> np.ndarray:
         """Brake torque per wheel (N m) the commands apply (``controls``: pedal or wheel brake,
@@ -140,11 +136,8 @@ class Ledger:
         o, k1, qv1 = sim.outputs, sim.chassis_row().copy(), sim.data.qvel.copy()
         w1, we1 = sim.state.omega[0].copy(), float(sim.state.engine_omega[0])
         drive, road = o.drive_torque[0], -o.long_force[0] * wh.radius
-        # Every wheel term at the spins after the brakes (w1). The brakes act after the
-        # drivetrain's coupled solve, as Coulomb friction against its implicit diagonal (I/h +
-        # D + the tyre's damping), so the wheel's own equation holds at w1 with the full brake
-        # torque b against its spin: I (w1 - w0) / h = drive + road - D w1 - b sign(w1) (a wheel
-        # the brake stopped: w1 = 0, the brake takes what is left and does no work at 0).
+        # The brakes are Coulomb friction inside the drivetrain's coupled solve: the full brake
+        # torque b against a wheel's new spin while it turns, no work once it stops.
         brake = self._brake_torques()
         t = self.terms
         if self.direct:
@@ -154,16 +147,11 @@ class Ledger:
             ratio, throttle = o.gear_ratio[0], o.throttle[0]
             slip = o.clutch_slip[0]
             clutch = p.clutch.strength * slip if ratio != 0.0 else 0.0
-            # what the clutch passed, K slip (w_e - slip) = drive . (spins the solve found, before
-            # the brakes); the wheels take drive . w1 of it
+            # what the clutch passed, K slip (w_e - slip), against what the wheels take
             passed, wheels = clutch * (we1 - slip), drive @ w1
             scale = abs(clutch) * (we1 + abs(slip)) + np.abs(drive) @ np.abs(w1) + 1e-9
-            if np.all(brake == 0.0):
-                self.worst = max(self.worst, (wheels - passed) / scale)
-                self.checked += 1
-            else:           # a brake moved the spins after the solve: drive . (w'' - w1)
-                self.brake_gap = min(self.brake_gap, (passed - wheels) / scale)
-            t["drive_after_brake"] += (passed - wheels) * dt
+            self.worst = max(self.worst, (wheels - passed) / scale)
+            self.checked += 1
             d_e = engine.damping(e.damping_full_throttle,
                                  e.damping_zero_throttle_clutch_engaged,
                                  e.damping_zero_throttle_clutch_disengaged, throttle,
@@ -198,8 +186,7 @@ class Ledger:
         """Engine work - dissipation - change of (kinetic + potential + spin + spring) energy
         (J) with ``springs`` the change of spring energy; and the dissipation terms."""
         t = self.terms
-        lost = {k: t[k] for k in ("clutch", "engine_damping", "bearings", "brakes",
-                                  "drive_after_brake", "euler",
+        lost = {k: t[k] for k in ("clutch", "engine_damping", "bearings", "brakes", "euler",
                                   "contacts")}
         lost["tyres"] = t["road"] - t["tyre_on_chassis"]
         lost["struts"] = -t["strut_on_chassis"] - springs
@@ -268,8 +255,8 @@ def test_drivetrain_never_gives_the_wheels_more_than_the_clutch_passes(mode):
     assert ledger.worst <= 1e-6
     residual, lost = ledger.residual()
     work = ledger.terms["engine"]
-    assert work > 1e4                                           # J: the run did drive
-    assert abs(residual) <= 0.005 * work, (residual / work, ledger.terms)
+    assert work > 2e3                                           # J: the run did drive
+    assert abs(residual) <= 0.005 * work, (residual / work, ledger.terms)   # measured: ~1e-7
 
 
 def _crest_episode(seconds: float = 12.0, seed: int = 0):
