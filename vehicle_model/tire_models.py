@@ -264,6 +264,34 @@ def tread_step(p, wsr, xr, sr, outr, h) -> None:
 
 
 @jit
+def cap_at_new_spin(pk: Packed, ws, s, x, out) -> bool:
+    """6b'. After the spin update: each wheel whose force at its new spin (``A + B omega_end
+    r``) passes friction x load gets that force fixed at the cap (``S_AFFINE`` = (cap, 0), with
+    its wheel torque); True if any did, and then the caller restores the spins (the wheels'
+    from ``X_OMEGA``) and solves the spin update again. The line ``A + B omega r`` is the
+    model's secant about the substep's start, and a stiff tyre whose slip grows past the
+    force's saturation within the substep (a drift car's rear wheels spinning up, a wheel the
+    clutch drags down at the rev limiter) would overshoot the cap along it: the force the road
+    applies is capped (:func:`substep_finish`), and without the second solve the wheel turned
+    under the uncapped torque, which the road never gave (energy out of nowhere or lost)."""
+    wp = pk.wheel
+    again = False
+    for w in range(wp.shape[0]):
+        b = s[w, L.S_AFFINE + 1]
+        if out[w, L.O_CONTACT] < 0.5 or b == 0.0:
+            continue
+        f_long = s[w, L.S_AFFINE] + b * wp[w, L.RADIUS] * ws[w, L.OMEGA]
+        f_lat = out[w, L.O_LAT_FORCE]
+        cap = force_cap(wp[w], x[w], s[w], out[w])
+        if f_long * f_long + f_lat * f_lat > cap * cap:
+            f_long = np.copysign(np.sqrt(max(cap * cap - f_lat * f_lat, 0.0)), f_long)
+            s[w, L.S_AFFINE], s[w, L.S_AFFINE + 1] = f_long, 0.0
+            s[w, L.S_ROAD], s[w, L.S_ROAD_DAMP] = s[w, L.S_ROAD_RATIO] * f_long, 0.0
+            again = True
+    return again
+
+
+@jit
 def force_cap(p, xr, sr, outr) -> float:
     """The largest tyre force (N): static friction x load, or the model's friction x load where
     higher (a PhysX friction graph rising with the slip, a curve tyre's grip)."""

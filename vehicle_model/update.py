@@ -83,7 +83,13 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
     engine_torque, clutch_slip = 0.0, 0.0
     for _ in range(n_sub):                         # 6. wheel substeps, chassis velocity held
         tire_models.substep_forces(pk, ws, gravity, h, s, x, out, report)
+        w_e = vs[L.ENGINE_OMEGA]
         t_eng, slip = drivetrain.spin(pk, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, out)
+        if tire_models.cap_at_new_spin(pk, ws, s, x, out):   # a tyre saturated within the substep
+            ws[:, L.OMEGA] = x[:, L.X_OMEGA]
+            vs[L.ENGINE_OMEGA] = w_e
+            t_eng, slip = drivetrain.spin(pk, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h,
+                                          s, g, out)
         tire_models.substep_finish(pk, ws, h, s, x, out, report)
         engine_torque += t_eng * h
         clutch_slip += slip * h
