@@ -156,6 +156,10 @@ class Climb6x6Env(TractionEnv):
       the physical ones at every speed, both over max(|v|, |omega r|); observations 30-41 and
       the `slip` term read the contact patch's slips (0 at rest, where the wheel's own is
       noise).
+    - v1: the tyres' longitudinal stiffness is a road tyre's, 18 x a wheel's rest load per unit
+      slip (18000 x g; it was 2500 x g, a seventh): half the friction limit takes a slip ratio
+      of 0.014-0.050, and a tyre whose force saturates within a wheel substep turns its wheel
+      under the force the road applies (the wheel had turned under the unsaturated force).
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")

@@ -143,6 +143,11 @@ class DriftEnv(TractionEnv):
       m/s), the locked-wheel slip rule, the sticky tyre and the friction clamps. The slips are
       the physical ones at every speed, both over max(|v|, |omega r|); observations 8-15 are the
       contact patch's slips.
+    - v1: the tyres' longitudinal stiffness is a road tyre's, 18 x a wheel's rest load per unit
+      slip (6750 x g; PhysX's default 1000 x g, a seventh of it, needed a slip ratio of 0.26 to
+      push half the friction limit, now 0.03), and a tyre whose force saturates within a wheel
+      substep turns its wheel under the force the road applies (the wheel had turned under the
+      unsaturated force).
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")

@@ -132,6 +132,11 @@ class TankTurnEnv(TractionEnv):
       with static friction (the lateral force had been viscous below 4 m/s): the tank breaks
       away into a pivot from about 0.6 command and pivots at 36 deg/s at full command (27
       before).
+    - v1: the tyres' longitudinal stiffness is a road tyre's (or a rubber-padded track's), 18 x
+      a road wheel's rest load per unit slip (22500 x g; it was 3000 x g, a seventh): half the
+      friction limit takes a slip ratio of 0.017-0.047, and a tyre whose force saturates within
+      a wheel substep turns its wheel under the force the road applies. The tank still breaks
+      away into a pivot from about 0.6 command; it pivots at 50 deg/s at full command.
     """
 
     action_names = ("left", "right")

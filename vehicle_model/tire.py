@@ -94,7 +94,9 @@ class TireParams:
                                     doc="physx: max lateral stiffness per unit rest load")
     long_stiff_per_unit_gravity: np.ndarray = param(
         unit="kg/unit slip", lo=0.0, hi=1e6, lo_open=True,
-        doc="physx: longitudinal stiffness divided by g")
+        doc="physx: longitudinal stiffness (N per unit slip) divided by g; a road tyre's is "
+            "15-20 x its load, so 15-20 x the wheel's sprung mass (the default, PhysX's, suits "
+            "55 kg; the presets: 18 x theirs)")
     camber_stiff_per_unit_gravity: np.ndarray = param(
         unit="kg/rad", lo=0.0, hi=1e6, doc="physx: camber thrust stiffness divided by g")
     arcade_long_stiffness: np.ndarray = param(unit="s/m", lo=0.0, hi=1e3, lo_open=True,

@@ -187,7 +187,11 @@ def test_without_bump_stops_the_body_rests_on_its_collision_shape():
 def test_mirrored_camber_brakes_straight():
     """The sedan's camber changes with jounce, mirrored on the right side (tops in when
     compressed): under braking dive both front wheels tilt and their camber thrusts cancel, so
-    the car neither drifts nor yaws. (Unmirrored, the same values pulled it 0.15 mm aside.)"""
+    the car neither drifts nor yaws. (Unmirrored, the same values pulled it 0.15 mm aside.)
+    Pedal 0.4 (6.5 m/s^2): no wheel locks. At 0.5 the dive unloads the rear tyres below their
+    brakes' 750 N m (2.1 kN each: 690 N m) and the rear wheels lock, and a car on locked rear
+    wheels is unstable in yaw: it grows the rounding-level difference of the two sides to
+    1.6 um aside in 4 s."""
     p = vm.load_vehicle("sedan")
     s = p.suspension
     left = s.position[:, 1] > 0
@@ -197,7 +201,7 @@ def test_mirrored_camber_brakes_straight():
     sim = VehicleSim(build_scene(p, "flat"))
     sim.reset(velocity=[20, 0, 0])
     sim.state.omega[:] = 20 / p.wheels.radius
-    sim.set_commands(brake=0.5)
+    sim.set_commands(brake=0.4)
     y0 = sim.com_position()[1]
     sim.step(1000)
     camber = sim.outputs.camber[0]

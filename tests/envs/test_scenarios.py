@@ -322,7 +322,13 @@ def test_locked_wheels_sliding_downhill_stop_near_the_coulomb_distance(preset, a
     friction stops it after v^2 / (2 g (mu cos a - sin a)) (1.25 m on 30 deg), and the tread
     holds it. A locked wheel's slip was once -v / 4 m/s below 4 m/s, a viscous force: every
     preset slid on for good from about 17 deg, at 0.5-1.1 m/s on 20-30 deg (found by a
-    reviewer)."""
+    reviewer). The point-mass distance holds for the sedans (measured -0.8 to +0.7 %) and,
+    pitching a little, the tank (-1.4 to +0.9 %). The truck (its centre of mass 1.25 m up, its
+    axles 3.6 m apart) pitches onto its downhill axle with its uphill wheels in the air (the
+    friction's moment, mu m g cos a h, exceeds what their load holds over the wheelbase), and
+    its centre of mass, moving with that pitch as well as with the slide, stops 12 % short of
+    the point-mass distance (it slid 11 % further while PhysX's default tyre, a seventh of the
+    preset's stiffness, stayed short of its friction limit even locked)."""
     sim = _sim(preset, "slope", angle_deg=angle_deg)
     a = np.radians(angle_deg)
     down = np.array([-np.cos(a), 0.0, -np.sin(a)])
@@ -333,7 +339,8 @@ def test_locked_wheels_sliding_downhill_stop_near_the_coulomb_distance(preset, a
     coulomb = 3.0**2 / (2 * G * (np.cos(a) - np.sin(a)))
     slid = (sim.com_position() - start) @ down
     assert np.linalg.norm(sim.com_velocity()) < 1e-3 and np.all(sim.state.omega == 0)
-    assert coulomb * 0.99 < slid < coulomb * (1.3 if preset.startswith("sedan") else 1.7)
+    shortest = {"truck_6x6": 0.85, "tank": 0.97}.get(preset, 0.99)
+    assert coulomb * shortest < slid < coulomb * (1.3 if preset.startswith("sedan") else 1.7)
 
 
 def _settle(sim, pos, quat, steps=125):

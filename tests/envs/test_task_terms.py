@@ -18,8 +18,8 @@ ENV_IDS = ["Traction/Climb6x6-v0", "Traction/Drift-v0", "Traction/TankTurn-v0"]
 CONTINUOUS = {"Traction/Climb6x6-v0": {"progress", "energy", "slip"},
               "Traction/Drift-v0": {"sideslip", "circle", "hold"},
               "Traction/TankTurn-v0": {"heading", "aim", "translation", "hold"}}
-#: steps from the reset (seed 3): Drift's scripted slide first holds the drift (`hold`) 13.6 s in
-STEPS = {"Traction/Climb6x6-v0": 120, "Traction/Drift-v0": 350, "Traction/TankTurn-v0": 120}
+#: steps from the reset (seed 3): Drift's scripted slide first holds the drift (`hold`) 2.2 s in
+STEPS = {"Traction/Climb6x6-v0": 120, "Traction/Drift-v0": 120, "Traction/TankTurn-v0": 120}
 
 
 def _terms(env, steps_or_actions, options=None):

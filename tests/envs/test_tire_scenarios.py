@@ -108,79 +108,134 @@ def test_locked_wheel_braking_stops_at_the_coulomb_distance_and_time(model, dt, 
 
 def _partial_stop(pedal, model="physx", v0=3.0):
     """The sedan from ``v0`` rolling with the brake pedal at ``pedal``: stopping distance (m,
-    the first step below 1 cm/s) and each wheel's count of lock-state changes in 5 s."""
+    the first step below 1 cm/s), and per step after the first (5 s) whether each wheel is
+    locked, its tyre load (N) and the forward speed (m/s)."""
     sim = VehicleSim(build_scene(with_model("sedan", model), "flat"))
     sim.reset(velocity=[v0, 0, 0])
     sim.state.omega[:] = v0 / sim.params.wheels.radius
     sim.set_commands(brake=pedal)
     x0, distance = sim.com_position()[0], None
-    locked = [sim.state.omega[0] == 0.0]
+    locked, loads, speeds = [sim.state.omega[0] == 0.0], [], []
     for _ in range(int(5.0 / sim.dt)):
         sim.step(1)
         locked.append(sim.state.omega[0] == 0.0)
+        loads.append(sim.outputs.load[0].copy())
+        speeds.append(sim.forward_speed())
         if distance is None and sim.forward_speed() < 0.01:
             distance = sim.com_position()[0] - x0
-    locked = np.array(locked)
-    return distance, np.count_nonzero(locked[1:] != locked[:-1], axis=0)
+    return distance, np.array(locked), np.array(loads), np.array(speeds)
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_stops_at_partial_pedal_lock_once_and_shorten_with_the_pedal(model):
-    """From 3 m/s at pedal 0.3, 0.5 and 0.7: no lock/unlock chatter (the locked-wheel slip rule
-    of the earlier tyre flipped 130-230 times per wheel here, with 100 N force ripple): each
-    wheel locks once, at or before the stop, except where the brake torque is the friction
-    torque of the front wheels' peak dive load (arcade at 0.7: 1750 N m against 5414 N x 0.33
-    m; they lock, roll once the dive loads them, and lock at the stop: 3 changes). 0.5 stops
-    sooner than 0.3; 0.7 locks the wheels early and so stops no sooner than 0.5 on tyres whose
-    sliding friction is below their peak (magic formula: 0.69 m against 0.66), but never
-    further than the wheels locked from the start do (5 %: the 0.7 stop first rolls a few
-    centimetres to lock). Measured (PhysX): 0.95, 0.59, 0.50 m; locked from the start 0.49 m."""
+def test_stops_at_partial_pedal_neither_chatter_nor_unlock_below_the_brake(model):
+    """From 3 m/s at pedal 0.3, 0.5 and 0.7: each wheel changes lock state at most three times
+    (the locked-wheel slip rule of the earlier tyre flipped lock and unlock 130-230 times per
+    wheel here, with 100 N force ripple), and a locked wheel of a moving car rolls again only
+    once its tyre's peak torque (friction 1 x load x radius) exceeds its brake's. At 0.3 no
+    wheel locks before the stop, and the car stops where the brakes' work has taken its and
+    its wheels' kinetic energy (3 %; measured 0.949 m against 0.953 m). A harder pedal stops
+    sooner with PhysX and arcade tyres, whose locked friction is their peak (measured, PhysX:
+    0.95, 0.58, 0.48 m).
+
+    With the car's real load transfer the front brakes' 1750 N m at 0.7 exceed the front tyres'
+    peak torque at the start (4.3 kN: 1430 N m) but not under the full brake dive (5.4 kN:
+    1780 N m): the front wheels lock at once; PhysX and arcade wheels roll again at 0.21 s as
+    the dive loads them (the preset's PhysX tyre then carries 98 % of its limit at a slip of
+    0.19, which PhysX's default fifth of that stiffness could not reach before locking) and
+    lock at the stop (three changes); curve and magic-formula tyres, whose locked friction is
+    below their peak (0.75, 0.65), stay locked and stop 1 % and 6 % later than at 0.5, as a car
+    without anti-lock brakes does (the magic-formula fronts lock at 0.5 too: the brake's step
+    outruns the tread's build-up past the curve's peak)."""
+    p = with_model("sedan", model)
     distances = []
     for pedal in (0.3, 0.5, 0.7):
-        distance, changes = _partial_stop(pedal, model)
-        assert np.all(changes <= 3) and np.count_nonzero(changes > 2) <= 2, changes
+        distance, locked, loads, speeds = _partial_stop(pedal, model)
+        changes = locked[1:] != locked[:-1]
+        assert np.all(changes.sum(axis=0) <= 3), changes.sum(axis=0)
+        brake = pedal * p.wheels.max_brake_torque
+        unlocks = (speeds > 0.2)[:, None] & changes & ~locked[1:]
+        assert np.all((loads * p.wheels.radius)[unlocks] > np.broadcast_to(brake, loads.shape)[unlocks])
         distances.append(distance)
+    energy = 0.5 * p.chassis.mass * 3.0**2 + 0.5 * np.sum(p.wheels.moi * (3.0 / p.wheels.radius)**2)
+    assert distances[0] == pytest.approx(energy / np.sum(0.3 * p.wheels.max_brake_torque
+                                                         / p.wheels.radius), rel=0.03)
     assert distances[0] > distances[1]
-    p = dataclasses.replace(with_model("sedan", model), wheels=dataclasses.replace(
-        with_model("sedan", model).wheels, max_brake_torque=np.full(4, 5000.0)))
-    locked, _, _ = _locked_stop(p, VehicleSim(build_scene(p, "flat")).dt, v0=3.0)
-    assert distances[2] <= 1.05 * locked, (distances, locked)   # measured 0.98-1.03
+    if model in ("physx", "arcade"):
+        assert distances[1] > distances[2]
 
 
-def _climb_slip(model, speed, half=0.5):
-    """The sedan driving up a slope of tan = ``half`` at a steady ``speed``: each tyre pushes
-    half its load (the friction limit on tarmac); the mean slip ratio (omega r - v) / v over
-    the last second of four."""
+def _direct(preset, model=None):
+    """Preset ``preset`` (with tyre model ``model`` on every wheel, or its own tyres) driven
+    wheel by wheel (``differential.type = "direct"``: the test sets each wheel's torque)."""
+    p = vm.load_vehicle(preset) if model is None else with_model(preset, model)
+    return dataclasses.replace(p, differential=vm.DifferentialParams(type="direct"))
+
+
+def _climb_slip(p, speed, half=0.5):
+    """Vehicle ``p`` driving up a slope of tan = ``half`` at a steady ``speed``, each tyre
+    pushing ``half`` its own load, the load it measured the step before (on tarmac, friction 1:
+    half its friction limit; the truck's front tyres, unloaded by the slope and its 1.25 m high
+    centre of mass, would pass their limit pushing half their rest load), plus a speed trim
+    (the push doubles per m/s short; at the steady speed it is nil). Returns each wheel's mean
+    slip ratio (omega r - v) / v and load (N) over the last second of four."""
     angle = np.arctan(half)
-    p = with_model("sedan", model)
     sim = VehicleSim(build_scene(p, "slope", angle_deg=np.degrees(angle)))
     up = np.array([np.cos(angle), 0.0, np.sin(angle)])
     sim.reset(velocity=(speed * up).tolist())
     r = p.wheels.radius
     sim.state.omega[:] = speed / r
-    hold = p.suspension.sprung_mass * G * np.sin(angle) * r
-    slips = []
+    load = p.suspension.sprung_mass * G * np.cos(angle)
+    slips, loads = [], []
     for k in range(int(4.0 / sim.dt)):
         v = sim.com_velocity() @ up
-        sim.set_commands(wheel_torque=hold + p.wheels.damping_rate * sim.state.omega[0]
-                         + 2000.0 * (speed - v))
+        push = half * load * (1.0 + 2.0 * (speed - v))
+        sim.set_commands(wheel_torque=push * r + p.wheels.damping_rate * sim.state.omega[0])
         sim.step(1)
+        load = sim.outputs.load[0].copy()
         if k * sim.dt > 3.0:
             slips.append((sim.state.omega[0] * r - v) / v)
-    return float(np.mean(slips))
+            loads.append(load)
+    return np.mean(slips, axis=0), np.mean(loads, axis=0)
 
 
-@pytest.mark.parametrize("model, slip", [("curve", 0.0528), ("magic_formula", 0.0285),
-                                         ("physx", 0.264)])
-def test_the_slip_half_the_friction_limit_needs_is_the_same_at_every_speed(model, slip):
-    """Half the friction limit at a steady 0.5, 1, 2, 4 and 10 m/s: the slip ratio needed is
-    the model's own at every speed, within 1 % (the 4 m/s minimum slip denominator of the
-    earlier tyre needed a 0.9 m/s slide at any speed under 4 m/s: a slip ratio of 1.8 at
-    0.5 m/s, 0.22 at 4 m/s). Curve and magic-formula tyres need 0.053 and 0.029, as their
-    curves say; PhysX's default tyre 0.26 (its stiffness, 1000 x g per unit slip for a
-    3.7 kN load, is a fifth of a road tyre's)."""
-    got = [_climb_slip(model, v) for v in (0.5, 1.0, 2.0, 4.0, 10.0)]
-    np.testing.assert_allclose(got, slip, rtol=0.01)
+def _physx_half_limit_slip(p, load):
+    """The PhysX tyre's slip ratio at half the friction limit (friction 1): its force is
+    ``limit (k - k^2/3 + k^3/27)`` with ``k = C s / limit`` (``C`` = long_stiff_per_unit_gravity
+    x g), so ``s = k* x load / C`` with k* = 0.619 the root of ``k - k^2/3 + k^3/27 = 1/2``;
+    ``s`` is over ``omega r`` (driving), the ratio ``s / (1 - s)``."""
+    roots = np.roots([1 / 27, -1 / 3, 1.0, -0.5])
+    k = roots[np.isreal(roots)].real.min()
+    s = k * load / (p.tires.long_stiff_per_unit_gravity * G)
+    return s / (1.0 - s)
+
+
+# Every task's preset with its own (PhysX) tyres - Drift: sedan_rwd, Climb6x6: truck_6x6,
+# TankTurn: tank - the sedan, and the sedan with the other built-in models.
+HALF_LIMIT_CASES = [("sedan_rwd", None), ("truck_6x6", None), ("tank", None), ("sedan", None),
+                    ("sedan", "curve"), ("sedan", "magic_formula")]
+
+
+@pytest.mark.parametrize("preset, model", HALF_LIMIT_CASES)
+def test_the_slip_half_the_friction_limit_needs_is_the_same_at_every_speed(preset, model):
+    """Half the friction limit at a steady 0.5, 1, 2, 4 and 10 m/s (issue 50's launch
+    criterion): every wheel's slip ratio is within 10 % of its value at 10 m/s (measured: the
+    same to 1e-4) and under 0.1, for each task's preset and every built-in model. The 4 m/s
+    minimum slip denominator of the earlier tyre needed a 0.9 m/s slide at any speed under
+    4 m/s (a slip ratio of 1.8 at 0.5 m/s), and PhysX's default stiffness (1000 x g per unit
+    slip: a seventh of a road tyre's for the sedan's 3.7 kN) needed 0.26. The presets' PhysX
+    tyres, at 18 x the rest load per unit slip, need the closed form's slip at each wheel's
+    load (within 1 %): 0.026-0.038 on the Drift sedan (front-rear: the slope moves load onto
+    the rear tyres, and PhysX's stiffness does not grow with load), 0.014-0.050 on the truck,
+    0.017-0.047 on the tank. Curve and magic-formula tyres need 0.053 and 0.028, as their
+    curves say."""
+    p = _direct(preset, model)
+    got = {v: _climb_slip(p, v) for v in (0.5, 1.0, 2.0, 4.0, 10.0)}
+    slip_10, load_10 = got[10.0]
+    for slip, _ in got.values():
+        np.testing.assert_allclose(slip, slip_10, rtol=0.1)
+        assert np.all((slip > 0) & (slip < 0.1)), slip
+    if model is None:
+        np.testing.assert_allclose(slip_10, _physx_half_limit_slip(p, load_10), rtol=0.01)
 
 
 def test_a_launch_at_half_the_friction_limit_makes_its_force_at_the_same_slip_from_walking_pace():
@@ -188,7 +243,11 @@ def test_a_launch_at_half_the_friction_limit_makes_its_force_at_the_same_slip_fr
     tyres): the tyres' own slip (``long_slip``: the contact patch's, the tread's deflection
     rate taken off) is within 10 % of its value at 10 m/s from 0.5 m/s on, and under 0.1.
     (The wheel's slip ratio (omega r - v) / v is higher in the first metres: the tread deflects
-    to the force over its relaxation length, 13 cm here, as a real tyre's does.)"""
+    to the force over its relaxation length, 13 cm here, as a real tyre's does.) The presets'
+    PhysX tyres, launched so, are within 2 % of their 10 m/s slip from 1 m/s on; at 0.5 m/s,
+    0.1 s after the start, the tread against the sprung mass (6 Hz, damping ratio 0.7) is at its
+    first overshoot and the sedans' slip 11 % over: the steady climb above measures the slip
+    each speed needs."""
     p = with_model("sedan", "magic_formula")
     sim = VehicleSim(build_scene(p, "flat"))
     r = p.wheels.radius
@@ -317,9 +376,10 @@ def _rear_slips(v0, dt=0.01, torque=150.0):
 
 @pytest.mark.parametrize("v0", [2.0, 10.0])
 def test_one_wheel_substep_of_10_ms_settles_the_slip(v0):
-    """The sedan's PhysX tyre pulls its wheel toward rolling at C r^2 / (I v) = 490 /s at 2 m/s:
-    an explicit spin update of 10 ms overshot rolling 4.9x and the slip flipped sign every
-    update (the earlier tyre needed 3 substeps even with its 4 m/s slip floor). The tyre's
+    """The sedan's PhysX tyre pulls its wheel toward rolling at C r^2 / (I v) = 3300 /s at 2 m/s
+    (C = 6750 x g per unit slip): an explicit spin update of 10 ms would overshoot rolling 33x
+    (with PhysX's default stiffness, a seventh of it, 4.9x: the slip flipped sign every update;
+    the earlier tyre needed 3 substeps even with its 4 m/s slip floor). The tyre's
     torque is implicit in the spin update now: with one substep the slip settles, smoothly, to
     T / (r C) (the linear region)."""
     p = vm.load_vehicle("sedan")

@@ -29,26 +29,30 @@ def _drift_episode(seed, steps=750, **gains):
 @pytest.mark.parametrize("seed", [1000, 1003])
 def test_drift_controller_holds_a_slide_on_the_marked_circle(seed):
     """Defaults: in the slide within 3 s and to the end of the 30 s episode; after its first
-    3 s the sideslip stays within 15-37 deg, 25.7 deg on average (4.3 deg short of 30 deg); the
-    car never spins out, its mean cross-track error is under 1 m, and the sustained drift is
-    reached 13-18 s in."""
+    3 s the sideslip stays within 20-40 deg, 29.2 deg on average; the car never spins out, it
+    stays within 5 m of the marked circle, 1.7 m RMS (measured 3.2-3.3 m at most), and the
+    sustained drift is reached 5.1 s in."""
     phases, beta, cross, success, info, term = _drift_episode(seed)
     assert not term and len(phases) == 750                          # the whole 30 s episode
     first = phases.index("hold")
-    assert first * 0.04 < 3.5 and set(phases[first:]) == {"hold"}
-    slide = beta[first + 75:]
-    assert 15.0 < slide.min() and slide.max() < 37.0
-    assert slide.mean() == pytest.approx(25.7, abs=0.5)
-    assert abs(cross[first + 75:].mean()) < 1.0
-    assert info["is_success"] and 13.0 < success.index(True) * 0.04 < 18.0
+    assert first * 0.04 < 3.0 and set(phases[first:]) == {"hold"}
+    slide, off = beta[first + 75:], cross[first + 75:]
+    assert 20.0 < slide.min() and slide.max() < 40.0
+    assert slide.mean() == pytest.approx(29.2, abs=0.5)
+    assert np.abs(off).max() < 5.0 and np.sqrt(np.mean(off**2)) < 2.0
+    assert info["is_success"] and 4.5 < success.index(True) * 0.04 < 6.0
     assert info["reward_spin_out"] == 0
 
 
-def test_drift_controller_centre_wanders_off_the_pad_after_the_task():
-    """The docstring's limitation: with no loop on the circle's centre the wet quarter walks
-    the car off the pad in a 120 s episode, after the task's 30 s (33 s for seed 1000)."""
-    phases, _, cross, _, info, term = _drift_episode(1000, steps=3000)
-    assert term and info["reward_off_pad"] < 0 and 30.0 < len(phases) * 0.04 < 40.0
+def test_drift_controller_stays_on_the_circle_for_two_minutes():
+    """The throttle's loops hold the slide's radius and the circle's centre, so the car does not
+    wander off the pad in a 120 s episode (with a fixed throttle it left it 33 s in): within
+    5 m of the marked circle (3.5 m at most), 29.9 deg of sideslip on average."""
+    phases, beta, cross, _, info, term = _drift_episode(1000, steps=3000)
+    assert not term and len(phases) == 3000 and info["reward_off_pad"] == 0
+    slide = slice(phases.index("hold") + 75, None)
+    assert np.abs(cross[slide]).max() < 5.0
+    assert beta[slide].mean() == pytest.approx(29.9, abs=0.5)
 
 
 # The scripted controllers' responses to single observation channels,

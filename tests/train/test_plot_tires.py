@@ -34,9 +34,11 @@ def test_sweep_matches_pure_slip_expectations():
     rest = p.suspension.sprung_mass[0] * 9.81
     f_long, f_lat = sweep(p, 0, np.array([0.0, 1e-3]), np.array([0.0, 0.0]), rest)
     assert f_long[0] == 0.0 and f_lat[0] == 0.0
-    # PhysX linear region: F = C_long * slip, slip = (wr - v) / max(|v|, |wr|, 4)
-    expected = p.tires.long_stiff_per_unit_gravity[0] * 9.81 * 1e-3 / 1.001
-    assert f_long[1] == pytest.approx(expected, rel=1e-3)
+    # PhysX: F = limit (k - k^2/3 + k^3/27), k = C_long slip / limit, slip = (wr - v) / max(|v|, |wr|)
+    limit = rest                                                 # friction 1, the rest load
+    k = p.tires.long_stiff_per_unit_gravity[0] * 9.81 * 1e-3 / 1.001 / limit
+    expected = limit * (k - k**2 / 3 + k**3 / 27)
+    assert f_long[1] == pytest.approx(expected, rel=1e-6)
 
 
 def test_the_slip_axis_is_the_models_long_slip():
