@@ -41,7 +41,7 @@ from numba.extending import intrinsic
 
 from traction.vehicle_model import layout as L
 from traction.vehicle_model.jit import borrow, jit, jit_nogil
-from traction.vehicle_model.update import step_batch_with
+from traction.vehicle_model.update import borrow_packed, step_batch_with
 
 from . import actions
 
@@ -384,18 +384,20 @@ def advance(n_substeps, w, action_map, action) -> int:
     addr, index, sensor_adr = borrow(w.addr), borrow(w.index), borrow(w.sensor_adr)
     grid, grid_info, patches = borrow(w.grid), borrow(w.grid_info), borrow(w.patches)
     ground_type, kin, hits = borrow(w.ground_type), borrow(w.kin), borrow(w.hits)
-    wheel_state, wheel_angle, out_v = borrow(w.wheel_state), borrow(w.wheel_angle), borrow(w.out_v)
+    packed, friction = borrow_packed(w.packed), borrow(w.friction)
+    wheel_state, vehicle_state, gears = borrow(w.wheel_state), borrow(w.vehicle_state), borrow(w.gears)
+    cmd_v, cmd_w, action_rows = borrow(w.cmd_v), borrow(w.cmd_w), borrow(w.action)
+    out_w, out_v, wheel_angle = borrow(w.out_w), borrow(w.out_v), borrow(w.wheel_angle)
+    s, x, g = borrow(w.s), borrow(w.x), borrow(w.g)
     now, bad, active = borrow(w.now), borrow(w.bad), borrow(w.active)
-    n_sensordata, nv, dt = w.n_sensordata, w.nv, w.dt
+    n_sensordata, nv, dt, gravity = w.n_sensordata, w.nv, w.dt, w.gravity
     n = models.shape[0]
-    if action.shape[0] > 0 and not actions.load_rows(borrow(action), borrow(w.action), active):
+    if action.shape[0] > 0 and not actions.load_rows(borrow(action), action_rows, active):
         return WRONG_ACTION_SIZE
-    bad_table = load_tables(borrow(w.table_addr), borrow(w.friction))
+    bad_table = load_tables(borrow(w.table_addr), friction)
     if bad_table >= 0:
         return BAD_FRICTION - bad_table
     if action_map != actions.NONE:
-        action_rows, gears = borrow(w.action), borrow(w.gears)
-        cmd_v, cmd_w = borrow(w.cmd_v), borrow(w.cmd_w)
         first_bad = actions.check(action_rows, active)
         if first_bad >= 0:
             return first_bad
@@ -408,8 +410,8 @@ def advance(n_substeps, w, action_map, action) -> int:
                 _call_step(functions[0], models[i], datas[i])
         gather(addr, index, sensor_adr, grid, grid_info, ground_type, patches, n_sensordata, nv,
                kin, hits)
-        step_batch_with(w.packed, wheel_state, w.vehicle_state, w.gears, w.cmd_v, w.cmd_w, kin,
-                        hits, w.friction, dt, w.gravity, w.out_w, out_v, active, w.s, w.x, w.g,
+        step_batch_with(packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits,
+                        friction, dt, gravity, out_w, out_v, active, s, x, g,
                         sub == n_substeps - 1,          # outputs that only report: last substep
                         sub == 0)                       # commands (steer angles): first substep
         for i in range(n):

@@ -50,8 +50,8 @@ import numpy as np
 import traction.envs
 from traction.envs.physics import STEP_FUNCTIONS, _call_step
 from traction.train.checks import writable_dir
-from traction.vehicle_model.jit import first_compile, jit
-from traction.vehicle_model.update import scratch, step_batch_with
+from traction.vehicle_model.jit import borrow, first_compile, jit
+from traction.vehicle_model.update import borrow_packed, scratch, step_batch_with
 
 
 def _rate(fn, seconds: float) -> float:
@@ -138,9 +138,11 @@ def _snapshot(envs) -> list:
 def _repeat_update(k, packed, ws, vs, gears, cv, cw, kin, hits, friction, dt, gravity, ow, ov,
                    active):
     s, x, g = scratch(packed.wheel.shape[0])       # once per call, as in the physics loop
+    arrays = (borrow(ws), borrow(vs), borrow(gears), borrow(cv), borrow(cw), borrow(kin),
+              borrow(hits), borrow(friction))      # passed as the physics loop passes them
     for _ in range(k):
-        step_batch_with(packed, ws, vs, gears, cv, cw, kin, hits, friction, dt, gravity, ow, ov,
-                        active, s, x, g)
+        step_batch_with(borrow_packed(packed), *arrays, dt, gravity, borrow(ow), borrow(ov),
+                        borrow(active), borrow(s), borrow(x), borrow(g))
 
 
 def vehicle_update(env, n_vehicles: int, seconds: float) -> float:
