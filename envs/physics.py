@@ -437,5 +437,5 @@ def advance_at(n_substeps, address, worlds_type, action_map, action) -> int:
     numba type is ``worlds_type`` (``numba.typeof(w)``). Called from Python, an integer and a
     type are unboxed in ~10 ns, the struct's proxy in ~100 ns; the caller must hold the struct
     for the call. Releases the GIL while it runs: calls on separate sets of worlds may run in
-    separate threads (``traction.envs.loop.ThreadedLoop``)."""
+    separate threads (``traction.envs.world.World``)."""
     return advance(n_substeps, _worlds_at(address, worlds_type), action_map, action)

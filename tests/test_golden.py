@@ -101,7 +101,7 @@ class PythonMappedDrift(DriftEnv):
 
     action_map = actions.NONE
 
-    def _apply_action(self, a):
+    def apply_action(self, a):
         self.sim.set_commands(steer=a[0], throttle=(a[1] + 1) / 2, brake=(a[2] + 1) / 2,
                               handbrake=(a[3] + 1) / 2)
 

@@ -54,25 +54,26 @@ class TractionSB3VecEnv(VecEnv):
         results = [env.reset(seed=seeds[i], options=self._options[i] or None)
                    for i, env in enumerate(self.envs)]
         self.reset_infos = [info for _, info in results]
-        self.venv.booked_resets(self.venv._all, results)
+        self.venv.booked_resets(list(range(self.num_envs)), results)
         self._reset_seeds()
         self._reset_options()
-        return self.venv._obs.copy()
+        return np.array([obs for obs, _ in results], self.venv.single_observation_space.dtype)
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions          # checked (shape, dtype, finite) by the vector env's step
 
     def step_wait(self):
         venv = self.venv
-        infos = venv.infos(venv.step_batch(self._actions))
+        r = venv.step_batch(self._actions)
+        infos = venv.infos(r)
         for i, (last_obs, last_info) in venv.final.items():   # the ended episode's last step
             self.reset_infos[i] = infos[i]
             infos[i] = {**last_info, "terminal_observation": last_obs}
-        time_limit = (venv._truncated & ~venv._terminated).tolist()
+        time_limit = (r.truncated & ~r.terminated).tolist()
         for info, cut in zip(infos, time_limit, strict=True):
             info["TimeLimit.truncated"] = cut
-        dones = venv._terminated | venv._truncated
-        return venv._obs.copy(), venv._rewards.astype(np.float32), dones, infos
+        dones = r.terminated | r.truncated
+        return r.observations.copy(), r.rewards.astype(np.float32), dones, infos
 
     def close(self) -> None:
         self.venv.close()
