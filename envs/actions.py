@@ -3,7 +3,7 @@
 The built-in tasks name their map in ``TractionEnv.action_map``; the compiled physics loop
 (``physics.advance``) then checks, clips and maps the actions of every world at the start of a
 control step, in the same call that runs its substeps, so an env step spends no Python on them
-(the Python path cost 3-4 us per step, ~10 % of a Drift control step's bare MuJoCo). A task
+(in Python they cost a sizeable share of a light task's step). A task
 without a map (``action_map = NONE``) maps in Python (``TractionEnv.apply_action``).
 
 =================  ========================================================================

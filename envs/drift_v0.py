@@ -13,8 +13,7 @@ from traction.vehicle_model import layout as L
 from traction.vehicle_model.params import check_number
 
 from . import actions
-from .arguments import finite_weights, positive, positive_setting
-from .base import OBS_LIMIT, TractionEnv
+from .base import OBS_LIMIT, TractionEnv, finite_weights, positive, positive_setting
 from .reading import ChassisReading
 from .rewards import tolerance
 from .vector import make_vector

@@ -12,8 +12,7 @@ from traction.vehicle_model import VehicleParams, vehicle_params
 from traction.vehicle_model import layout as L
 
 from . import actions
-from .arguments import finite_weights
-from .base import OBS_LIMIT, TractionEnv
+from .base import OBS_LIMIT, TractionEnv, finite_weights
 from .reading import ChassisReading
 from .vector import make_vector
 

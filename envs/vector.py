@@ -10,9 +10,9 @@ all, per substep), then each world's task computes its observation, reward terms
 termination with the same code as the single environment (``TractionEnv.step_outcome``), so
 both give identical trajectories. The observations are clipped all at once; ``step`` builds
 Gymnasium's batched info straight from the step's per-world values and the vehicle diagnostics
-of all worlds at once (``diagnostics.of_batch``, the values the single environment gives),
-without one dict per world (those and their per-key batching cost ~10 us per world at N = 64,
-Drift-v0); the SB3 adapter, which wants one dict per world, gets them built as the single
+of all worlds at once (``reading.batch_diagnostics``, the values the single environment gives),
+without one dict per world (those and their per-key batching cost more than a light task's
+step); the SB3 adapter, which wants one dict per world, gets them built as the single
 environment builds its own (:meth:`TractionVectorEnv.infos`). Each world reads its own
 friction table (``envs[i].sim.friction_table``) at every step, as each env of a
 ``SyncVectorEnv`` does: an edit applies to that world only (grip randomised per world).
@@ -46,10 +46,8 @@ from gymnasium.vector.utils import batch_space
 from traction.vehicle_model.params import check_number
 
 from . import actions as action_maps
-from . import diagnostics
-from .arguments import set_each
 from .base import StepOutcome
-from .reading import ChassisReading
+from .reading import ChassisReading, batch_diagnostics
 from .snapshot import refuse_copies
 from .world import World
 
@@ -201,7 +199,7 @@ class TractionVectorEnv(VectorEnv):
     def step(self, actions):
         r = self.step_batch(actions)
         a = self.world.arrays                       # every world's state after steps and resets
-        info = diagnostics.of_batch(a.now, a.outputs.wheel, a.outputs.vehicle)
+        info = batch_diagnostics(a.now, a.outputs.wheel, a.outputs.vehicle)
         values = np.array(r.values).reshape(self.num_envs, -1)
         for j, key in enumerate(self._reward_keys):
             info[key] = values[:, j]
@@ -217,7 +215,8 @@ class TractionVectorEnv(VectorEnv):
     def _batch_infos(self, infos: list[dict]) -> dict:
         """Gymnasium's batched info (``VectorEnv._add_info``: per key an array of the values and
         a ``_key`` mask) of the sub-environments' reset infos, built a key at a time when every
-        one reports the same flat keys (64 x 14 ``_add_info`` assignments cost ~0.7 ms), else
+        one reports the same flat keys (an ``_add_info`` per key and world costs milliseconds
+        at tens of worlds), else
         environment by environment. (``step`` builds its info from arrays, see there.)"""
         keys = infos[0].keys()
         if ("final_obs" in keys or any(info.keys() != keys for info in infos)
@@ -410,6 +409,27 @@ class TractionVectorEnv(VectorEnv):
             raise ValueError(f"set_attr({name!r}, values): {len(values)} values; expected one "
                              f"per world ({self.num_envs}) or a single value")
         set_each(self.envs, name, values)
+
+
+_UNSET = object()
+
+
+def set_each(objects, name: str, values) -> None:
+    """``setattr(objects[i], name, values[i])`` for each, all or none: when one raises (a
+    setting checks its value), the ones set before get their old values back (or lose the
+    attribute they did not have) and the error is raised."""
+    before = []
+    try:
+        for obj, value in zip(objects, values, strict=True):
+            before.append(getattr(obj, name, _UNSET))
+            setattr(obj, name, value)
+    except Exception:
+        for obj, old in zip(objects, before[:-1], strict=False):
+            if old is _UNSET:
+                delattr(obj, name)
+            else:
+                setattr(obj, name, old)
+        raise
 
 
 #: arguments of the vector env itself, not of its sub-environments

@@ -116,7 +116,7 @@ class Call:
     """``physics.advance`` bound to a set of arrays (a world's, or a block of its rows).
 
     The arrays and the vehicle's constants are held in one compiled struct
-    (:class:`~traction.envs.physics.Worlds`), passed by its address (``physics.advance_at``),
+    (:class:`~traction.envs.physics.LoopData`), passed by its address (``physics.advance_at``),
     and the compiled overload is looked up once, so a call unboxes three integers, a type and
     the action instead of 39 arrays and skips numba's per-call type dispatch; the checks of a
     call whose arguments are as last time are a few comparisons (:meth:`run` is a method, not
@@ -131,20 +131,20 @@ class Call:
     def __init__(self, a: Arrays, constants: SimpleNamespace, first: int, named: bool):
         self.a, self.constants, self.first, self.named = a, constants, first, named
         self.entry = None
-        self.worlds_type = None                     # the numba type the entry point takes
+        self.data_type = None                     # the numba type the entry point takes
         self.valid_map = None                       # the last action map validated
 
     def bind(self) -> None:
         """(Re)build the compiled struct of the arrays (after one was replaced)."""
         a, c = self.a, self.constants
-        self.worlds = physics.worlds(
+        self.data = physics.loop_data(
             physics.STEP_FUNCTIONS, a.models, a.datas, a.addr, a.index, a.sensor_adr, a.grid,
             a.grid_info, a.ground_type, a.patches, c.n_sensordata, c.nv, c.packed, a.state.wheel,
             a.state.vehicle, a.state.gears, a.commands.vehicle, a.commands.wheel, a.table_addr,
             a.friction, c.dt, c.gravity, a.outputs.wheel, a.outputs.vehicle, a.kin, a.hits,
             a.wheel_angle, a.now, a.bad, a.action, a.active, *a.scratch)
-        self.address = physics.worlds_address(self.worlds)     # held by self.worlds
-        self.worlds_type = numba.typeof(self.worlds)
+        self.address = physics.loop_data_address(self.data)     # held by self.data
+        self.data_type = numba.typeof(self.data)
 
     def run(self, n_substeps: int, action_map: int = actions.NONE,
             action: np.ndarray = NO_ACTION) -> int:
@@ -163,7 +163,7 @@ class Call:
         if (n_substeps.__class__ is not int or n_substeps < 0 or action_map != self.valid_map
                 or self.entry is None):
             n_substeps = self._prepare(n_substeps, action_map)
-        bad = self.entry(n_substeps, self.address, self.worlds_type, action_map, action)
+        bad = self.entry(n_substeps, self.address, self.data_type, action_map, action)
         if bad < -1:                                    # (one comparison when it is not)
             self._refuse(bad, action)
         return bad
@@ -184,7 +184,7 @@ class Call:
             self.valid_map = action_map
         if self.entry is None:                     # binds, and compiles or loads, on first use
             self.bind()
-            sig = (numba.types.int64, numba.types.int64, numba.typeof(self.worlds_type),
+            sig = (numba.types.int64, numba.types.int64, numba.typeof(self.data_type),
                    numba.types.int64, ACTION_TYPE)
             with first_compile(physics.advance_at, "the physics loop and vehicle update"):
                 physics.advance_at.compile(sig)

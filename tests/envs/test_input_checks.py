@@ -357,3 +357,20 @@ def test_reset_at_exactly_the_maximum_chassis_speed_is_allowed():
     assert np.linalg.norm(sim.com_velocity()) == pytest.approx(top)
     with pytest.raises(ValueError, match="allowed: a speed up to"):
         sim.reset(velocity=[top * (1 + 1e-9), 0.0, 0.0])
+
+
+def test_a_world_is_filled_with_exactly_its_rows():
+    """Sims built inside ``World.filled`` take its rows in order; one more than it has rows, or
+    fewer by the end of the block, is refused by count; a sim built outside gets a world of
+    its own."""
+    with World(2).filled() as world:
+        sims = [VehicleSim(build_scene("sedan")) for _ in range(2)]
+        with pytest.raises(ValueError, match="World: all its 2 worlds have their sim"):
+            VehicleSim(build_scene("sedan"))
+    assert [s.row for s in sims] == [0, 1] and all(s.world is world for s in sims)
+    alone = VehicleSim(build_scene("sedan"))
+    assert (alone.world.size, alone.row) == (1, 0) and alone.world is not world
+    with pytest.raises(ValueError, match=r"World: 1 sims built for its 3 worlds"):
+        with World(3).filled():
+            VehicleSim(build_scene("sedan"))
+    world.close()
