@@ -305,6 +305,9 @@ class World:
                                                         strict=True))
         if not same:
             raise ValueError("World: every sim must use the same vehicle parameters")
+        if (sim.dt, sim.gravity) != (first.dt, first.gravity):
+            raise ValueError(f"World: sim {i} steps {sim.dt} s at g = {sim.gravity}, sim 0 "
+                             f"{first.dt} s at g = {first.gravity}; a world steps its rows alike")
         if (sim.surfaces.grid_shape() != first.surfaces.grid_shape()
                 or sim.surfaces.n_patches != first.surfaces.n_patches):
             raise ValueError("World: every sim must use the same kind of terrain")
