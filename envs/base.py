@@ -5,7 +5,8 @@ checking, reset seeding, divergence handling, info diagnostics and rendering. A 
 owns the task interface (the methods under "task interface", Gymnasium-like: :meth:`reset_task`,
 :meth:`start_task`, :meth:`apply_action`, :meth:`observation`, :meth:`reward_terms`,
 :meth:`termination`, :meth:`check_option`): the action mapping, the observation, the reward
-terms, termination and success. ``step`` returns every reward term as ``info["reward_<term>"]``
+terms, termination and success; optionally what frames and evaluation videos show
+(``_markers``, :meth:`readout`). ``step`` returns every reward term as ``info["reward_<term>"]``
 (costs negative) and the reward is exactly their sum.
 
 After the physics substeps the chassis is read once (:class:`~.reading.ChassisReading`, from the
@@ -237,18 +238,35 @@ class TractionEnv(Snapshots, gym.Env):
         self.render_mode, self.width, self.height = render_mode, width, height
         self._renderer = None
         self._viewer = None
+        self._render_quality = "auto"
         self.camera_name = camera_name
         self._warned_divergence = False
         self._env_key: str | None = None           # (see _fingerprint)
         self._was_reset = False                  # (get_state needs an episode)
         self._steps = 0                          # control steps since the reset
         self._last_obs: np.ndarray | None = None  # a diverged step returns it (step_outcome)
-        self.metadata = {**self.metadata, "render_fps": max(1, round(1.0 / control_dt))}
+        self.metadata = {**self.metadata, "render_fps": max(1, round(1.0 / control_dt)),
+                         "render_modes": self.available_render_modes()}
         self.action_space = gym.spaces.Box(-1.0, 1.0, (len(self.action_names),), np.float32)
         self._action_shape = self.action_space.shape
         self._reward_keys = tuple(f"reward_{k}" for k in self.reward_names)
 
+    @classmethod
+    def available_render_modes(cls) -> list[str]:
+        """The class's render modes this process can use: ``human`` only with a display. An
+        environment's ``metadata["render_modes"]`` lists these, so Gymnasium's ``check_env``
+        (which makes the environment in every mode its metadata lists) passes headless; the
+        class's lists every mode, for ``gym.make`` to accept a window where there is one."""
+        modes = list(cls.metadata["render_modes"])
+        return modes if display_available() else [m for m in modes if m != "human"]
+
     # --- plumbing --------------------------------------------------------------------------
+    @property
+    def dt(self) -> float:
+        """Seconds of simulated time per :meth:`step` (``control_dt``), as Gymnasium's MuJoCo
+        environments have it (``env.unwrapped.dt``, ``env.get_wrapper_attr("dt")``)."""
+        return self._control_dt
+
     @property
     def model(self) -> mujoco.MjModel:
         return self.sim.model
@@ -469,14 +487,37 @@ class TractionEnv(Snapshots, gym.Env):
             for hid in range(self.model.nhfield):
                 self._viewer.update_hfield(hid)
 
+    @property
+    def render_quality(self) -> str:
+        """``rgb_array`` frames' quality: ``auto`` (default: ``low`` on a software OpenGL,
+        ``high`` on a GPU), ``high`` (shadow map, multisampling) or ``low`` (several times
+        faster without a GPU); see :mod:`traction.scenes.render`. Settable between steps."""
+        return self._render_quality
+
+    @render_quality.setter
+    def render_quality(self, quality: str) -> None:
+        from traction.scenes.render import QUALITIES
+
+        if quality not in QUALITIES:
+            raise ValueError(f"render_quality = {quality!r}; allowed: {', '.join(QUALITIES)}")
+        if quality != getattr(self, "_render_quality", "auto") and self._renderer is not None:
+            self._renderer.close()                     # the next frame makes one of the quality
+            self._renderer = None
+        self._render_quality = str(quality)
+
     def render(self):
+        """An ``rgb_array`` frame of :attr:`camera_name` ((height, width, 3) uint8) with the
+        task's markers (its target: :meth:`_markers`), or the ``human`` window updated (None);
+        None with a warning when the environment was made without a render mode."""
         if self.render_mode == "rgb_array":
             from traction.scenes.render import SceneRenderer
 
             if self._renderer is None:
-                self._renderer = SceneRenderer(self.model, self.width, self.height)
+                self._renderer = SceneRenderer(self.model, self.width, self.height,
+                                               quality=self.render_quality)
             self.sim.pose_for_render()
-            return self._renderer.frame(self.data, camera=self._camera_name)
+            return self._renderer.frame(self.data, camera=self._camera_name,
+                                        markers=self._markers() if self._was_reset else ())
         if self.render_mode == "human":
             import mujoco.viewer
 
@@ -485,6 +526,10 @@ class TractionEnv(Snapshots, gym.Env):
                 self._aim_viewer()
             self.sim.pose_for_render()
             self._viewer.sync()
+            return None
+        gym.logger.warn(f"{type(self).__name__}.render() without a render mode returns None; "
+                        "make the environment with render_mode='rgb_array' (frames) or 'human' "
+                        "(a window), e.g. gym.make(id, render_mode='rgb_array')")
         return None
 
     def close(self):
@@ -532,3 +577,21 @@ class TractionEnv(Snapshots, gym.Env):
         """A reset option that is not a number (``reset_options[name]`` None), checked and
         converted; ValueError naming it (task)."""
         raise NotImplementedError(name)
+
+    # --- display (optional overrides) --------------------------------------------------------
+    def _markers(self) -> list:
+        """Shapes drawn into ``rgb_array`` frames, not part of the scene (the task's target:
+        a heading, a goal, a line to follow), as :class:`traction.scenes.render.Marker`
+        (task; none by default). Read the state now (:meth:`read_chassis`)."""
+        return []
+
+    def _above_roof(self, c: ChassisReading) -> float:
+        """A height (m, world) 0.3 m above the vehicle's cabin at reading ``c``: markers there
+        show from above and from behind."""
+        ch = self.vehicle.chassis
+        return c.origin[2] + float(ch.body_centre[2] + 1.1 * ch.body_size[2]) + 0.3
+
+    def readout(self) -> dict[str, str]:
+        """The task's key quantities now, each a short text with its unit (what an evaluation
+        video's overlay shows beside time, reward and success); by default the speed."""
+        return {"speed": f"{self.read_chassis().speed:.1f} m/s"}

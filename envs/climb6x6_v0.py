@@ -105,7 +105,7 @@ class Climb6x6Env(TractionEnv):
     | `differential` | `"torque_vectoring"` | or `"equal"` (equal split over the six wheels) |
     | `action_mode` | `"pedals"` | or `"wheel_torques"` |
     | `control_dt` | 0.04 | s per `step` (25 Hz) |
-    | `physics_dt` | 0.004 | s per physics substep: spring alpha = sqrt(m/k)/dt ~ 31 (> 5), tyre/wheel coupling rate x dt ~ 0.6 (< 2) |
+    | `physics_dt` | 0.004 | s per physics substep: spring alpha = sqrt(m/k)/dt ~ 31 (> 5); the tyre is implicit in the wheel spin, stable at any step |
     | `goal_radius` | 6.0 | m (> 0) |
     | `vehicle` | `"truck_6x6"` | preset name, TOML path or `VehicleParams` (six wheels) |
     | weights | see Rewards | |
@@ -133,6 +133,28 @@ class Climb6x6Env(TractionEnv):
     - v0 (2026-11-25): observation 49 and `info["gear"]` show the engaged gear, 0 while a change
       is in progress (they showed the gear being left until the next one engaged).
     - v0 (2026-11-28): the `camera_name` argument (`render()` showed the chase camera only).
+    - v0 (2026-11-29): `rgb_array` frames draw the goal (a red beacon, the `goal_radius` disc)
+      and a green arrow toward it, and the truck's front; `readout()`; `dt`. What the agent sees
+      and earns is unchanged.
+    - v1: the drivetrain creates no energy. The differential's torque shares (torque
+      vectoring's, or the `wheel_share` actions') also weight the wheel spins in the clutch's
+      output speed, so the wheels get exactly the power the clutch passes; in v0 the clutch
+      saw the six wheels equally while the torque went by the shares, and the wheels got more
+      than the engine supplied with all torque on the fastest wheel (+150-170 % of its work),
+      ~7-16 % more with random shares on `crest`. At the rev limit the clutch acts at the held
+      engine speed.
+    - v1: the tyre forces act at the contact patches (they acted at the wheel centres, PhysX's
+      starting point, which gave the truck 56 % of a rigid vehicle's load transfer): the truck
+      pitches and rolls with a rigid vehicle's load transfer and tips sideways at 36 deg (it held
+      to 54 deg); its lateral slip denominator is 2 m/s (at 1 m/s the tyres' damping of the
+      body's sway, now acting at the ground, overshot every 4 ms step at low speed).
+    - v1: the tyre (every model) sits behind a tread between wheel and road: static friction at
+      rest, the model's own force at every speed, integrated implicitly with the wheel spin and
+      the chassis; it replaces the minimum slip denominators (the force was viscous below 4
+      m/s), the locked-wheel slip rule, the sticky tyre and the friction clamps. The slips are
+      the physical ones at every speed, both over max(|v|, |omega r|); observations 30-41 and
+      the `slip` term read the contact patch's slips (0 at rest, where the wheel's own is
+      noise).
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")
@@ -295,6 +317,38 @@ class Climb6x6Env(TractionEnv):
     def termination(self, c: ChassisReading) -> tuple[bool, bool]:
         success = self._goal_distance(c) < self._goal_radius
         return success or self._rolled_over(c) or self._off_terrain(c), success
+
+    # --- display -----------------------------------------------------------------------------
+    def _markers(self) -> list:
+        """The goal: a tall red beacon and its `goal_radius` disc; a green arrow over the truck
+        pointing toward it."""
+        from traction.scenes.render import Marker
+
+        c = self.read_chassis()
+        g = self._goal_xyz
+        out = [Marker.pole(g, 25.0, 0.4, (0.9, 0.15, 0.1, 0.85)),
+               Marker.disc((g[0], g[1], g[2] + 0.1), self._goal_radius, 0.1, (0.9, 0.2, 0.1, 0.35))]
+        dx, dy = g[0] - c.com[0], g[1] - c.com[1]
+        d = math.hypot(dx, dy)
+        if d > 1e-3:
+            x, y, z = c.com[0], c.com[1], self._above_roof(c)
+            length = 0.5 * float(self.vehicle.chassis.body_size[0]) + 3.0
+            out.append(Marker.arrow((x, y, z), (x + length * dx / d, y + length * dy / d, z),
+                                    0.16, (0.1, 0.85, 0.2, 0.9)))
+        return out
+
+    def readout(self) -> dict[str, str]:
+        c = self.read_chassis()
+        gear = int(self.sim.outputs.vehicle[0][L.O_GEAR])
+        g = self._goal_xyz
+        bearing = math.degrees(math.remainder(math.atan2(g[1] - c.com[1], g[0] - c.com[0])
+                                              - c.yaw, math.tau))
+        side = "ahead" if abs(bearing) < 0.5 else f"{abs(bearing):.0f} deg " + (
+            "left" if bearing > 0 else "right")
+        return {"to goal": f"{self._goal_distance(c):.1f} m, {side} (within "
+                           f"{self._goal_radius:g} m)",
+                "speed": f"{c.speed:.1f} m/s", "gear": "N" if gear == 0 else
+                "R" if gear < 0 else str(gear), "tilt": f"{math.degrees(c.tilt):.0f} deg"}
 
 
 def vector_env(num_envs: int = 1, **kwargs):

@@ -30,8 +30,8 @@ def _wrap(a: float) -> float:
 class DriftEnv(TractionEnv):
     r"""
     ## Description
-    The rear-wheel-drive sedan (`sedan_rwd`: 500 N m engine, limited-slip differential, handbrake
-    on the rear wheels) circles a skidpad counter-clockwise. Its gearbox is held in second gear
+    The rear-wheel-drive sedan (`sedan_rwd`: 500 N m engine, tight limited-slip differential,
+    handbrake on the rear wheels) circles a skidpad counter-clockwise. Its gearbox is held in second gear
     (drifting is done in a low gear; an autobox would shift up on wheelspin and kill the slide). The task is a
     sustained drift: keep the sideslip angle (between heading and velocity) near
     `target_sideslip_deg` while staying on the marked circle of radius `radius`, at speed. A
@@ -101,7 +101,7 @@ class DriftEnv(TractionEnv):
     | `radius` | 20.0 | circle radius, 5-60 m |
     | `hold_seconds` | 3.0 | s of drift for success (> 0) |
     | `vehicle` | `"sedan_rwd"` | preset name, TOML path or `VehicleParams` (4 wheels, engine) |
-    | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 26; tyre coupling stable) |
+    | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 26; the tyre is implicit in the wheel spin) |
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | |
     | `camera_name` | `"chase"` | the camera `render()` shows: `chase` (behind, following the vehicle), `top` (above it, looking down) or `driver` (in the cabin); settable between steps (`set_attr` / `set_wrapper_attr`) |
@@ -122,6 +122,26 @@ class DriftEnv(TractionEnv):
       zeros, which a truncation's value bootstrap then read).
     - v0 (2026-11-25): the `telemetry` argument (PhysX telemetry of every physics substep).
     - v0 (2026-11-28): the `camera_name` argument (`render()` showed the chase camera only).
+    - v0 (2026-11-29): `rgb_array` frames draw the circle, the velocity's direction (cyan) and
+      the heading at the target sideslip (green), and the car's front; `readout()`; `dt`. What
+      the agent sees and earns is unchanged.
+    - v1: the limited-slip differential creates no energy: its biased torque shares also weight
+      the rear wheels' spins in the clutch's output speed (in v0 the clutch saw them equally,
+      and under engine braking with the wheels' speeds apart the wheels got more power than the
+      clutch passed: 1.1 % of the engine's work in power-on / lift-off donuts). At the rev limit
+      the clutch acts at the held engine speed.
+    - v1: the tyre forces act at the contact patches (they acted at the wheel centres, which
+      gave 43 % of a rigid car's load transfer), and the car changed with it: it understeers a
+      little (front tyres' lateral stiffness 14, rear 22 per rad: 1.9 deg/g; it steered
+      neutrally), its brakes are biased forward (2500 / 1500 N m; 1500 each), its limited slip
+      is the tightest (`rear_bias` 1.0; 1.3) and second gear longer (1.9; 2.3): with the real
+      load transfer the unloaded inner rear wheel spun up and the car could not hold a slide.
+    - v1: the tyre (every model) sits behind a tread between wheel and road: static friction at
+      rest, the model's own force at every speed, integrated implicitly with the wheel spin and
+      the chassis; it replaces the minimum slip denominators (the force was viscous below 4
+      m/s), the locked-wheel slip rule, the sticky tyre and the friction clamps. The slips are
+      the physical ones at every speed, both over max(|v|, |omega r|); observations 8-15 are the
+      contact patch's slips.
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")
@@ -248,6 +268,33 @@ class DriftEnv(TractionEnv):
         beta, e = self._slide(c)
         done = abs(beta) > _SPIN_OUT or abs(e) > 15.0
         return done, self._succeeded
+
+    # --- display -----------------------------------------------------------------------------
+    def _markers(self) -> list:
+        """The circle to drive (a white line); above the car, the velocity's direction (cyan
+        arrow) and the heading that has the target sideslip to it (green arrow): a drift on
+        target points the car's nose along the green arrow."""
+        from traction.scenes.render import Marker, ring
+
+        c = self.read_chassis()
+        out = ring((0.0, 0.0, 0.012), self._radius, 0.25, (1.0, 1.0, 1.0, 0.9))
+        vx, vy = c.velocity[0], c.velocity[1]
+        if math.hypot(vx, vy) > 0.5:
+            x, y, z = c.com[0], c.com[1], self._above_roof(c)
+            course = math.atan2(vy, vx)
+            for yaw, rgba in ((course, (0.1, 0.8, 1.0, 0.9)),
+                              (course + self.target, (0.1, 0.85, 0.2, 0.9))):
+                tip = (x + 6.0 * math.cos(yaw), y + 6.0 * math.sin(yaw), z)
+                out.append(Marker.arrow((x, y, z), tip, 0.12, rgba))
+        return out
+
+    def readout(self) -> dict[str, str]:
+        c = self.read_chassis()
+        return {"sideslip": f"{math.degrees(self.sideslip(c)):+.0f} deg "
+                            f"(target {self.target_sideslip_deg:.0f})",
+                "off circle": f"{self.cross_track(c):+.1f} m",
+                "drift held": f"{self._held:.1f} / {self._hold_seconds:.1f} s",
+                "speed": f"{c.speed:.1f} m/s"}
 
 
 def vector_env(num_envs: int = 1, **kwargs):

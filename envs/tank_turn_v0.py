@@ -92,7 +92,7 @@ class TankTurnEnv(TractionEnv):
     |---|---|---|
     | `drive_mode` | `"special"` | or `"standard"` |
     | `vehicle` | `"tank"` | preset name, TOML path or `VehicleParams` with a tank differential |
-    | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 27; tyre coupling stable) |
+    | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 27; the tyre is implicit in the wheel spin) |
     | weights | see Rewards | |
     | `render_mode`, `width`, `height` | None, 640, 480 | |
     | `camera_name` | `"chase"` | the camera `render()` shows: `chase` (behind, following the vehicle), `top` (above it, looking down) or `driver` (in the cabin); settable between steps (`set_attr` / `set_wrapper_attr`) |
@@ -115,6 +115,22 @@ class TankTurnEnv(TractionEnv):
     - v0 (2026-11-25): leaving the arena ends the episode (`off_arena` term); the tank had
       fallen off its edge and gone on falling until the time limit.
     - v0 (2026-11-28): the `camera_name` argument (`render()` showed the chase camera only).
+    - v0 (2026-11-29): `rgb_array` frames draw the target heading (a green arrow; the heading now:
+      a white one) and the tank's front (a yellow band, headlights); `readout()`; `dt`. What the
+      agent sees and earns is unchanged.
+    - v1: at the engine's rev limit the clutch acts at the held engine speed (the wheels are
+      solved against it; in v0 the clutch torque came from the engine speed before the
+      limiter held it).
+    - v1: the tyre forces act at the contact patches (they acted at the road wheels' centres):
+      the tank's load transfer is a rigid vehicle's.
+    - v1: the tyre (every model) sits behind a tread between wheel and road: static friction at
+      rest, the model's own force at every speed, integrated implicitly with the wheel spin and
+      the chassis; it replaces the minimum slip denominators (the force was viscous below 4
+      m/s), the locked-wheel slip rule, the sticky tyre and the friction clamps. The slips are
+      the physical ones at every speed, both over max(|v|, |omega r|). The tracks scrub sideways
+      with static friction (the lateral force had been viscous below 4 m/s): the tank breaks
+      away into a pivot from about 0.6 command and pivots at 36 deg/s at full command (27
+      before).
     """
 
     action_names = ("left", "right")
@@ -199,6 +215,30 @@ class TankTurnEnv(TractionEnv):
     def termination(self, c: ChassisReading) -> tuple[bool, bool]:
         success = self._held >= self.HOLD_SECONDS - 1e-9
         return success or self._off_arena(c), success
+
+    # --- display -----------------------------------------------------------------------------
+    def _markers(self) -> list:
+        """The target heading (green arrow) and the heading now (white arrow) from above the
+        CoM, over the cabin, reaching past the hull."""
+        from traction.scenes.render import Marker
+
+        c = self.read_chassis()
+        x, y, z = c.com[0], c.com[1], self._above_roof(c)
+        reach = 0.5 * float(self.vehicle.chassis.body_size[0]) + 3.0
+        out = []
+        for yaw, rgba, width, length in ((self.target, (0.1, 0.85, 0.2, 0.9), 0.16, reach),
+                                         (c.yaw, (1.0, 1.0, 1.0, 0.8), 0.1, 0.8 * reach)):
+            tip = (x + length * math.cos(yaw), y + length * math.sin(yaw), z)
+            out.append(Marker.arrow((x, y, z), tip, width, rgba))
+        return out
+
+    def readout(self) -> dict[str, str]:
+        c = self.read_chassis()
+        moved = math.hypot(c.com[0] - self.start[0], c.com[1] - self.start[1])
+        return {"heading error": f"{math.degrees(self.heading_error(c)):+.1f} deg "
+                                 f"(within {math.degrees(self.TOLERANCE):.0f})",
+                "held": f"{self._held:.1f} / {self.HOLD_SECONDS:.1f} s",
+                "moved": f"{moved:.2f} m"}
 
 
 def vector_env(num_envs: int = 1, **kwargs):

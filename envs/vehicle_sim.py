@@ -134,8 +134,7 @@ class VehicleSim:
         self._friction_table = table
         self.dt = float(self.model.opt.timestep)
         self.gravity = float(np.linalg.norm(self.model.opt.gravity))
-        grip = table.values[:, self.params.tires.tire_type.astype(int)].max(axis=0)
-        vm.check_timestep(self.params, self.dt, self.gravity, grip)   # each wheel's best surface
+        vm.check_timestep(self.params, self.dt, self.gravity)
         m = self.model
         self.body = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, names.CHASSIS_BODY)
         joint = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, names.CHASSIS_JOINT)

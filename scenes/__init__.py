@@ -9,7 +9,8 @@ import os
 if not os.environ.get("MUJOCO_GL") and not os.environ.get("DISPLAY"):
     os.environ["MUJOCO_GL"] = "egl"
 
-from . import names  # noqa: E402
+# (render: its fork hook is registered before anything renders)
+from . import names, render  # noqa: E402, F401
 from .build import TERRAINS, Scene, build_scene, build_spec  # noqa: E402
 
 __all__ = ["TERRAINS", "Scene", "build_scene", "build_spec", "names"]

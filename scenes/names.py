@@ -4,6 +4,8 @@ CHASSIS_BODY = "chassis"
 CHASSIS_JOINT = "chassis_free"
 CHASSIS_CABIN = "chassis_cabin"
 CHASSIS_VISUAL = "chassis_body"
+#: the yellow band across the front of the body's top (the front seen from above)
+CHASSIS_FRONT = "chassis_front"
 GROUND = "ground"
 TERRAIN_HFIELD = "terrain"
 GOAL_MARKER = "goal"
@@ -51,3 +53,13 @@ def ground_patch(i: int) -> str:
 def marker(i: int) -> str:
     """Marker site ``i`` of a terrain (circle posts, heading posts)."""
     return f"marker{i}"
+
+
+def headlight(i: int) -> str:
+    """Headlight ``i`` (0 right, 1 left) on the body's front face."""
+    return f"chassis_headlight{i}"
+
+
+def taillight(i: int) -> str:
+    """Tail light ``i`` (0 right, 1 left) on the body's back face."""
+    return f"chassis_taillight{i}"

@@ -93,6 +93,19 @@ def _add_body_visuals(body, p: VehicleParams) -> None:
          [ch.body_centre[0] - 0.1 * length, ch.body_centre[1], top + 0.3 * height],
          [0.6, 0.75, 0.9, 1]),
     ]
+    # Which end is the front, from any camera: a yellow band across the front of the top
+    # (from above a box looks the same both ways), headlights and tail lights on the end faces.
+    front, back = ch.body_centre[0] + length / 2, ch.body_centre[0] - length / 2
+    band = min(0.12 * length, 0.6)
+    panels.append((names.CHASSIS_FRONT, [band, 0.9 * width, 0.02],
+                   [front - band / 2 - 0.02 * length, ch.body_centre[1], top + 0.01],
+                   [1.0, 0.8, 0.1, 1]))
+    lamp = [0.02, 0.18 * width, max(0.06, 0.12 * height)]
+    for i, side in enumerate((-1, 1)):
+        y = ch.body_centre[1] + side * 0.3 * width
+        z = top - lamp[2] / 2 - 0.03
+        panels.append((names.headlight(i), lamp, [front + 0.01, y, z], [1.0, 1.0, 0.75, 1]))
+        panels.append((names.taillight(i), lamp, [back - 0.01, y, z], [0.85, 0.05, 0.05, 1]))
     for name, size, pos, rgba in panels:
         if size[2] < 1e-3:                             # a body entirely above the tyres (or
             continue                                   # under 5 cm tall) has one panel

@@ -66,6 +66,9 @@ for name in ("sedan", "sedan_rwd", "tank", "truck_6x6"):
     load_vehicle(name)
 assert train.hyperparameters("ppo", "Traction/Drift-v0", {})["n_steps"] > 0
 assert train.hyperparameters("sac", "Traction/Drift-v0", {})["batch_size"] > 0
+from traction.train import pretrained
+assert pretrained.available() == ["Traction/TankTurn-v0"]
+assert (pretrained.folder("Traction/TankTurn-v0") / "vecnormalize.pkl").is_file()
 for eid in ("Traction/Climb6x6-v0", "Traction/Drift-v0", "Traction/TankTurn-v0"):
     env = gym.make(eid)
     obs, _ = env.reset(seed=0)

@@ -1,6 +1,8 @@
 """The README's Python examples run as written, and do what their comments say."""
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -55,17 +57,50 @@ def _video(ns):
     assert ns["sim"].data.time == pytest.approx(50 * 20 * ns["sim"].dt)   # "2 s"
 
 
+def _async(ns):
+    assert ns["obs"].shape == (2, 19) and ns["reward"].shape == (2,)
+    assert [f.shape for f in ns["frames"]] == [(120, 160, 3)] * 2
+
+
 #: each block's claims, by a line that identifies the block
 CLAIMS = {'gym.make("Traction/TankTurn-v0", render_mode': _quick_start, "telemetry=2000": _telemetry,
-          'build_scene("sedan_rwd", "slope"': _coupling, "gym.make_vec(": _vector,
-          "VehicleState.zeros": _standalone, "VideoWriter(": _video}
+          'build_scene("sedan_rwd", "slope"': _coupling, 'vectorization_mode="vector_entry_point"':
+          _vector, 'vectorization_mode="async"': _async, "VehicleState.zeros": _standalone,
+          "VideoWriter(": _video}
+
+#: a script block runs after this process rendered (the workers' fork would hang after it)
+RENDER_FIRST = """
+if __name__ == "__main__":
+    from traction.scenes import build_scene
+    from traction.scenes.render import SceneRenderer
+    SceneRenderer(build_scene().model, 8, 8).close()
+"""
+
+#: a script block's claims get what it made, printed as the script ends
+SCRIPT_REPORT = """
+if __name__ == "__main__":
+    import pickle, sys
+    sys.stdout.buffer.write(pickle.dumps({"obs": obs, "reward": reward, "frames": frames}))
+"""
 
 
 @pytest.mark.parametrize("code", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
 def test_readme_example_runs(code, tmp_path, monkeypatch):
+    """Each block runs as written: a block with a ``__main__`` guard (the async vector env's,
+    whose spawned workers import the file) as a script of its own, with a rendered frame in
+    this process first (a fork after it would hang)."""
     claims = [check for key, check in CLAIMS.items() if key in code]
     assert len(claims) == 1, "a README example without its claims checked here"
     monkeypatch.chdir(tmp_path)                                   # files it writes: runs/...
+    if 'if __name__ == "__main__":' in code:
+        import pickle
+
+        script = tmp_path / "example.py"
+        script.write_text(RENDER_FIRST + code + SCRIPT_REPORT)
+        run = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=600)
+        assert run.returncode == 0, run.stderr.decode()
+        claims[0](pickle.loads(run.stdout))
+        return
     ns = {}
     exec(compile(code, str(README), "exec"), ns)
     claims[0](ns)

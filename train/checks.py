@@ -17,7 +17,8 @@ from pathlib import Path
 from traction.vehicle_model.params import check_number
 
 #: Optional dependency (import name) -> the extra of ``pyproject.toml`` that installs it.
-EXTRAS = {"matplotlib": "plot", "imageio": "render", "stable_baselines3": "train"}
+EXTRAS = {"matplotlib": "plot", "imageio": "render", "stable_baselines3": "train",
+          "ray": "scale", "rliable": "stats"}
 
 
 class MissingExtra(ImportError):

@@ -1,6 +1,7 @@
 """Evaluate a trained run folder (model + normalisation statistics, never updated)::
 
     python -m traction.train.evaluate runs/tank_ppo --episodes 20 [--video] [--model best]
+    python -m traction.train.evaluate --pretrained Traction/TankTurn-v0 --episodes 10 [--video]
 
 ``--model final`` (the default) evaluates ``model.zip`` with ``vecnormalize.pkl`` and writes
 ``evaluation.json``; ``--model best`` evaluates the model training's evaluations kept,
@@ -9,7 +10,19 @@ writes ``best/evaluation.json``. ``--video`` writes the first episode as ``evalu
 same folder; ``.gif`` without ffmpeg): the frame
 after reset, then one per step up to the step before the episode ended. The frame of the last
 step is dropped: the vector environment resets an ended episode within that step (SB3's
-same-step autoreset), so what it would render is already the next episode's first state.
+same-step autoreset), so what it would render is already the next episode's first state;
+instead the video ends on the last frame held for a second with the episode's outcome. Each
+frame shows the task's target (its markers) and an overlay: time, the step's reward and the
+return so far, the task's key quantities (its ``readout``) and success. ``--size`` and
+``--quality`` set the frames' size and render quality (``auto``: ``low`` on a software OpenGL,
+several times faster there; see :mod:`traction.scenes.render`).
+
+The run folder is read wherever it is: the vehicle and your own task's module come from the
+copies training kept in it (:mod:`traction.train.run_folder`).
+
+``--pretrained ID`` evaluates the agent shipped with the package for that task
+(:mod:`traction.train.pretrained`) and writes its results to ``--out`` (default
+``runs/pretrained/<task name>/``).
 """
 
 from __future__ import annotations
@@ -23,8 +36,13 @@ import yaml
 
 from traction.envs.base import display_available
 from traction.scenes.names import CAMERAS
-from traction.train.checks import MissingExtra, int_at_least, positive_int_arg, require
-from traction.train.train import make_vec
+from traction.scenes.render import QUALITIES
+from traction.train import run_folder
+from traction.train.checks import MissingExtra, int_at_least, positive_int_arg, require, writable_dir
+from traction.train.train import make_vec, traction_spec
+
+#: the video's frame size (px) unless ``--size`` says otherwise
+VIDEO_SIZE = (480, 360)
 
 #: ``--model`` -> (folder in the run, model file) of the model to evaluate
 MODELS = {"final": (".", "model.zip"), "best": ("best", "best_model.zip")}
@@ -98,91 +116,232 @@ def check_run(run: Path, which: str = "final", video: bool = False) -> tuple[dic
     return config, *files
 
 
-def _render(venv) -> np.ndarray:
-    return venv.envs[0].render()        # (VecNormalize passes ``envs`` on from the adapter)
+def _episodes(venv, model, episodes: int, video=None, progress: bool = False) -> tuple[list,
+                                                                                     list]:
+    """Returns and successes of ``episodes`` deterministic episodes; with ``video`` (a
+    :class:`_Video`), the first episode's frames go to it."""
+    from tqdm import tqdm
 
-
-def _episodes(venv, model, episodes: int, video: bool) -> tuple[list, list, list]:
-    """Returns, successes and (first episode) frames of ``episodes`` deterministic episodes."""
     returns, successes = [], []
     obs = venv.reset()
-    frames = [_render(venv)] if video else []
+    bar = tqdm(total=episodes, unit="episode", desc="evaluating", disable=not progress)
+    if video is not None:
+        video.start(progress)
     total = 0.0
     while len(returns) < episodes:
         action, _ = model.predict(obs, deterministic=True)
         obs, reward, done, infos = venv.step(action)
-        total += float(venv.get_original_reward()[0]) if hasattr(venv, "get_original_reward") \
+        r = float(venv.get_original_reward()[0]) if hasattr(venv, "get_original_reward") \
             else float(reward[0])
+        total += r
         if done[0]:                 # the env has already reset: its render is the next episode
             returns.append(total)
             successes.append(bool(infos[0].get("is_success", False)))
+            if video is not None and len(returns) == 1:
+                video.end(r, total, infos[0])
             total = 0.0
-        elif video and not returns:
-            frames.append(_render(venv))
-    return returns, successes, frames
+            bar.update()
+        elif video is not None and not returns:
+            video.frame(r, total, infos[0])
+    bar.close()
+    return returns, successes
+
+
+class _Video:
+    """The first episode's frames with their overlay, streamed to a video file, a progress bar
+    meanwhile; the last frame held for a second with the episode's outcome."""
+
+    def __init__(self, venv, path: Path, fps: int):
+        from traction.scenes.video import VideoWriter
+
+        self.env = venv.envs[0]         # (VecNormalize passes ``envs`` on from the adapter)
+        self.writer = VideoWriter(path, fps=fps)
+        self.fps, self.steps, self.bar, self.last = fps, 0, None, None
+        self.name = self.env.spec.id.split("/")[-1] if self.env.spec else type(self.env).__name__
+
+    def start(self, progress: bool) -> None:
+        from tqdm import tqdm
+
+        limit = self.env.spec.max_episode_steps if self.env.spec else None
+        self.bar = tqdm(total=limit, unit="frame", desc="video (episode 1)", leave=False,
+                        disable=not progress)
+        self._add(self._text(0.0, 0.0, "not yet"))
+
+    def _text(self, reward: float, total: float, success: str, fresh: bool = True) -> str:
+        """The overlay: time, reward and return, the task's readout of the frame's state (not
+        ``fresh``: the last frame's, the env having reset since) and ``success``."""
+        if fresh:
+            self.readout = [f"{k}: {v}" for k, v in self.env.readout().items()]
+        lines = [f"{self.name}   t {self.steps * self.env.dt:5.2f} s",
+                 f"reward {reward:+.3f}   return {total:+.2f}", *self.readout,
+                 f"success: {success}"]
+        return "\n".join(lines)
+
+    def _add(self, text: str) -> None:
+        from traction.scenes.render import draw_text
+
+        self.last = self.env.render()
+        self.writer.append(draw_text(self.last, text))
+        self.bar.update()
+
+    def frame(self, reward: float, total: float, info: dict) -> None:
+        self.steps += 1
+        self._add(self._text(reward, total, "YES" if info.get("is_success") else "not yet"))
+
+    def end(self, reward: float, total: float, info: dict) -> None:
+        """The last frame again for a second, with the step that ended the episode: its
+        reward, the return, and how it ended (the readout is the last frame's)."""
+        from traction.scenes.render import draw_text
+
+        self.steps += 1
+        why = ("diverged" if info.get("diverged") else "time limit"
+               if info.get("TimeLimit.truncated") else "terminated")
+        outcome = "YES" if info.get("is_success") else f"no ({why})"
+        text = self._text(reward, total, f"{outcome}   (episode over)", fresh=False)
+        card = draw_text(self.last, text)
+        for _ in range(self.fps):
+            self.writer.append(card)
+        self.bar.close()
+
+    def close(self) -> Path | None:
+        if self.bar is not None:
+            self.bar.close()
+        return self.writer.close()
 
 
 def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
-             model: str = "final", camera: str = "chase") -> dict:
+             model: str = "final", camera: str = "chase", size: tuple[int, int] = VIDEO_SIZE,
+             quality: str = "auto", progress: bool = False, out: Path | None = None) -> dict:
     """Deterministic episodes of the ``final`` or ``best`` model; returns success rate and
-    return statistics (also written to ``evaluation.json`` beside the model). ``camera``: the
-    video's (``chase``, ``top`` or ``driver``; the env's ``camera_name``).
+    return statistics (also written to ``evaluation.json`` in ``out``, by default beside the
+    model). ``camera``: the video's (``chase``, ``top`` or ``driver``; the env's
+    ``camera_name``); ``size``: its frames' ``(width, height)`` (px); ``quality``: their render
+    quality (``auto``, ``high``, ``low``); ``progress``: progress bars (stderr).
 
     Raises:
-        ValueError: ``episodes`` < 1, an unknown ``camera``, or what :func:`check_run` refuses.
+        ValueError: ``episodes`` < 1, an unknown ``camera`` or ``quality``, a kept file that does
+            not load, or what :func:`check_run` refuses.
         MissingExtra: ``video`` without imageio (the ``render`` extra).
     """
     int_at_least("--episodes", episodes, 1)
     if camera not in CAMERAS:
         raise ValueError(f"camera = {camera!r}; allowed: {', '.join(CAMERAS)}")
+    if quality not in QUALITIES:
+        raise ValueError(f"quality = {quality!r}; allowed: {', '.join(QUALITIES)}")
     config, model_path, stats = check_run(run, model, video)
     if video:
         require("evaluate --video", "imageio")
+    out = model_path.parent if out is None else Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     import stable_baselines3 as sb3
 
-    kwargs = dict(config["env_kwargs"])
+    kwargs = env_kwargs(run, config)
     if video:
-        kwargs.update(render_mode="rgb_array", width=480, height=360)
+        kwargs.update(render_mode="rgb_array", width=size[0], height=size[1])
     venv = make_vec(config["env_id"], kwargs, 1, seed, False, training=False, stats=stats)
+    agent = getattr(sb3, config["algo"].upper()).load(model_path, device="cpu")
+    recorder = None
     if video:
         venv.envs[0].camera_name = camera
-    agent = getattr(sb3, config["algo"].upper()).load(model_path, device="cpu")
-    returns, successes, frames = _episodes(venv, agent, episodes, video)
-    fps = venv.get_attr("metadata")[0]["render_fps"]   # one frame per control step, real time
-    venv.close()
+        venv.envs[0].render_quality = quality
+        fps = venv.get_attr("metadata")[0]["render_fps"]   # one frame per control step
+        recorder = _Video(venv, out / "evaluation.mp4", fps)
+    try:
+        returns, successes = _episodes(venv, agent, episodes, recorder, progress)
+    finally:
+        written = recorder.close() if recorder is not None else None
+        venv.close()
     result = {"env_id": config["env_id"], "model": model, "episodes": episodes,
               "success_rate": float(np.mean(successes)), "mean_return": float(np.mean(returns)),
               "std_return": float(np.std(returns))}
-    if video and frames:
-        from traction.scenes.video import VideoWriter
-
-        with VideoWriter(model_path.parent / "evaluation.mp4", fps=fps) as writer:
-            for f in frames:
-                writer.append(f)
-        result["video"] = str(writer.path)
-    (model_path.parent / "evaluation.json").write_text(json.dumps(result, indent=2))
+    if written is not None:
+        result["video"] = str(written)
+    (out / "evaluation.json").write_text(json.dumps(result, indent=2))
     return result
+
+
+def env_kwargs(run: Path, config: dict) -> dict:
+    """The run's environment arguments, with the vehicle it kept (its ``vehicle.toml``) and its
+    task's module first on the import path (:mod:`traction.train.run_folder`).
+
+    Raises:
+        ValueError: a kept file is missing or does not load.
+    """
+    kwargs = dict(config["env_kwargs"])
+    run_folder.use_task(run, config)
+    try:
+        traction_spec(config["env_id"])             # (imports the task's module: its id)
+    except ValueError as e:
+        if not config.get("kept", {}).get("task_files"):
+            kept = "the run kept no copy of its module"
+        elif not (run / run_folder.TASK_FOLDER).is_dir():
+            kept = f"its copy, {run_folder.TASK_FOLDER}/, is missing"
+        else:
+            kept = f"its copy in {run_folder.TASK_FOLDER}/ does not import either"
+        raise ValueError(f"run folder {run}: {e}; {kept}") from None
+    vehicle = run_folder.vehicle(run, config)
+    if vehicle is not None:
+        kwargs["vehicle"] = vehicle
+    return kwargs
+
+
+def size_arg(text: str) -> tuple[int, int]:
+    """argparse type: ``WIDTHxHEIGHT`` in pixels (each 16-1280 wide, 16-720 high)."""
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+        if 16 <= width <= 1280 and 16 <= height <= 720:
+            return width, height
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"{text!r}; allowed: WIDTHxHEIGHT, e.g. 480x360 (width "
+                                     "16-1280, height 16-720)")
 
 
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description="Evaluate a Traction training run.")
-    ap.add_argument("run", type=Path)
+    ap.add_argument("run", type=Path, nargs="?", help="training run folder")
+    ap.add_argument("--pretrained", metavar="ID", default=None,
+                    help="instead of a run: the agent shipped for this task, e.g. "
+                         "Traction/TankTurn-v0")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="where evaluation.json (and the video) go (default: beside the model; "
+                         "with --pretrained: runs/pretrained/<task name>)")
     ap.add_argument("--episodes", type=positive_int_arg, default=10, help="episodes (>= 1)")
     ap.add_argument("--video", action="store_true", help="write evaluation.mp4 (first episode)")
     ap.add_argument("--model", choices=tuple(MODELS), default="final",
                     help="final: model.zip (default); best: best/best_model.zip")
     ap.add_argument("--camera", choices=CAMERAS,
                     help="with --video: the video's camera (default: chase)")
+    ap.add_argument("--size", type=size_arg, default=None,
+                    help=f"with --video: frame size WIDTHxHEIGHT (default: {VIDEO_SIZE[0]}x"
+                    f"{VIDEO_SIZE[1]})")
+    ap.add_argument("--quality", choices=QUALITIES, default=None,
+                    help="with --video: render quality (default: auto, which is low, several "
+                    "times faster, on a software OpenGL, and high on a GPU)")
+    ap.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     args = ap.parse_args(argv)
-    if args.camera is not None and not args.video:
-        ap.error("--camera goes with --video (the video's camera)")
+    for name in ("camera", "size", "quality"):
+        if getattr(args, name) is not None and not args.video:
+            ap.error(f"--{name} goes with --video (the video's {name})")
+    if (args.run is None) == (args.pretrained is None):
+        ap.error("give a run folder or --pretrained ID (one of them)")
+    out = args.out
     try:
         require("evaluate", "stable_baselines3", *(("imageio",) if args.video else ()))
-        check_run(args.run, args.model, args.video)
+        run = args.run
+        if args.pretrained is not None:
+            from traction.train import pretrained
+
+            run = pretrained.folder(args.pretrained)
+            out = out or Path("runs") / "pretrained" / pretrained.name_of(args.pretrained)
+        check_run(run, args.model, args.video)
+        if out is not None:
+            writable_dir(out)
+        result = evaluate(run, args.episodes, args.video, model=args.model,
+                          camera=args.camera or "chase", size=args.size or VIDEO_SIZE,
+                          quality=args.quality or "auto", progress=not args.no_progress, out=out)
     except (ValueError, MissingExtra) as e:
         ap.error(str(e))
-    result = evaluate(args.run, args.episodes, args.video, model=args.model,
-                      camera=args.camera or "chase")
     print(json.dumps(result, indent=2))
     return result
 

@@ -16,7 +16,6 @@ from traction.vehicle_model import (
     GearboxParams,
     SimulationParams,
     SteeringParams,
-    StickyParams,
     SuspensionParams,
     TireForceScaling,
     TireLoadFilter,
@@ -25,6 +24,7 @@ from traction.vehicle_model import (
 )
 from traction.vehicle_model.config import (
     DERIVED,
+    REMOVED,
     SUSPENSION_DEFAULTS,
     TIRE_DEFAULTS,
     WHEEL_DEFAULTS,
@@ -37,14 +37,16 @@ SECTIONS = (
      "Per wheel. `radius` is required; `moi` defaults to 0.5 * mass * radius^2."),
     ("suspension (`[defaults.suspension]` / `wheels[i].suspension`)", SuspensionParams,
      "Per wheel. `position` comes from `wheels[i].position`; `sprung_mass` is computed from the "
-     "CoM when omitted; both force points default to the wheel centre at rest."),
+     "CoM when omitted; `force_point` defaults to the wheel centre at rest; the tyre forces act "
+     "at the contact patch, `tire_force_height` above it."),
     ("tire (`[defaults.tire]` / `wheels[i].tire`)", TireParams,
      "Per wheel. `model`, `tire_type` and `curve_set` take names; `custom = \"name\"` names a "
      "function registered with `traction.vehicle_model.register_tire_model`. Each model reads "
-     "its own keys (prefix or note in the table). A stiff tyre needs more wheel substeps "
-     "(`[simulation]`) than PhysX's: the magic formula's defaults (19.8 x load per unit slip) "
-     "need about 16 low-speed and 4 high-speed substeps on a car's wheel at a 2 ms step; "
-     "`check_timestep` (which `VehicleSim` runs) names the wheels and the substeps they need."),
+     "its own keys (prefix or note in the table); every model sits behind the tread (`tread_` "
+     "keys): a spring-damper per direction between wheel and road that holds a parked vehicle "
+     "(static friction up to friction x load) and, rolling, relaxes to the model's force over "
+     "the relaxation length (the model's slip stiffness over the tread's; see "
+     "`vehicle_model/tire_models.py`). The slips are the physical ones at every speed."),
     ("[tire_force_scaling]", TireForceScaling,
      "Scales the pitch and roll parts of the tyre forces' moment about the CoM."),
     ("[steering]", SteeringParams,
@@ -58,7 +60,6 @@ SECTIONS = (
     ("[gearbox]", GearboxParams, "Gears: -1 reverse, 0 neutral, 1..N forward."),
     ("[clutch]", ClutchParams, ""),
     ("[tire_load_filter]", TireLoadFilter, "Normalised load -> filtered normalised load."),
-    ("[sticky]", StickyParams, "Static friction at rest (see `vehicle_model/sticky.py`)."),
     ("[simulation]", SimulationParams, "Numerical settings of the vehicle update."),
 )
 
@@ -117,6 +118,12 @@ def render() -> str:
               "One entry per bar: `wheels = [a, b]` (two wheel names) and `stiffness` (N/m, "
               "[0, 1e+07]); adds `stiffness * (jounce_a - jounce_b)` to a's strut force and "
               "takes it from b's.", ""]
+    lines += ["## Removed keys", "",
+              "Keys earlier versions read; a file that sets one is refused with the reason.", "",
+              "| key | why |", "|---|---|"]
+    lines += [f"| `{f'{table}.{key}' if table else f'[{key}]'}` | {_cell(why)} |"
+              for table, keys in REMOVED.items() for key, why in keys.items()]
+    lines.append("")
     return "\n".join(lines)
 
 

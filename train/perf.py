@@ -21,6 +21,11 @@ untimed), so the vehicle drives as intended rather than tumbling under random ac
    steps per second again with the physics in as many threads as the process has cores (at
    least 2; ``num_threads``);
 5. ``import traction.envs`` + first ``gym.make`` in a fresh process (warm on-disk kernel cache);
+6. training (:func:`training`, when Stable-Baselines3 is installed): PPO with the shipped
+   hyperparameters (``train/hyperparams/ppo.yml``: its worlds, its physics threads, one torch
+   thread), end-to-end environment steps per second, against the native vector env of as many
+   worlds and threads replaying the same actions, paired iteration by iteration; and the
+   learner's share (the update's time in the training's);
 
 and, when installed, Gymnasium's ``HalfCheetah-v5`` and ``CarRacing-v3`` env steps per second.
 The physics costs relative to bare MuJoCo are also measured *paired* (:func:`paired_cost`: both
@@ -328,6 +333,72 @@ def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: f
             "physics_cost_per_vehicle_substep_vs_bare_same_worlds_paired": paired}
 
 
+#: paired training rounds (each: one PPO iteration, then the env alone for as many steps)
+TRAIN_ROUNDS = 6
+
+
+def training(env_id: str, rounds: int = TRAIN_ROUNDS, overrides: dict | None = None) -> dict:
+    """End-to-end PPO training speed with the shipped hyperparameters (``overrides`` on top)
+    against the env's own: in each of ``rounds`` rounds, one timed training iteration (rollout
+    and update, as ``model.learn`` runs them: policy passes, the SB3 adapter, VecMonitor,
+    VecNormalize, the rollout buffer; without the evaluation and checkpoint callbacks, which
+    run every 20,000 and 50,000 steps), its update timed on its own, then the native vector env
+    of as many worlds and physics threads stepping the iteration's actions (clipped to the
+    action space, as the training clips them; Gymnasium's API, no SB3). Rates are the best of
+    the rounds; the learner's share is the update's part of the training time, summed over the
+    rounds. ``train_vs_env_cpu`` is the same ratio in the process's CPU time summed over the
+    rounds: on a shared machine, time spent waiting for a core counts on neither side (with
+    one physics thread and one torch thread the process's CPU time is its one thread's work)."""
+    import tempfile
+
+    import torch
+
+    from traction.train import train
+
+    with tempfile.TemporaryDirectory() as tmp:
+        p = train.prepare(env_id, "ppo", 10**9, 0, Path(tmp) / "run", overrides or {}, {},
+                          threads=1)
+    model, run = p["model"], p["run"]
+    model.tensorboard_log = None                       # no TensorBoard files
+    n, per = run["n_envs"], model.n_steps * run["n_envs"]
+    env = traction.envs.make_vector(train.traction_spec(env_id).id, n,
+                                    num_threads=run["sim_threads"])
+    env.reset(seed=0)
+    update = [0.0]
+    learner = model.train
+
+    def timed_update():
+        t = time.perf_counter()
+        learner()
+        update[0] += time.perf_counter() - t
+    model.train = timed_update
+    model.learn(per, progress_bar=False)               # warm-up (first reset, first update)
+    best_train = best_env = float("inf")
+    total, update[0], cpu_train, cpu_env = 0.0, 0.0, 0.0, 0.0
+    for _ in range(rounds):
+        t, c = time.perf_counter(), time.process_time()
+        model.learn(per, progress_bar=False, reset_num_timesteps=False)
+        took = time.perf_counter() - t
+        cpu_train += time.process_time() - c
+        best_train, total = min(best_train, took), total + took
+        actions = np.asarray(model.rollout_buffer.actions)       # (flattened: world-major)
+        actions = actions.reshape(n, model.n_steps, -1).swapaxes(0, 1)
+        actions = np.clip(actions, env.single_action_space.low,
+                          env.single_action_space.high).astype(np.float32)
+        t, c = time.perf_counter(), time.process_time()
+        for a in actions:
+            env.step(a)
+        best_env = min(best_env, time.perf_counter() - t)
+        cpu_env += time.process_time() - c
+    p["venv"].close()
+    p["eval_env"].close()
+    env.close()
+    return {"n_envs": n, "sim_threads": run["sim_threads"],
+            "torch_threads": torch.get_num_threads(), "train_steps_per_s": per / best_train,
+            "env_steps_per_s": per / best_env, "train_vs_env": best_env / best_train,
+            "train_vs_env_cpu": cpu_env / cpu_train, "learner_share": update[0] / total}
+
+
 def startup_seconds(env_id: str) -> float:
     """``import traction.envs`` + first ``gym.make`` + reset in a fresh interpreter."""
     code = ("import time; t = time.perf_counter(); import gymnasium as gym, traction.envs; "
@@ -364,6 +435,11 @@ def main(argv=None) -> dict:
     seconds = 0.2 if args.quick else 3.0
     sizes = (2, 4) if args.quick else (16, 64)
     threads = max(len(os.sched_getaffinity(0)), 2)      # every core this process may use
+    try:
+        import stable_baselines3  # noqa: F401
+        has_sb3 = True
+    except ImportError:                                  # (the train extra) no training figures
+        has_sb3 = False
     report = {"machine": {"python": platform.python_version(), "mujoco": mujoco.__version__,
                           "numpy": np.__version__, "processor": platform.processor()},
               "seconds_per_measurement": seconds, "tasks": {}, "reference": {}}
@@ -374,6 +450,9 @@ def main(argv=None) -> dict:
                                           r["bare_mujoco_substeps_per_s"], threads)
                        for n in sizes}
         r["startup_s"] = startup_seconds(env_id)
+        if has_sb3:
+            r["training"] = training(env_id, 2 if args.quick else TRAIN_ROUNDS,
+                                     {"n_envs": 4, "n_steps": 16} if args.quick else None)
         report["tasks"][env_id] = r
     for ref in ("HalfCheetah-v5", "CarRacing-v3"):
         report["reference"][ref] = reference_env(ref, seconds)
@@ -408,6 +487,16 @@ def table(report: dict) -> str:
                         f"{v['physics_cost_per_vehicle_substep_vs_bare_same_worlds']:.2f}x | "
                         f"{v['physics_cost_per_vehicle_substep_vs_bare_same_worlds_paired']:.2f}x | "
                         f"{v['env_steps_per_s_threaded']:.0f} ({v['threads']} threads) |")
+    rows += ["", "| task | worlds | physics threads | torch threads | env steps/s (native vector "
+             "env) | PPO training steps/s | training / env | same, CPU time | learner share |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for env_id, r in report["tasks"].items():
+        t = r.get("training")
+        if t is not None:
+            rows.append(f"| {env_id} | {t['n_envs']} | {t['sim_threads']} | {t['torch_threads']} "
+                        f"| {t['env_steps_per_s']:.0f} | {t['train_steps_per_s']:.0f} | "
+                        f"{100 * t['train_vs_env']:.0f} % | {100 * t['train_vs_env_cpu']:.0f} % | "
+                        f"{100 * t['learner_share']:.0f} % |")
     rows += ["", "| reference | env steps/s |", "|---|---|"]
     for ref, rate in report["reference"].items():
         rows.append(f"| {ref} | {'not installed' if rate is None else f'{rate:.0f}'} |")

@@ -42,6 +42,12 @@ class TractionSB3VecEnv(VecEnv):
         self.venv = make_vector(env_id, num_envs, autoreset_mode=AutoresetMode.SAME_STEP,
                                 **kwargs)
         self.render_mode = self.venv.render_mode
+        #: the info keys of the reward terms (``reward_<term>``), in ``reward_names`` order
+        self.reward_keys = tuple(f"reward_{k}" for k in self.venv.envs[0].reward_names)
+        #: the last step's reward terms per world, ``(num_envs, len(reward_names))``, in
+        #: ``reward_names`` order (an ended episode's: its last step's), for logging them
+        #: without reading every world's info (``train._reward_terms_callback``)
+        self.reward_terms = np.zeros((num_envs, len(self.reward_keys)))
         super().__init__(num_envs, self.venv.single_observation_space,
                          self.venv.single_action_space)
 
@@ -66,9 +72,14 @@ class TractionSB3VecEnv(VecEnv):
         venv = self.venv
         r = venv.step_batch(self._actions)
         infos = venv.infos(r)
+        terms = r.values
+        if venv.final:
+            terms = list(terms)
         for i, (last_obs, last_info) in venv.final.items():   # the ended episode's last step
             self.reset_infos[i] = infos[i]
             infos[i] = {**last_info, "terminal_observation": last_obs}
+            terms[i] = [last_info[k] for k in self.reward_keys]
+        self.reward_terms = np.array(terms, np.float64).reshape(self.num_envs, -1)
         time_limit = (r.truncated & ~r.terminated).tolist()
         for info, cut in zip(infos, time_limit, strict=True):
             info["TimeLimit.truncated"] = cut

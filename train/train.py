@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
+import logging
 import shlex
 import sys
 from pathlib import Path
@@ -33,13 +34,17 @@ import yaml
 
 import traction.envs  # registers the ids
 from traction.envs.base import TractionEnv, display_available
+from traction.train import run_folder
 from traction.train.checks import MissingExtra, int_at_least, new_run_dir, positive_int_arg, require, seed_arg
+from traction.train.curriculum import curriculum_arg
 from traction.train.hparams import (
     ALGOS,
     assignment,
     hyperparameters,
     split_hyperparameters,
 )
+
+logger = logging.getLogger(__name__)
 
 
 def check_env(env_id: str, env_kwargs: dict) -> None:
@@ -129,9 +134,19 @@ def _reward_terms_callback():
     from stable_baselines3.common.callbacks import BaseCallback
 
     class RewardTerms(BaseCallback):
-        """Logs the mean of every ``info["reward_<term>"]`` to TensorBoard."""
+        """Logs the mean of every ``info["reward_<term>"]`` to TensorBoard: each step's mean
+        over the worlds, from the adapter's array of them (``TractionSB3VecEnv.reward_terms``;
+        reading 64 worlds' infos key by key cost several us per world and step); another
+        VecEnv's infos are read one by one."""
 
         def _on_step(self) -> bool:
+            adapter = self.training_env.unwrapped
+            terms = getattr(adapter, "reward_terms", None)
+            if terms is not None:
+                for key, column in zip(adapter.reward_keys, terms.mean(axis=0).tolist(),
+                                       strict=True):
+                    self.logger.record_mean(f"reward_terms/{key[7:]}", column)
+                return True
             for info in self.locals.get("infos", []):
                 for key, value in info.items():
                     if key.startswith("reward_"):
@@ -157,8 +172,11 @@ def _save_stats_callback(path: Path):
 
 
 def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overrides: dict,
-            env_kwargs: dict, threads: int = 1) -> dict:
+            env_kwargs: dict, threads: int = 1,
+            curriculum: tuple[str, float, float] | None = None) -> dict:
     """Check every argument, then build the environments and the model; writes no file.
+    ``curriculum``: ``(name, start, end)``, an environment argument ramped over the run
+    (:mod:`traction.train.curriculum`; the evaluations and ``config.yml`` use ``end``).
 
     Returns:
         ``model``, ``venv``, ``eval_env``, ``run`` (run settings) and ``config`` (for
@@ -176,38 +194,62 @@ def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overri
     new_run_dir(out)
     require("training", "stable_baselines3")
     check_env(env_id, env_kwargs)                 # (hyperparameters by the id, not module:id)
+    if curriculum is not None:
+        from traction.train import curriculum as ramp
+
+        ramp.check(env_id, env_kwargs, *curriculum)
+        env_kwargs = {**env_kwargs, curriculum[0]: curriculum[2]}     # evaluations: the end
     run, hp = split_hyperparameters(algo, hyperparameters(algo, traction_spec(env_id).id,
                                                           overrides))
     import stable_baselines3 as sb3
     import torch
 
     torch.set_num_threads(threads)
+    # No argument checks in torch.distributions: the policy builds a Gaussian per forward pass
+    # and its checks cost a quarter of the pass (they test values the network computed).
+    torch.distributions.Distribution.set_default_validate_args(False)
+    kept = run_folder.collect(env_id, env_kwargs, _creator(traction_spec(env_id)))
     config = {"env_id": env_id, "algo": algo, "timesteps": timesteps, "seed": seed,
               "env_kwargs": env_kwargs, "run": run,
+              **({"curriculum": {curriculum[0]: list(curriculum[1:])}} if curriculum else {}),
               "hyperparameters": {k: (repr(v) if k == "policy_kwargs" else v)
-                                  for k, v in hp.items()}}
+                                  for k, v in hp.items()}, "kept": kept.config()}
+    _warn_if_never_evaluated(timesteps, run)
     gamma = hp.get("gamma", 0.99)                       # (SB3's PPO and SAC default)
     venv = make_vec(env_id, env_kwargs, run["n_envs"], seed, run["normalize"],
                     sim_threads=run["sim_threads"], gamma=gamma)
     eval_env = make_vec(env_id, env_kwargs, 1, seed + 10_000, run["normalize"], training=False,
                         gamma=gamma)
+    if curriculum is not None:
+        venv.set_attr(curriculum[0], curriculum[1])     # before the first reset
     policy = hp.pop("policy")
     try:
         model = getattr(sb3, algo.upper())(policy, venv, seed=seed, verbose=0,
                                            tensorboard_log=str(out / "tb"), **hp)
     except (AssertionError, TypeError) as e:            # SB3's asserts; a wrong-typed or
         raise ValueError(f"--hp: {e}") from None        # unknown (policy) argument
-    return {"model": model, "venv": venv, "eval_env": eval_env, "run": run, "config": config}
+    return {"model": model, "venv": venv, "eval_env": eval_env, "run": run, "config": config,
+            "curriculum": curriculum,
+            "kept": kept}
+
+
+def _warn_if_never_evaluated(timesteps: int, run: dict) -> None:
+    """A run shorter than ``eval_freq`` is never evaluated: no success rate, no ``best/``."""
+    if timesteps < run["eval_freq"]:
+        logger.warning("--timesteps %d is below eval_freq %d: the run will not be evaluated "
+                       "while it trains (no success rate, best/ stays empty); evaluate it "
+                       "afterwards, or pass --hp eval_freq=%d or less", timesteps,
+                       run["eval_freq"], timesteps)
 
 
 def train(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overrides: dict,
           env_kwargs: dict, progress_bar: bool = True, argv: list[str] | None = None,
-          threads: int = 1) -> Path:
+          threads: int = 1, curriculum: tuple[str, float, float] | None = None) -> Path:
     """Train and write the run folder; returns its path. ``threads``: torch CPU threads (the
     policies are small MLPs; one thread per run avoids oversubscribing the cores when several
     runs share a machine). Raises what :func:`prepare` raises, before writing anything."""
     return run_prepared(prepare(env_id, algo, timesteps, seed, out, overrides, env_kwargs,
-                                threads), out, progress_bar, argv)
+                                threads, curriculum), out, progress_bar, argv)
 
 
 def run_prepared(p: dict, out: Path, progress_bar: bool = True,
@@ -222,6 +264,8 @@ def run_prepared(p: dict, out: Path, progress_bar: bool = True,
     (out / "command.txt").write_text(shlex.join([sys.executable, "-m", "traction.train.train",
                                                  *args]) + "\n")
     (out / "config.yml").write_text(yaml.safe_dump(p["config"], sort_keys=False))
+    if "kept" in p:
+        p["kept"].write(out)
     every = max(run["eval_freq"] // run["n_envs"], 1)
     on_best = _save_stats_callback(out / "best" / "vecnormalize.pkl") if run["normalize"] else None
     callbacks = CallbackList([
@@ -231,6 +275,11 @@ def run_prepared(p: dict, out: Path, progress_bar: bool = True,
         CheckpointCallback(max(run["checkpoint_freq"] // run["n_envs"], 1), str(out / "checkpoints"),
                            save_vecnormalize=True),
         _reward_terms_callback()])
+    if p.get("curriculum"):
+        from traction.train import curriculum
+
+        callbacks.callbacks.append(curriculum.callback(*p["curriculum"],
+                                                       p["config"]["timesteps"]))
     model.learn(p["config"]["timesteps"], callback=callbacks, progress_bar=progress_bar)
     model.save(out / "model.zip")
     if run["normalize"]:
@@ -248,7 +297,9 @@ def main(argv=None) -> Path:
     ap.add_argument("--timesteps", type=positive_int_arg, default=200_000,
                     help="environment steps in total (>= 1)")
     ap.add_argument("--seed", type=seed_arg, default=0)
-    ap.add_argument("--out", type=Path, default=None, help="run folder")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="run folder (default: runs/<env name>_<algo>_<seed>, e.g. "
+                    "runs/TankTurn-v0_ppo_0; it must be new or empty)")
     ap.add_argument("--hp", type=assignment, action="append", default=[],
                     help="hyperparameter override NAME=VALUE (repeatable; YAML-style values)")
     ap.add_argument("--env-kwarg", type=assignment, action="append", default=[],
@@ -256,16 +307,59 @@ def main(argv=None) -> Path:
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     ap.add_argument("--threads", type=positive_int_arg, default=1,
                     help="torch CPU threads (>= 1, default 1)")
+    ap.add_argument("--curriculum", type=curriculum_arg, default=None, metavar="NAME=START:END",
+                    help="ramp an environment argument over the run, e.g. difficulty=0.3:0.8 "
+                         "(evaluations at END; see traction.train.curriculum)")
     args = ap.parse_args(argv)
     out = args.out or Path("runs") / f"{args.env.split('/')[-1]}_{args.algo}_{args.seed}"
     try:
         prepared = prepare(args.env, args.algo, args.timesteps, args.seed, out, dict(args.hp),
-                           dict(args.env_kwarg), threads=args.threads)
+                           dict(args.env_kwarg), threads=args.threads,
+                           curriculum=args.curriculum)
     except (ValueError, MissingExtra) as e:
         ap.error(str(e))
     path = run_prepared(prepared, out, progress_bar=not args.no_progress, argv=argv)
-    print(path)
+    print(summary(path))
     return path
+
+
+def _command(*words: str) -> str:
+    """A shell command line; the interpreter's folder relative to here when it is below it
+    (``.venv/bin/python``)."""
+    exe = Path(sys.executable)
+    try:
+        exe = exe.relative_to(Path.cwd())
+    except ValueError:
+        pass
+    return shlex.join([str(exe.parent / words[0]) if words[0] != "python" else str(exe),
+                       *words[1:]])
+
+
+def summary(run: Path) -> str:
+    """What a finished run says: its folder, the last evaluation's success rate and return,
+    the best model and the commands to evaluate it and to see its curves."""
+    import numpy as np
+
+    lines = [f"run folder: {run}"]
+    evals = run / "evaluations.npz"
+    if evals.is_file():
+        e = np.load(evals)
+        last, returns = int(e["timesteps"][-1]), e["results"][-1]
+        success = (f"success {100 * float(np.mean(e['successes'][-1])):.0f} %, "
+                   if "successes" in e and len(e["successes"]) else "")
+        lines.append(f"last evaluation (step {last:,}, {len(returns)} episodes): {success}"
+                     f"return {np.mean(returns):.2f} +- {np.std(returns):.2f}")
+        means = e["results"].mean(axis=1)
+        best = int(np.argmax(means))
+        lines.append(f"best model: {run / 'best' / 'best_model.zip'} (step "
+                     f"{int(e['timesteps'][best]):,}, return {means[best]:.2f})")
+    else:
+        lines.append("no evaluation ran (the run was shorter than eval_freq): no success rate "
+                     "and no best model yet")
+    evaluate = _command("python", "-m", "traction.train.evaluate", str(run), "--episodes", "20",
+                        "--video")
+    lines += ["next:", f"  {evaluate}", f"  {_command('tensorboard', '--logdir', str(run / 'tb'))}"]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

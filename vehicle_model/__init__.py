@@ -17,7 +17,6 @@ from .engine import EngineParams
 from .errors import VehicleConfigError
 from .gearbox import GearboxParams, GearboxState
 from .steering import SteeringParams
-from .sticky import StickyParams
 from .surface import FrictionTable
 from .suspension import SuspensionParams, compute_sprung_masses
 from .timestep import check_timestep
@@ -42,7 +41,7 @@ __all__ = [
     "TIRE_MODELS", "CurveSet", "TireForceScaling", "TireInputs", "register_tire_model",
     "AntiRollParams", "ChassisKinematics", "ChassisParams", "ClutchParams", "Commands",
     "DifferentialParams", "EngineParams", "FrictionTable", "GearboxParams", "GearboxState",
-    "GroundHits", "SimulationParams", "SteeringParams", "StickyParams", "SuspensionParams",
+    "GroundHits", "SimulationParams", "SteeringParams", "SuspensionParams",
     "TireLoadFilter", "TireParams", "VehicleConfigError", "VehicleOutputs", "VehicleParams",
     "VehicleState", "WheelParams", "check_timestep", "compute_sprung_masses", "load_vehicle",
     "parse_vehicle", "preset_names", "step", "vehicle_params",

@@ -60,7 +60,11 @@ def box_inertia(mass: float, size) -> np.ndarray:
 @jit
 def forces_out(pk: Packed, k, ws, hits, dt, s, out, out_v) -> None:
     """7. Forces out, world frame, with their application points, and the chassis wrench: the
-    suspension force along the ground normal, the tyre forces in the ground plane (as PhysX)."""
+    suspension force along the ground normal at its chassis-frame ``force_point``, the tyre
+    forces in the ground plane (as PhysX) at the contact patch, where the tyre touches the hit
+    plane (``S_ARM``, step 2's, which moves with jounce and follows the ground), raised by
+    ``tire_force_height`` along the normal: at the patch the load transfer is a rigid car's
+    (see ``suspension.SuspensionParams.tire_force_height``)."""
     wp = pk.wheel
     wrench = out_v[L.O_WRENCH:L.O_WRENCH + 6]
     wrench[:] = 0.0
@@ -78,11 +82,14 @@ def forces_out(pk: Packed, k, ws, hits, dt, s, out, out_v) -> None:
         for i in range(3):
             out[w, L.O_TIRE_FORCE + i] = s[w, L.S_FWD + i] * f_long + s[w, L.S_LEFT + i] * f_lat
             out[w, L.O_SUSP_FORCE + i] = hits[w, L.H_NORMAL + i] * spring if spring > 0.0 else 0.0
-        for col, point in ((L.O_SUSP_POINT, L.FORCE_POINT), (L.O_TIRE_POINT, L.TIRE_FORCE_POINT)):
-            q0, q1, q2 = to_world(k, p[point], p[point + 1], p[point + 2])
-            out[w, col] = k[L.K_POSITION] + q0
-            out[w, col + 1] = k[L.K_POSITION + 1] + q1
-            out[w, col + 2] = k[L.K_POSITION + 2] + q2
+        q0, q1, q2 = to_world(k, p[L.FORCE_POINT], p[L.FORCE_POINT + 1], p[L.FORCE_POINT + 2])
+        out[w, L.O_SUSP_POINT] = k[L.K_POSITION] + q0
+        out[w, L.O_SUSP_POINT + 1] = k[L.K_POSITION + 1] + q1
+        out[w, L.O_SUSP_POINT + 2] = k[L.K_POSITION + 2] + q2
+        height = p[L.TIRE_FORCE_HEIGHT]            # over the patch (where the tyre meets the hit
+        for i in range(3):                         # plane), along its normal
+            out[w, L.O_TIRE_POINT + i] = (k[L.K_COM + i] + s[w, L.S_ARM + i]
+                                          + hits[w, L.H_NORMAL + i] * height)
         for force, point in ((L.O_SUSP_FORCE, L.O_SUSP_POINT), (L.O_TIRE_FORCE, L.O_TIRE_POINT)):
             t = cross(out[w, point] - k[L.K_COM], out[w, point + 1] - k[L.K_COM + 1],
                        out[w, point + 2] - k[L.K_COM + 2], out[w, force], out[w, force + 1],

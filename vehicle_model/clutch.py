@@ -1,7 +1,9 @@
 """Clutch: couples the engine to the differential with torque ``strength * clutch_slip``.
 
-``clutch_slip = omega_engine - G * sum(alpha_i * omega_i)`` where ``G`` is gear x final ratio and
-``alpha_i`` are the differential's speed contributions. Accuracy modes as in PhysX:
+``clutch_slip = omega_engine - G * sum(beta_i * omega_i)`` where ``G`` is gear x final ratio and
+``beta_i`` are the differential's torque shares, which also weight the wheel spins in the
+clutch's output speed (so the wheels take exactly the power the clutch passes, and the clutch
+dissipates ``strength * clutch_slip^2``; see ``differential``). Accuracy modes as in PhysX:
 ``best_possible`` solves engine and wheel spins implicitly together (stable at any strength and
 step); ``estimate`` runs ``estimate_iterations`` Gauss-Seidel sweeps of the same equations.
 """

@@ -1,7 +1,7 @@
 """Vehicle definitions as TOML data files.
 
 A file has top-level ``name``/``description``; the tables ``[chassis]``, ``[steering]``,
-``[differential]``, ``[engine]``, ``[gearbox]``, ``[clutch]``, ``[simulation]``, ``[sticky]``,
+``[differential]``, ``[engine]``, ``[gearbox]``, ``[clutch]``, ``[simulation]``,
 ``[tire_load_filter]``; ``[[anti_roll_bars]]`` entries (``wheels = [a, b]``, ``stiffness``);
 per-wheel defaults in ``[defaults.wheel]``, ``[defaults.suspension]``, ``[defaults.tire]``; and
 one ``[[wheels]]`` entry per wheel with a ``name``, a ``position`` (wheel centre at rest, chassis
@@ -9,6 +9,8 @@ frame, m), an optional ``steer_multiplier`` and optional ``wheel``, ``suspension
 sub-tables overriding the defaults. Wheels are referred to by name elsewhere. Every key is a field of the
 corresponding params dataclass (see ``docs/vehicle_parameters.md``); unknown keys are errors.
 Files are parsed with the standard library's ``tomllib`` (data only, no code execution).
+Keys that earlier versions read and this one does not (:data:`REMOVED`) are refused with the
+reason and what replaces them.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ from .errors import VehicleConfigError
 from .gearbox import GearboxParams
 from .params import check_value, range_text
 from .steering import SteeringParams, find_partners
-from .sticky import StickyParams
 from .surface import DEFAULT_TIRES
 from .suspension import SuspensionParams, compute_sprung_masses
 from .tire import MODELS, TireLoadFilter, TireParams
@@ -47,7 +48,7 @@ WHEEL_DEFAULTS = {"width": 0.25, "mass": 20.0, "damping_rate": 0.25, "max_brake_
                   "max_handbrake_torque": 0.0, "max_steer": 0.0, "toe": 0.0}
 SUSPENSION_DEFAULTS = {"travel_direction": [0.0, 0.0, -1.0], "max_compression": 0.3,
                        "max_droop": 0.1, "spring_strength": 35000.0, "damper_rate": 4500.0,
-                       "bump_stop_stiffness": 0.0,
+                       "bump_stop_stiffness": 0.0, "tire_force_height": 0.0,
                        "camber_at_rest": 0.0, "camber_at_max_compression": 0.0,
                        "camber_at_max_droop": 0.0}
 TIRE_DEFAULTS = {"model": "physx", "tire_type": "road", "lat_stiff_x": 2.0,
@@ -55,21 +56,49 @@ TIRE_DEFAULTS = {"model": "physx", "tire_type": "road", "lat_stiff_x": 2.0,
                  "camber_stiff_per_unit_gravity": 0.1 * 180.0 / math.pi,
                  "friction_vs_slip": [[0.0, 1.0], [0.5, 1.0], [1.0, 1.0]],
                  "arcade_long_stiffness": 1.0, "arcade_lat_stiffness": 2.0, "grip": 1.0,
-                 "curve_set": "default", "min_slip_speed": 1.0, "clamps": 1.0,
+                 "curve_set": "default",
                  "mf_long": [12.0, 1.65, 1.0, 0.2], "mf_lat": [10.0, 1.9, 1.0, 0.1],
-                 "trail": 0.03}
+                 "trail": 0.03, "tread_stiffness_long": 150.0, "tread_stiffness_lat": 50.0,
+                 "tread_damping": 0.7}
 #: Tyre fields given by name in the file: field -> allowed names (index = stored code).
 TIRE_NAMED = {"model": MODELS, "tire_type": DEFAULT_TIRES}
+#: Differential keys only a limited-slip ``four_wheel`` differential reads.
+LIMITED_SLIP_KEYS = ("front_bias", "rear_bias", "centre_bias")
 #: Suspension fields derived from others when not given.
-DERIVED = {"position", "sprung_mass", "force_point", "tire_force_point", "moi"}
-TOP_KEYS = {"name", "description", "chassis", "simulation", "sticky", "tire_load_filter",
+DERIVED = {"position", "sprung_mass", "force_point", "moi"}
+TOP_KEYS = {"name", "description", "chassis", "simulation", "tire_load_filter",
             "defaults", "wheels", "steering", "differential", "engine", "gearbox", "clutch",
             "anti_roll_bars", "tire_curves", "tire_force_scaling"}
 WHEEL_KEYS = {"name", "position", "steer_multiplier", "wheel", "suspension", "tire"}
 #: Simple sections: TOML table -> params class.
 SECTIONS = {"engine": EngineParams, "gearbox": GearboxParams, "clutch": ClutchParams,
-            "tire_load_filter": TireLoadFilter, "sticky": StickyParams,
+            "tire_load_filter": TireLoadFilter,
             "simulation": SimulationParams, "tire_force_scaling": TireForceScaling}
+
+
+_SLIPS_NOW = ("removed: the slips are the physical ones at every speed, over max(|v|, |omega r|), "
+              "and at rest the tyre's tread holds the patch (docs/vehicle_parameters.md); "
+              "delete the key")
+#: Keys of earlier versions, by table (``""``: top level): why each is refused.
+REMOVED = {
+    "": {"sticky": "removed: every tyre's tread spring holds a parked vehicle up to friction x "
+                   "load (tune it with tire.tread_stiffness_long, tread_stiffness_lat, "
+                   "tread_damping); delete the table"},
+    "simulation": {"min_long_slip_denominator": _SLIPS_NOW, "min_lat_slip_denominator": _SLIPS_NOW},
+    "tire": {"min_slip_speed": _SLIPS_NOW,
+             "clamps": "removed: the tyre's step is implicit in the slips and never carries a "
+                       "slip past zero (the friction clamps' job) for any tyre model "
+                       "(vehicle_model/tire_models.py); delete the key"},
+}
+_SECTION_OF = {TireParams: "tire", SimulationParams: "simulation"}
+
+
+def _refuse_removed(table: dict, section: str, path: str, where: str) -> None:
+    """VehicleConfigError for the first key of ``table`` in :data:`REMOVED` under ``section``
+    (``path``: the table's name in the message; top level when empty)."""
+    for key, why in REMOVED.get(section, {}).items():
+        if key in table:
+            raise VehicleConfigError(f"{where}: {f'{path}.{key}' if path else f'[{key}]'}: {why}")
 
 
 def _fields(cls) -> dict[str, dataclasses.Field]:
@@ -106,6 +135,8 @@ def _read(table: Any, cls, path: str, where: str, skip=()) -> dict[str, Any]:
     if not isinstance(table, dict):
         raise VehicleConfigError(f"{where}: {path} must be a table")
     fields = _fields(cls)
+    if cls in _SECTION_OF:
+        _refuse_removed(table, _SECTION_OF[cls], path, where)
     out = {}
     for key, value in table.items():
         if key not in fields or key in skip:
@@ -206,6 +237,7 @@ def _column(rows: list[dict], key: str, part: str, where: str) -> np.ndarray:
 
 def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
     """Build and validate :class:`VehicleParams` from a parsed TOML document."""
+    _refuse_removed(data, "", "", where)
     unknown = set(data) - TOP_KEYS
     if unknown:
         raise VehicleConfigError(f"{where}: unknown top-level key(s) {sorted(unknown)}; "
@@ -215,8 +247,13 @@ def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
         n = len(wheels) if isinstance(wheels, list) else 0
         raise VehicleConfigError(f"{where}: wheels: a vehicle needs at least 3 [[wheels]], got {n}")
     defaults = data.get("defaults", {})
-    if not isinstance(defaults, dict) or set(defaults) - {"wheel", "suspension", "tire"}:
-        raise VehicleConfigError(f"{where}: [defaults] may only hold wheel, suspension, tire")
+    if not isinstance(defaults, dict):
+        raise VehicleConfigError(f"{where}: defaults must be a table ([defaults.wheel], "
+                                 "[defaults.suspension], [defaults.tire])")
+    unknown = sorted(set(defaults) - {"wheel", "suspension", "tire"})
+    if unknown:
+        raise VehicleConfigError(f"{where}: unknown key(s) {', '.join(f'defaults.{k}' for k in unknown)}"
+                                 "; [defaults] may only hold wheel, suspension, tire")
     names, positions = [], []
     for i, w in enumerate(wheels):
         if not isinstance(w, dict):
@@ -254,7 +291,6 @@ def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
                                      f"wheel centre as wheels[{i}].position")
         row["position"] = positions[i]
         row.setdefault("force_point", positions[i])
-        row.setdefault("tire_force_point", positions[i])
     if any("sprung_mass" not in row for row in srows):
         try:
             masses = compute_sprung_masses(positions, chassis.com, chassis.mass)
@@ -280,7 +316,42 @@ def parse_vehicle(data: dict, where: str = "<dict>") -> VehicleParams:
         curve_sets=curve_sets, custom_tire=custom, **sections)
     params.validate(where)
     _check_mass_balance(params, where)
+    _check_mass_plausible(params, where)
     return params
+
+
+#: Mean density of the chassis box (chassis.mass / body volume, kg/m^3) a vehicle may have: the
+#: presets' are 250-650; below 5 the mass is likely in tonnes (a 1.5 t car given as 1.5 kg:
+#: 0.25 kg/m^3, lighter than air), above 20 000 in grams (denser than lead).
+DENSITY_RANGE = (5.0, 20_000.0)
+
+
+def _check_mass_plausible(p: VehicleParams, where: str) -> None:
+    """A mass that cannot belong to the body (a unit slip) is an error naming the fields: the
+    box's mean density outside :data:`DENSITY_RANGE`, or a moment of inertia whose radius of
+    gyration ``sqrt(I / m)`` exceeds the farthest point of the body and wheels from the CoM (no
+    distribution of the mass inside the vehicle gives it: an inertia for another mass)."""
+    ch = p.chassis
+    density = ch.mass / float(np.prod(ch.body_size))
+    lo, hi = DENSITY_RANGE
+    if not lo <= density <= hi:
+        hint = "a mass in tonnes? give kg" if density < lo else "a mass in grams? give kg"
+        raise VehicleConfigError(
+            f"{where}: chassis.mass = {ch.mass:g} kg in a body of {ch.body_size[0]:g} x "
+            f"{ch.body_size[1]:g} x {ch.body_size[2]:g} m (chassis.body_size) is {density:.3g} "
+            f"kg/m^3 on average; allowed {lo:g} to {hi:g} kg/m^3 ({hint})")
+    corners = ch.body_centre + ch.body_size / 2 * np.array(
+        [(sx, sy, sz) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
+    reach = float(np.max(np.linalg.norm(np.vstack([corners, p.suspension.position]) - ch.com,
+                                        axis=1))) + float(np.max(p.wheels.radius))
+    gyration = np.sqrt(ch.inertia / ch.mass)
+    for axis, k, inertia in zip("xyz", gyration, ch.inertia, strict=True):
+        if k > reach:
+            raise VehicleConfigError(
+                f"{where}: chassis.inertia {axis} = {inertia:g} kg m^2 with chassis.mass = "
+                f"{ch.mass:g} kg puts the mass {k:.3g} m from the CoM on average (sqrt(I / m)), "
+                f"beyond the vehicle's farthest point, {reach:.3g} m away: one of them is in "
+                "other units (omit inertia to take the box's)")
 
 
 def _check_mass_balance(p: VehicleParams, where: str) -> None:
@@ -324,6 +395,11 @@ def _differential(table: Any, names: list[str], where: str) -> DifferentialParam
             readers = " and ".join(t for t, keys in KEYS_READ.items() if key in keys)
             raise VehicleConfigError(f"{where}: differential.{key} is not read by type = "
                                      f"{kind!r}, only by {readers}; remove it or change the type")
+    unread = [k for k in LIMITED_SLIP_KEYS if k in table]
+    if kind == "four_wheel" and values.get("kind", DifferentialParams.kind) == "open" and unread:
+        raise VehicleConfigError(f"{where}: {', '.join(f'differential.{k}' for k in unread)}: "
+                                 "read by a limited-slip differential only, and kind = 'open'; "
+                                 "remove them or set kind = 'limited_slip'")
     extra = {}
     for key, value in refs.items():
         if not isinstance(value, list) or not value:

@@ -1,17 +1,17 @@
 """Where each tyre meets the ground, per vehicle, for compiled code: the suspension line in the
 world and the strut force (with anti-roll bars and the tyre load filter), the contact frame on the
-ground plane, and the sticky-tyre state (update steps 2-5, see ``update.py``).
+ground plane and the useful masses there (update steps 2-4, see ``update.py``).
 
 Per-wheel results go to the vehicle's output row (jounce, contact, strut force, loads, camber) and
-to the update's scratch (``S_`` columns: patch velocity in the contact frame, useful masses,
-frame axes, sticky forces).
+to the update's scratch (``S_`` columns: patch velocity in the contact frame, inverse useful
+masses, frame axes).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import antiroll, sticky, suspension, tire
+from . import antiroll, suspension, tire
 from . import layout as L
 from .jit import jit
 from .layout import Packed
@@ -72,28 +72,41 @@ def suspension_forces(pk: Packed, k, hits, gravity, s, out) -> None:
         s[w, L.S_LOAD_FILTERED] = filtered
 
 
+#: The useful mass counts the chassis's rotation this many times (see :func:`inverse_useful_mass`).
+ROTATION_SHARE = 2.0
+
+
 @jit
-def useful_mass(pk: Packed, k, w, a0, a1, a2, d0, d1, d2) -> float:
-    """Effective mass (kg) a tyre force along ``d`` at the patch (arm ``a`` from the CoM) meets:
-    the wheel's sprung mass with its share of the chassis inertia, ``1/m = 1/m_s + (r x d) .
-    J_s^-1 (r x d)`` in body axes, ``J_s = (m_s / m) J`` (``INV_SPRUNG_MASS`` and the diagonal
-    of ``J_s^-1``, ``TURN_COEF``, are packed: one division here instead of six)."""
+def inverse_useful_mass(pk: Packed, k, w, a0, a1, a2, d0, d1, d2) -> float:
+    """1 / the useful mass (1/kg) a tyre force along ``d`` at the patch (arm ``a`` from the CoM)
+    meets: the wheel's sprung mass ``m_s`` with its share of the chassis inertia, ``1/m = 1/m_s +
+    2 (r x d) . J_s^-1 (r x d)`` in body axes, ``J_s = (m_s / m) J`` (``INV_SPRUNG_MASS`` and the
+    diagonal of ``J_s^-1 x`` :data:`ROTATION_SHARE`, ``TURN_COEF``, are packed: no division here).
+
+    Why shares, and why the rotation twice: the tyre integrates each wheel and direction on its
+    own (``tire_models``), predicting the patch's response to its force with this mass. That
+    is stable when the predicted responses bound the chassis's true one to all the tyres' forces
+    at once: the diagonal of ``1/m_i`` must dominate the mobility matrix ``G = sum_k u_k u_k^T``
+    (a rank-one term per chassis mode: translation, and rotation about each axis). A rank-one
+    term is dominated by any diagonal ``D`` with ``sum_i u_i^2 / D_i <= 1``. Shares in proportion
+    to the sprung masses give each term exactly 1 when every wheel pushes in one direction only
+    (the talk's useful mass); but longitudinal and lateral forces both turn the chassis about
+    its vertical axis (and, on a steered wheel, about the others), so each rotation term has two
+    entries per wheel, and counting the rotation twice in each direction brings its sum back to
+    1. With ``J_s`` once, a parked car's yaw mode is predicted up to 2x too stiff, and the
+    implicit step could flip its sign every step at large steps."""
     p = pk.wheel[w]
     x0, x1, x2 = cross(a0, a1, a2, d0, d1, d2)
     b0, b1, b2 = to_body(k, x0, x1, x2)
-    inv = (p[L.INV_SPRUNG_MASS] + b0 * b0 * p[L.TURN_COEF] + b1 * b1 * p[L.TURN_COEF + 1]
-           + b2 * b2 * p[L.TURN_COEF + 2])
-    return 1.0 / inv
+    return (p[L.INV_SPRUNG_MASS] + b0 * b0 * p[L.TURN_COEF] + b1 * b1 * p[L.TURN_COEF + 1]
+            + b2 * b2 * p[L.TURN_COEF + 2])
 
 
 @jit
 def contact_frame(pk: Packed, k, hits, friction, ws, s, out) -> None:
     """4. Wheel heading (step 1's, chassis plane) projected on the ground plane, lateral to its
-    left; patch velocity in that frame, surface friction, camber, useful masses (three short
-    loops, see :func:`suspension_forces`). The useful masses only for the wheels whose tyre
-    reads them (``USES_MASS``: curve tyres with friction clamps); the other wheels' ``S_MASS_``
-    columns are left as they were (their two divisions were 40 % of this step for the Drift
-    car's PhysX tyres)."""
+    left; patch velocity in that frame, surface friction, camber, inverse useful masses along
+    both axes (three short loops, see :func:`suspension_forces`)."""
     wp = pk.wheel
     for w in range(wp.shape[0]):                          # frame axes, patch velocity in them
         n0, n1, n2 = hits[w, L.H_NORMAL], hits[w, L.H_NORMAL + 1], hits[w, L.H_NORMAL + 2]
@@ -119,35 +132,8 @@ def contact_frame(pk: Packed, k, hits, friction, ws, s, out) -> None:
             p[L.CAMBER_REST], p[L.CAMBER_COMPRESSION], p[L.CAMBER_DROOP], p[L.MAX_COMPRESSION],
             p[L.MAX_DROOP], out[w, L.O_JOUNCE])
     for w in range(wp.shape[0]):                          # useful masses along both axes
-        if wp[w, L.USES_MASS] < 0.5:
-            continue
         a0, a1, a2 = s[w, L.S_ARM], s[w, L.S_ARM + 1], s[w, L.S_ARM + 2]
-        s[w, L.S_MASS_LONG] = useful_mass(pk, k, w, a0, a1, a2, s[w, L.S_FWD],
-                                          s[w, L.S_FWD + 1], s[w, L.S_FWD + 2])
-        s[w, L.S_MASS_LAT] = useful_mass(pk, k, w, a0, a1, a2, s[w, L.S_LEFT],
-                                         s[w, L.S_LEFT + 1], s[w, L.S_LEFT + 2])
-
-
-@jit
-def sticky_tyres(pk: Packed, ws, dt, s, out) -> None:
-    """5. Sticky tyre (static friction at rest), once per update."""
-    vp, wp = pk.vehicle, pk.wheel
-    speed, time = vp[L.STICKY_SPEED], vp[L.STICKY_TIME]
-    freq, zeta = vp[L.STICKY_FREQUENCY], vp[L.STICKY_DAMPING]
-    for w in range(wp.shape[0]):
-        contact = out[w, L.O_CONTACT] > 0.5
-        omega, v_long = ws[w, L.OMEGA], s[w, L.S_V_LONG]
-        mu_limit = s[w, L.S_MU_SURFACE] * wp[w, L.STATIC_COEF] * out[w, L.O_LOAD]
-        locked = omega == 0.0 and s[w, L.S_BRAKE] > 0.0
-        still = abs(v_long) < speed and abs(v_long - omega * wp[w, L.RADIUS]) < speed
-        m_s = wp[w, L.SPRUNG_MASS]
-        lo, hi = sticky.brake_window(mu_limit, s[w, L.S_BRAKE], ws[w, L.DRIVE_TORQUE],
-                                     wp[w, L.RADIUS])   # beyond it the locked wheel would turn
-        ws[w, L.ANCHOR], ws[w, L.TIMER], active, f = sticky.update(
-            speed, time, freq, zeta, ws[w, L.ANCHOR], ws[w, L.TIMER], v_long, contact and locked,
-            m_s, lo, hi, dt)
-        s[w, L.S_STICK_LONG], s[w, L.S_F_STICK_LONG] = 1.0 if active else 0.0, f
-        ws[w, L.ANCHOR + 1], ws[w, L.TIMER + 1], active, f = sticky.update(
-            speed, time, freq, zeta, ws[w, L.ANCHOR + 1], ws[w, L.TIMER + 1], s[w, L.S_V_LAT],
-            contact and still, m_s, -mu_limit, mu_limit, dt)
-        s[w, L.S_STICK_LAT], s[w, L.S_F_STICK_LAT] = 1.0 if active else 0.0, f
+        s[w, L.S_INV_MASS] = inverse_useful_mass(pk, k, w, a0, a1, a2, s[w, L.S_FWD],
+                                                 s[w, L.S_FWD + 1], s[w, L.S_FWD + 2])
+        s[w, L.S_INV_MASS + 1] = inverse_useful_mass(pk, k, w, a0, a1, a2, s[w, L.S_LEFT],
+                                                     s[w, L.S_LEFT + 1], s[w, L.S_LEFT + 2])

@@ -1,31 +1,47 @@
-"""Differentials: how the clutch torque is split over the driven wheels.
+"""Differentials: how the clutch torque is shared over the driven wheels.
 
-A differential gives, per vehicle, *torque ratios* ``beta`` (share of the clutch torque each wheel
-group receives) and *speed contributions* ``alpha`` (weights of the wheel spins in the clutch's
-output speed ``sum(alpha * omega)``), both ``(n_vehicles, n_groups)``. Wheel groups are single
-wheels, except for the tank, whose left wheels form one group and right wheels another (the track
-constraint: every wheel of a side spins at the same speed).
+A differential gives, per vehicle and wheel group, the *torque shares* ``beta``: group ``g``
+receives ``beta_g`` of the torque on the differential's input shaft (``(n_vehicles, n_groups)``).
+The same shares weight the wheel spins in the input shaft's speed, ``sum(beta * omega)`` (the
+clutch's output speed, before the gear ratio). That is the kinematics of an ideal, lossless
+differential: a mechanism that hands out torques ``beta_g T`` passes power ``T sum(beta_g
+omega_g)`` to its outputs, so by virtual work its input must turn at ``sum(beta_g omega_g)`` for
+it to take exactly that power; a planetary centre differential with a 45 : 55 torque split turns
+its carrier at ``0.45 omega_front + 0.55 omega_rear``. Any other speed weights ``alpha`` make
+the differential a source or sink of ``T sum((beta - alpha) omega)``: PhysX (and the 6x6 post's
+fork of it) keeps the base split as ``alpha`` while biasing or vectoring ``beta``, which creates
+energy wherever ``beta`` favours the faster wheels under drive, or the slower wheels under engine
+braking (see ``docs/architecture.md``). Here every type, the commanded ``torque_split`` and the
+tank's thrusts included, uses one set of shares for both, so the differential never creates
+or destroys energy and all drivetrain losses are the clutch's (``strength x slip^2``), the
+engine's and bearings' damping and the brakes.
+
+Wheel groups are single wheels, except for the tank, whose left wheels form one group and right
+wheels another (the track constraint: every wheel of a side spins at the same speed).
 
 Types:
 
 * ``four_wheel`` - PhysX 4W: open or limited slip; ``4wd``/``fwd``/``rwd``; front/rear and left/right
   splits; a limited-slip pair moves torque from the faster to the slower wheel once their speed
-  ratio exceeds the bias. Wheels beyond the four are undriven.
+  ratio exceeds the bias (PhysX's rule). Being lossless, it is a torque-biasing differential
+  whose input follows the wheel that takes the torque, not a friction pack that heats up.
+  Wheels beyond the four are undriven.
 * ``multi_wheel`` - PhysX NW: equal split over the driven wheels.
 * ``torque_vectoring`` - grounded driven wheels share torque in proportion to their suspension
   force, airborne ones get ``air_share`` each; with fewer than ``min_wheels_on_ground`` wheels on
   the ground it falls back to the equal split. The airborne wheels' shares must leave the
   grounded ones most of the torque (the 6x6 post's "extremely small" amount in the air), so at
   most ``n_driven - min_wheels_on_ground`` wheels in the air times ``air_share`` must stay
-  below :data:`MAX_AIR_TOTAL`.
-* ``tank`` - two groups (left, right of the wheels' centre line), signed ratios
+  below :data:`MAX_AIR_TOTAL`. An airborne wheel, with a small share, also counts little in the
+  engine's speed: it can spin up freely without dragging the engine along.
+* ``tank`` - two groups (left, right of the wheels' centre line), signed shares
   ``thrust_side / (|thrust_l| + |thrust_r|)``;
   ``standard`` mode clips thrust to [0, 1] (a negative stick brakes that side), ``special`` lets a
   side be driven backwards so the tank can pivot about its centre.
 * ``direct`` - no engine: per-wheel torques from the commands (PhysX NoDrive).
 
-Except for the tank (whose signed ratios have ``sum(|beta|) = 1``) every ``beta`` and ``alpha`` sums to
-1 over the driven wheels.
+Except for the tank (whose signed shares have ``sum(|beta|) = 1``) every ``beta`` sums to 1 over
+the driven wheels.
 """
 
 from __future__ import annotations
@@ -166,7 +182,8 @@ def wheel_groups(p: DifferentialParams, positions: np.ndarray) -> np.ndarray:
 
 
 def base_split(p: DifferentialParams, n_wheels: int) -> np.ndarray:
-    """Static ratios ``(n_wheels,)`` (speed contributions for all types but tank)."""
+    """Static shares ``(n_wheels,)``: the open differential's, from which the limited-slip and
+    torque-vectoring rules start (0 for every wheel of a tank and a direct drive)."""
     out = np.zeros(n_wheels)
     if p.type == "four_wheel":
         fl, fr, rl, rr = p.four_wheels
@@ -236,28 +253,27 @@ def _torque_vectoring(vp: np.ndarray, base: np.ndarray, in_contact: np.ndarray,
 
 @jit
 def ratios(vp: np.ndarray, base: np.ndarray, omega: np.ndarray, in_contact: np.ndarray,
-           spring_force: np.ndarray, thrust_left: float, thrust_right: float, beta: np.ndarray,
-           alpha: np.ndarray) -> None:
-    """Torque ratios ``beta`` and speed contributions ``alpha`` (per wheel group) of one vehicle.
+           spring_force: np.ndarray, thrust_left: float, thrust_right: float,
+           shares: np.ndarray) -> None:
+    """Torque shares ``beta`` (per wheel group) of one vehicle: the torque ratios and the speed
+    weights of the differential's input (see the module docstring).
 
     Args:
         vp: packed vehicle parameters (``layout``).
         base: static split per wheel (:func:`base_split`).
         omega: wheel spins (rad/s); in_contact: wheel contact (bool or 0/1); spring_force: N.
         thrust_left, thrust_right: tank track commands in [-1, 1].
-        beta, alpha: output arrays, one entry per group.
+        shares: output array, one entry per group.
     """
     if int(vp[DIFF_TYPE]) == TANK:
         left, right = thrust_left, thrust_right
         if vp[TANK_SPECIAL] < 0.5:
             left, right = min(max(left, 0.0), 1.0), min(max(right, 0.0), 1.0)
         total = abs(left) + abs(right)
-        beta[0], beta[1] = (left / total, right / total) if total > 0.0 else (0.0, 0.0)
-        alpha[0], alpha[1] = beta[0], beta[1]
+        shares[0], shares[1] = (left / total, right / total) if total > 0.0 else (0.0, 0.0)
         return
-    beta[:] = base
-    alpha[:] = base
+    shares[:] = base
     if int(vp[DIFF_TYPE]) == FOUR_WHEEL and vp[LIMITED_SLIP] > 0.5:
-        _four_wheel_lsd(vp, omega, base, beta)
+        _four_wheel_lsd(vp, omega, base, shares)
     elif int(vp[DIFF_TYPE]) == TORQUE_VECTORING:
-        _torque_vectoring(vp, base, in_contact, spring_force, beta)
+        _torque_vectoring(vp, base, in_contact, spring_force, shares)

@@ -1,17 +1,37 @@
 """Engine + clutch + differential + wheels: the coupled spin update.
 
-Unknowns per vehicle: engine spin ``w_e`` and the spin ``w_g`` of each wheel group. With clutch
-torque ``T_c = K (w_e - G sum(alpha_g w_g))`` (K = clutch strength, G = gear x final ratio) and
-backward-Euler integration of the clutch and damping terms over a step ``h``::
+Unknowns per vehicle: engine spin ``w_e`` and the spin ``w_g`` of each wheel group. The clutch
+passes ``T_c = K (w_e - G sum(beta_g w_g))`` (K = clutch strength, G = gear x final ratio,
+``beta`` the differential's torque shares) and group ``g`` receives ``G beta_g T_c``. The shares
+that hand out the torque also weight the spins in the clutch's output speed (see
+``differential``): the wheels receive ``sum(G beta_g T_c w_g) = T_c G sum(beta_g w_g)``, exactly
+the power the clutch passes, so the differential creates no energy in any mode, and the clutch
+dissipates ``T_c (w_e - G sum(beta_g w_g)) = K slip^2 >= 0``. With backward-Euler integration of
+the clutch and damping terms over a step ``h``::
 
     (I_e/h + D_e) w_e' + K (v . x') = I_e w_e / h + T_engine
     (I_g/h + D_g) w_g' - G beta_g K (v . x') = I_g w_g / h + T_road_g        for every group
 
-with ``x = [w_e, w_g...]`` and ``v = [1, -G alpha_g...]``. The matrix is diagonal plus the rank-one
-``K u v^T`` (``u = [1, -G beta_g...]``), so ``best_possible`` solves it exactly in O(n) with the
-Sherman-Morrison formula: unconditionally stable for any clutch strength and step. ``estimate``
-runs Gauss-Seidel sweeps instead. Engine torque and tyre (road) torques are explicit; brakes are
-applied afterwards as a clamp that can stop a group but never reverse it.
+with ``x = [w_e, w_g...]`` and ``v = [1, -G beta_g...]``: a diagonal matrix plus the symmetric
+rank-one ``K v v^T``. ``best_possible`` solves it exactly in O(n) with the Sherman-Morrison
+formula: unconditionally stable for any clutch strength and step. Multiplying each row by its
+new spin gives the step's energy balance::
+
+    sum(I/2 (x'^2 - x^2)) = h (T_engine w_e' + sum(T_road_g w_g'))
+                            - sum(I/2 (x' - x)^2) - h sum(D x'^2) - h K (v . x')^2
+
+every term after the engine's and the road's work removes energy (backward Euler's own
+dissipation, damping, clutch slip), so the coupling never gains energy whatever the step or the
+shares. Where the solved engine spin passes the rev limit (or 0), the limiter holds it there
+and the wheels are solved again against the held spin, so the balance holds with the held
+spin and the limiter's cut in the engine torque. ``estimate`` runs Gauss-Seidel sweeps of the
+same symmetric, positive definite system instead (they converge for any strength; the number
+of sweeps sets how close they get: short of convergence the engine's equation balances only to
+the sweeps' residual, so ``best_possible`` is the mode for exact energy). Engine torque is explicit; the
+tyre (road) torque is ``S_ROAD - S_ROAD_DAMP x omega`` at the new spin (``tire_models``), its
+second part joining ``D_g`` on the diagonal, so the stiff tyre is implicit too; brakes are
+applied afterwards as Coulomb friction against that diagonal: they stop a group but never
+reverse it (so they only remove energy).
 """
 
 from __future__ import annotations
@@ -39,8 +59,8 @@ from .wheel import apply_brake
 @jit
 def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inertia_g: np.ndarray,
           damping_g: np.ndarray, road_g: np.ndarray, brake_g: np.ndarray, throttle: float,
-          ratio: float, beta: np.ndarray, alpha: np.ndarray, h: float,
-          out_g: np.ndarray) -> tuple[float, float, float]:
+          ratio: float, shares: np.ndarray, h: float,
+          out_g: np.ndarray) -> tuple[float, float, float, float]:
     """Advance one vehicle's engine and wheel-group spins by ``h``.
 
     Args:
@@ -52,18 +72,23 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
         brake_g: brake torque magnitude per group (N m).
         throttle: in [0, 1].
         ratio: gear x final ratio (0 = disengaged).
-        beta, alpha: torque ratios and speed contributions per group.
+        shares: the differential's torque shares per group (also the weights of the group
+            spins in the clutch's output speed).
         h: step (s).
         out_g: receives the new group spins.
 
     Returns:
         ``(w_e, clutch_torque, engine_torque, clutch_slip)``: the new engine spin (rad/s), the
         torque the clutch passed over ``h`` (N m, ``strength x clutch_slip`` when engaged, else
-        0), the engine's own torque (N m) and the clutch slip ``w_e - ratio sum(alpha_g w_g)``
+        0), the engine's own torque (N m) and the clutch slip ``w_e - ratio sum(shares_g w_g)``
         at the new spins, before the brakes (rad/s; with ``ratio`` 0 it is the engine spin).
         Where the solved engine spin passes the maximum (or 0) it is held there, as PhysX's
-        limiter does; the engine torque returned is then net of the limiter's cut and the slip
-        is the solve's, so the engine's and the wheels' equations both balance.
+        limiter does, and the wheels are solved again against the clutch turning at the held
+        spin (:func:`_against_held_engine`): the slip and the clutch torque are then the held
+        engine's, so the clutch still only dissipates (``strength x slip^2``; with the slip of
+        the unheld spin, wheels overrunning a held engine under throttle were driven by a
+        clutch turning slower than they did), and the engine torque returned is net of the
+        limiter's cut, so the engine's and the wheels' equations both balance.
     """
     n = len(w_g)
     engaged = ratio != 0.0
@@ -75,44 +100,68 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
     b_e = moi * w_e / h + t_eng
     if vp[CLUTCH_IMPLICIT] > 0.5:                 # Sherman-Morrison: exact, O(n)
         inv_h, inv_m_e = 1.0 / h, 1.0 / m_e
-        v_y, v_z = b_e * inv_m_e, inv_m_e
+        v_y, v_z = b_e * inv_m_e, inv_m_e         # v . (M^-1 b), v . (M^-1 v)
         for g in range(n):                        # out_g holds b_g / m_g until the update
             inv_m_g = 1.0 / (inertia_g[g] * inv_h + damping_g[g])
             out_g[g] = (inertia_g[g] * w_g[g] * inv_h + road_g[g]) * inv_m_g
-            v_g = -ratio * alpha[g]
+            v_g = -ratio * shares[g]
             v_y += v_g * out_g[g]
-            v_z += v_g * (-ratio * beta[g]) * inv_m_g
-        coef = k * v_y / (1.0 + k * v_z)
+            v_z += v_g * v_g * inv_m_g
+        coef = k * v_y / (1.0 + k * v_z)          # the clutch torque K (v . x')
         x_e = (b_e - coef) * inv_m_e
         for g in range(n):
-            out_g[g] += ratio * beta[g] * coef / (inertia_g[g] * inv_h + damping_g[g])
+            out_g[g] += ratio * shares[g] * coef / (inertia_g[g] * inv_h + damping_g[g])
     else:                                          # Gauss-Seidel sweeps
         x_e = w_e
         out_g[:] = w_g
         for _ in range(int(vp[CLUTCH_ITERATIONS])):
             vx = 0.0
             for g in range(n):
-                vx += -ratio * alpha[g] * out_g[g]
+                vx += -ratio * shares[g] * out_g[g]
             x_e = (b_e - k * vx) / (m_e + k)
             for g in range(n):
-                v_g, u_g = -ratio * alpha[g], -ratio * beta[g]
+                v_g = -ratio * shares[g]
                 rest = x_e + vx - v_g * out_g[g]
                 b_g = inertia_g[g] * w_g[g] / h + road_g[g]
                 m_g = inertia_g[g] / h + damping_g[g]
-                new = (b_g - k * u_g * rest) / (m_g + k * u_g * v_g)
+                new = (b_g - k * v_g * rest) / (m_g + k * v_g * v_g)
                 vx += v_g * (new - out_g[g])
                 out_g[g] = new
-    slip = x_e                                     # what the clutch passed to the wheels
-    for g in range(n):
-        slip += -ratio * alpha[g] * out_g[g]
     held = min(max(x_e, 0.0), vp[MAX_OMEGA])       # the rev limiter (and no backward spin)
-    t_eng -= m_e * (x_e - held)                    # its cut: the engine's net torque balances
-    x_e = held
-    if not engaged:                                # nothing passed: the slip is the engine's spin
-        slip = held
+    if held != x_e:                                # the wheels meet an engine held there
+        _against_held_engine(held, w_g, inertia_g, damping_g, road_g, k, ratio, shares, h,
+                             out_g)
+    slip = held                                    # what the clutch passed to the wheels
     for g in range(n):
-        out_g[g] = apply_brake(out_g[g], h * brake_g[g] / inertia_g[g])
+        slip += -ratio * shares[g] * out_g[g]
+    if held != x_e:                                # the limiter's cut: the engine's equation
+        t_eng += m_e * held + k * slip - b_e       # balances at the held spin
+    x_e = held
+    for g in range(n):                             # Coulomb brakes against the implicit diagonal
+        out_g[g] = apply_brake(out_g[g], brake_g[g] / (inertia_g[g] / h + damping_g[g]))
     return x_e, k * slip, t_eng, slip
+
+
+@jit
+def _against_held_engine(w_e: float, w_g: np.ndarray, inertia_g: np.ndarray,
+                         damping_g: np.ndarray, road_g: np.ndarray, k: float, ratio: float,
+                         shares: np.ndarray, h: float, out_g: np.ndarray) -> None:
+    """New group spins (into ``out_g``) with the engine held at ``w_e`` (rad/s) by the rev
+    limiter: each group's row of the coupled system with ``w_e`` known,
+    ``(I_g/h + D_g) w_g' + G beta_g K G sum(beta w') = I_g w_g / h + T_road_g + G beta_g K w_e``,
+    a diagonal plus the symmetric rank-one ``K u u^T`` (``u = G beta``): Sherman-Morrison, exact
+    and O(n), in both clutch accuracy modes."""
+    n = len(w_g)
+    u_y, u_z = 0.0, 0.0                            # u . (M^-1 b), u . (M^-1 u)
+    for g in range(n):
+        inv_m_g = 1.0 / (inertia_g[g] / h + damping_g[g])
+        u_g = ratio * shares[g]
+        out_g[g] = (inertia_g[g] * w_g[g] / h + road_g[g] + u_g * k * w_e) * inv_m_g
+        u_y += u_g * out_g[g]
+        u_z += u_g * u_g * inv_m_g
+    coef = k * u_y / (1.0 + k * u_z)
+    for g in range(n):
+        out_g[g] -= ratio * shares[g] * coef / (inertia_g[g] / h + damping_g[g])
 
 
 @jit
@@ -125,7 +174,7 @@ def spin(pk: Packed, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, o
         for w in range(n):
             ws[w, L.OMEGA] = wheel.integrate_spin(ws[w, L.OMEGA], cw[w, L.WHEEL_TORQUE],
                                                   s[w, L.S_ROAD], s[w, L.S_BRAKE], wp[w, L.MOI],
-                                                  wp[w, L.DAMPING], h)
+                                                  wp[w, L.DAMPING] + s[w, L.S_ROAD_DAMP], h)
             ws[w, L.DRIVE_TORQUE] = cw[w, L.WHEEL_TORQUE]
         return 0.0, 0.0
     n_g = int(vp[L.N_GROUPS])
@@ -134,32 +183,33 @@ def spin(pk: Packed, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, o
         j = int(wp[w, L.GROUP])
         g[j, L.G_SPIN] += ws[w, L.OMEGA]
         g[j, L.G_INERTIA] += wp[w, L.MOI]
-        g[j, L.G_DAMPING] += wp[w, L.DAMPING]
+        g[j, L.G_DAMPING] += wp[w, L.DAMPING] + s[w, L.S_ROAD_DAMP]   # + the tyre's, implicit
         g[j, L.G_ROAD] += s[w, L.S_ROAD]
         g[j, L.G_BRAKE] += s[w, L.S_BRAKE]
         g[j, L.G_COUNT] += 1.0
     for j in range(n_g):
         g[j, L.G_SPIN] /= g[j, L.G_COUNT]
     differential.ratios(vp, wp[:, L.BASE_SPLIT], ws[:, L.OMEGA], out[:, L.O_CONTACT],
-                        out[:, L.O_SPRING_FORCE], thrust_l, thrust_r, g[:n_g, L.G_BETA],
-                        g[:n_g, L.G_ALPHA])
+                        out[:, L.O_SPRING_FORCE], thrust_l, thrust_r, g[:n_g, L.G_SHARE])
     _split_override(pk, cw, g)
     w_e, clutch, t_eng, slip = solve(
         vp, pk.torque_curve, vs[L.ENGINE_OMEGA], g[:n_g, L.G_SPIN], g[:n_g, L.G_INERTIA],
         g[:n_g, L.G_DAMPING], g[:n_g, L.G_ROAD], g[:n_g, L.G_BRAKE], throttle, ratio,
-        g[:n_g, L.G_BETA], g[:n_g, L.G_ALPHA], h, g[:n_g, L.G_NEW])
+        g[:n_g, L.G_SHARE], h, g[:n_g, L.G_NEW])
     vs[L.ENGINE_OMEGA] = w_e
     for w in range(n):
         j = int(wp[w, L.GROUP])
         ws[w, L.OMEGA] = g[j, L.G_NEW]
-        ws[w, L.DRIVE_TORQUE] = g[j, L.G_BETA] * ratio * clutch / g[j, L.G_COUNT]
+        ws[w, L.DRIVE_TORQUE] = g[j, L.G_SHARE] * ratio * clutch / g[j, L.G_COUNT]
     return t_eng, slip
 
 
 @jit
 def _split_override(pk: Packed, cw, g) -> None:
-    """Per-wheel torque ratios from the commands (not NaN) replace the differential's; with no
-    positive share on a driven wheel, its base split (``alpha``: no slip or load bias)."""
+    """Per-wheel torque shares from the commands (not NaN) replace the differential's; with no
+    positive share on a driven wheel, its base split (no slip or load bias). The commanded
+    shares weight the clutch's output speed too (see the module docstring): all the torque on
+    the fastest wheel passes the power that wheel takes, not more."""
     wp = pk.wheel
     if int(pk.vehicle[L.DIFF_TYPE]) == L.TANK:
         return
@@ -176,4 +226,4 @@ def _split_override(pk: Packed, cw, g) -> None:
     for w in range(wp.shape[0]):
         v = cw[w, L.TORQUE_SPLIT]
         share = v if (not np.isnan(v) and v > 0.0 and wp[w, L.BASE_SPLIT] > 0.0) else 0.0
-        g[w, L.G_BETA] = share / total if total > 0.0 else g[w, L.G_ALPHA]
+        g[w, L.G_SHARE] = share / total if total > 0.0 else wp[w, L.BASE_SPLIT]

@@ -31,15 +31,16 @@ def _columns(*names: str) -> int:
 # --- per-wheel parameters: wheel_params[w, col] ----------------------------------------------
 N_WHEEL_PARAMS = _columns(
     "RADIUS", "MOI", "DAMPING", "MAX_BRAKE", "MAX_HANDBRAKE", "MAX_STEER", "TOE",
-    "POSITION:3", "TRAVEL:3", "RAY_START:3", "FORCE_POINT:3", "TIRE_FORCE_POINT:3",
+    "POSITION:3", "TRAVEL:3", "RAY_START:3", "FORCE_POINT:3",
     "MAX_COMPRESSION", "MAX_DROOP", "SPRING", "DAMPER", "SPRUNG_MASS", "BUMP_STOP",
     "CAMBER_REST", "CAMBER_COMPRESSION", "CAMBER_DROOP",
     "STEER_MULT", "PARTNER", "GROUP", "BASE_SPLIT",
     "TIRE_MODEL", "TIRE_TYPE", "FRICTION_VS_SLIP:6", "LAT_STIFF_X", "LAT_STIFF_Y",
     "LONG_STIFF_G", "CAMBER_STIFF_G", "ARCADE_LONG", "ARCADE_LAT", "GRIP", "CURVE_SET",
-    "MIN_SLIP_SPEED", "CLAMPS", "MF_LONG:4", "MF_LAT:4", "TRAIL", "MF_PEAK_LONG",
+    "MF_LONG:4", "MF_LAT:4", "TRAIL", "MF_PEAK_LONG",
     "MF_PEAK_LAT", "STATIC_COEF", "CAP_COEF", "CUSTOM_INDEX", "INV_SPRUNG_MASS",
-    "TURN_COEF:3", "USES_MASS")
+    "TURN_COEF:3", "TIRE_FORCE_HEIGHT", "TREAD_STIFF:2", "TREAD_DAMP:2", "CURVE_SLOPE:2",
+    "GAIN_FLOOR")
 
 # --- per-vehicle parameters: vehicle_params[col] ---------------------------------------------
 N_VEHICLE_PARAMS = _columns(
@@ -51,8 +52,7 @@ N_VEHICLE_PARAMS = _columns(
     "CLUTCH_STRENGTH", "CLUTCH_IMPLICIT", "CLUTCH_ITERATIONS",
     "MAX_ANGLE", "ACKERMANN", "REFERENCE_X",
     "LOAD_MIN", "LOAD_MIN_FILTERED", "LOAD_MAX", "LOAD_MAX_FILTERED",
-    "STICKY_SPEED", "STICKY_TIME", "STICKY_FREQUENCY", "STICKY_DAMPING",
-    "MIN_LONG_DENOM", "MIN_LAT_DENOM", "SUBSTEP_SPEED", "SUBSTEPS_LOW", "SUBSTEPS_HIGH",
+    "SUBSTEP_SPEED", "SUBSTEPS_LOW", "SUBSTEPS_HIGH",
     "KEEP_PITCH", "KEEP_ROLL", "HAS_CUSTOM")
 
 #: differential type codes (``DIFF_TYPE``)
@@ -62,7 +62,12 @@ DIRECT, FOUR_WHEEL, MULTI_WHEEL, TORQUE_VECTORING, TANK = range(5)
 DRIVES = ("4wd", "fwd", "rwd")
 
 # --- state ----------------------------------------------------------------------------------
-N_WHEEL_STATE = _columns("OMEGA", "ANCHOR:2", "TIMER:2", "DRIVE_TORQUE")
+#: tyre state (``tire_models``): the tread deflection (m, long and lat), and what the last update
+#: saw and applied at the patch: its velocity (m/s, chassis axes) and mean force (N, long and lat
+#: in that update's contact frame); ``HISTORY`` is 1 once they hold an update's (a reset's zeros
+#: are none)
+N_WHEEL_STATE = _columns("OMEGA", "DRIVE_TORQUE", "DEFLECTION:2", "PATCH_VELOCITY:3",
+                         "PATCH_FORCE:2", "HISTORY")
 N_VEHICLE_STATE = _columns("ENGINE_OMEGA", "SWITCH_TIMER", "AUTOBOX_TIMER")
 N_GEAR_STATE = _columns("GEAR", "TARGET", "AUTO_SHIFT")
 
@@ -93,8 +98,8 @@ N_VEHICLE_OUTPUTS = _columns("O_ENGINE_OMEGA", "O_ENGINE_TORQUE", "O_CLUTCH_SLIP
 #: has it as v_lat / denominator, so the PhysX tyre needs no tan(atan(.)) without camber)
 N_TIRE_INPUTS = _columns(
     "X_V_LONG", "X_V_LAT", "X_OMEGA", "X_LONG_SLIP", "X_LAT_SLIP", "X_CAMBER", "X_FRICTION",
-    "X_SURFACE_FRICTION", "X_LOAD", "X_REST_LOAD", "X_NORMALISED_LOAD", "X_GRAVITY", "X_DT",
-    "X_DRIVE_TORQUE", "X_MASS_LONG", "X_MASS_LAT", "X_TAN_LAT_SLIP")
+    "X_SURFACE_FRICTION", "X_LOAD", "X_REST_LOAD", "X_NORMALISED_LOAD", "X_GRAVITY",
+    "X_TAN_LAT_SLIP")
 
 
 def column_view(buffer: str, col: int, width: int = 0, dtype=None, doc: str = ""):
@@ -147,14 +152,23 @@ class Packed(NamedTuple):
     points: np.ndarray
 
 # --- per-wheel scratch of one vehicle update (update.py) --------------------------------------
-#: (padded to 40 columns, 320 bytes: a wheel's row then spans whole 64-byte cache lines; with
-#: 33 columns, after S_ACC_MOMENT was added, the Drift car's update took 0.56-0.58 us against
-#: 0.52 padded, A/B in alternating processes, 2026-11-25)
+#: (padded to whole 64-byte cache lines per wheel row, 8 columns each: a row spanning part of a
+#: line cost the Drift car's update ~10 %)
+#: ``S_ROAD`` and ``S_ROAD_DAMP``: the tyre's torque on the wheel over a substep is
+#: ``S_ROAD - S_ROAD_DAMP x omega`` at the substep's new spin (implicit, see ``tire_models``);
+#: ``S_PRED``: the patch velocity (long, lat) the tyre predicts at the substep's start, ``S_EXT``
+#: its change per substep from all but this tyre's own force change; ``S_TREAD``: tread spring
+#: (long, lat), ``S_TREAD_INV_K``: 1 / its ``c h + d`` (long, lat); ``S_INV_MASS``: inverse
+#: useful masses (long, lat); ``S_AFFINE``: the longitudinal force ``A + B omega r`` (A, B) of
+#: the substep; ``S_F0``: the model's forces at the substep's kinematic slips (long, lat);
+#: ``S_STIFF``: the model's stiffness at zero slip (N per unit slip, long and lat) this update
 N_SCRATCH = _columns(
-    "S_BRAKE", "S_V_LONG", "S_V_LAT", "S_MU_SURFACE", "S_MASS_LONG", "S_MASS_LAT", "S_STICK_LONG",
-    "S_STICK_LAT", "S_F_STICK_LONG", "S_F_STICK_LAT", "S_ROAD", "S_ACC_LONG", "S_ACC_LAT",
-    "S_ACC_DRIVE", "S_ACC_MOMENT", "S_LOAD_FILTERED", "S_OVERTRAVEL", "S_COS_INCIDENCE",
-    "S_RATE_SCALE", "S_V_PATCH:3", "S_DOWN:3", "S_ARM:3", "S_FWD:3", "S_LEFT:3", "S_PAD:6")
-#: per-group scratch of the drivetrain: spin, inertia, damping, road and brake torque, ratios
-N_GROUP_SCRATCH = _columns("G_SPIN", "G_INERTIA", "G_DAMPING", "G_ROAD", "G_BRAKE", "G_BETA",
-                           "G_ALPHA", "G_NEW", "G_COUNT")
+    "S_BRAKE", "S_V_LONG", "S_V_LAT", "S_MU_SURFACE", "S_INV_MASS:2", "S_ROAD", "S_ROAD_DAMP",
+    "S_ACC_LONG", "S_ACC_LAT", "S_ACC_DRIVE", "S_ACC_MOMENT", "S_LOAD_FILTERED", "S_OVERTRAVEL",
+    "S_COS_INCIDENCE", "S_RATE_SCALE", "S_V_PATCH:3", "S_DOWN:3", "S_ARM:3", "S_FWD:3",
+    "S_LEFT:3", "S_PRED:2", "S_EXT:2", "S_TREAD:2", "S_TREAD_INV_K:2", "S_AFFINE:2", "S_F0:2",
+    "S_STIFF:2", "S_MOMENT", "S_ROAD_RATIO", "S_PAD:1")
+#: per-group scratch of the drivetrain: spin, inertia, damping, road and brake torque, the
+#: differential's share, new spin, wheel count
+N_GROUP_SCRATCH = _columns("G_SPIN", "G_INERTIA", "G_DAMPING", "G_ROAD", "G_BRAKE", "G_SHARE",
+                           "G_NEW", "G_COUNT")

@@ -6,8 +6,11 @@ import numpy as np
 
 from . import layout as L
 from . import tire, tire_custom
+from .contact import ROTATION_SHARE
 from .layout import Packed
 from .tire import MODELS
+from .tire_arcade import REFERENCE_SPEED
+from .tire_curve import zero_slopes
 
 
 def _wheel_columns(p) -> np.ndarray:
@@ -33,12 +36,12 @@ def _wheel_columns(p) -> np.ndarray:
                    (L.LONG_STIFF_G, ti.long_stiff_per_unit_gravity),
                    (L.CAMBER_STIFF_G, ti.camber_stiff_per_unit_gravity),
                    (L.ARCADE_LONG, ti.arcade_long_stiffness), (L.ARCADE_LAT, ti.arcade_lat_stiffness),
-                   (L.GRIP, ti.grip), (L.CURVE_SET, ti.curve_set), (L.MIN_SLIP_SPEED, ti.min_slip_speed),
-                   (L.CLAMPS, ti.clamps), (L.TRAIL, ti.trail)):
+                   (L.GRIP, ti.grip), (L.CURVE_SET, ti.curve_set),
+                   (L.TRAIL, ti.trail),
+                   (L.TIRE_FORCE_HEIGHT, sus.tire_force_height)):
         put(col, v)
     for col, v in ((L.POSITION, sus.position), (L.TRAVEL, sus.travel_direction),
-                   (L.RAY_START, sus.ray_start(wh.radius)), (L.FORCE_POINT, sus.force_point),
-                   (L.TIRE_FORCE_POINT, sus.tire_force_point)):
+                   (L.RAY_START, sus.ray_start(wh.radius)), (L.FORCE_POINT, sus.force_point)):
         put(col, v, 3)
     put(L.FRICTION_VS_SLIP, ti.friction_vs_slip.reshape(n, 6), 6)
     put(L.MF_LONG, ti.mf_long, 4)
@@ -57,17 +60,25 @@ def _wheel_columns(p) -> np.ndarray:
     put(L.STATIC_COEF, static)
     custom = tire_custom.index_of(p.custom_tire) if p.custom_tire is not None else -1
     put(L.CUSTOM_INDEX, np.full(n, custom))
-    put(L.INV_SPRUNG_MASS, 1.0 / sus.sprung_mass)                    # for contact.useful_mass
+    put(L.INV_SPRUNG_MASS, 1.0 / sus.sprung_mass)        # for contact.inverse_useful_mass
     share = sus.sprung_mass / p.chassis.mass
-    put(L.TURN_COEF, 1.0 / (share[:, None] * np.asarray(p.chassis.inertia)[None, :]), 3)
-    put(L.USES_MASS, ti.uses("curve") & (np.asarray(ti.clamps) > 0.5))   # friction clamps
+    put(L.TURN_COEF, ROTATION_SHARE / (share[:, None] * np.asarray(p.chassis.inertia)[None, :]), 3)
+    # the tread (tire_models.prepare): c = TREAD_STIFF m_s g, d = 2 zeta sqrt(c m_s) =
+    # TREAD_DAMP sqrt(g), TREAD_DAMP = 2 zeta m_s sqrt(tread_stiffness), per direction
+    stiff = np.column_stack([ti.tread_stiffness_long, ti.tread_stiffness_lat])
+    put(L.TREAD_STIFF, stiff * sus.sprung_mass[:, None], 2)
+    put(L.TREAD_DAMP, 2.0 * ti.tread_damping[:, None] * sus.sprung_mass[:, None] * np.sqrt(stiff), 2)
+    slopes = np.array([zero_slopes(c) for c in p.curve_sets])       # curve tyres' stiffness
+    put(L.CURVE_SLOPE, slopes[ti.curve_set.astype(int)], 2)
+    put(L.GAIN_FLOOR, np.where(ti.uses("arcade") | ti.uses("custom"),   # tire_models.prepare
+                               1.0 / REFERENCE_SPEED, 0.0))
     return out
 
 
 def _vehicle_columns(p) -> np.ndarray:
     """``(N_VEHICLE_PARAMS,)`` from the per-vehicle parameter dataclasses."""
     d, e, gb, c, st = p.differential, p.engine, p.gearbox, p.clutch, p.steering
-    lf, sk, sim, sc = p.tire_load_filter, p.sticky, p.simulation, p.tire_force_scaling
+    lf, sim, sc = p.tire_load_filter, p.simulation, p.tire_force_scaling
     out = np.zeros(L.N_VEHICLE_PARAMS)
     values = {
         L.N_GROUPS: p.groups.shape[1], L.DIFF_TYPE: L.DIFF_TYPES.index(d.type),
@@ -88,10 +99,7 @@ def _vehicle_columns(p) -> np.ndarray:
         L.REFERENCE_X: st.reference_x,
         L.LOAD_MIN: lf.min_normalised_load, L.LOAD_MIN_FILTERED: lf.min_filtered_normalised_load,
         L.LOAD_MAX: lf.max_normalised_load, L.LOAD_MAX_FILTERED: lf.max_filtered_normalised_load,
-        L.STICKY_SPEED: sk.speed, L.STICKY_TIME: sk.time, L.STICKY_FREQUENCY: sk.frequency,
-        L.STICKY_DAMPING: sk.damping_ratio,
-        L.MIN_LONG_DENOM: sim.min_long_slip_denominator,
-        L.MIN_LAT_DENOM: sim.min_lat_slip_denominator, L.SUBSTEP_SPEED: sim.substep_speed_threshold,
+        L.SUBSTEP_SPEED: sim.substep_speed_threshold,
         L.SUBSTEPS_LOW: sim.substeps_low, L.SUBSTEPS_HIGH: sim.substeps_high,
         L.KEEP_PITCH: sc.pitch, L.KEEP_ROLL: sc.roll,
         L.HAS_CUSTOM: bool(p.tires.uses("custom").any()),

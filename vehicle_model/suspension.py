@@ -18,6 +18,11 @@ ground normal (the tyre model supplies the forces in the ground plane). With gra
 So the vehicle rests at zero jounce when the sprung masses match the chassis mass distribution,
 on a slope as on the flat, and a pitching or rolling body gets no horizontal push from its
 struts. ``N`` is the suspension force the outputs report and the tyre load (before the filter).
+The tyre forces act at the contact patch (the wheel centre less one radius along the ground
+normal, where the tyre touches the hit plane), raised by ``tire_force_height``; the suspension
+force acts at ``force_point`` (the wheel centre at rest), along the normal, whose line through
+the patch passes the wheel centre.
+
 The jounce rate is the contact point's velocity along the normal (the PhysX SDK differences the
 jounce over the step instead, which also sees the ground's profile passing under the wheel and
 spikes at touchdown; on smooth ground the two agree). Compression beyond ``max_compression``
@@ -73,13 +78,14 @@ class SuspensionParams:
                                             doc="camber at full droop")
     force_point: np.ndarray = param(unit="m", lo=-50, hi=50, shape="wheel3",
                                     doc="suspension force application point, chassis frame")
-    tire_force_point: np.ndarray = param(unit="m", lo=-50, hi=50, shape="wheel3",
-                                         doc="tyre force application point, chassis frame "
-                                         "(default the wheel centre, as PhysX starts: load "
-                                         "transfers as m a h / L with h the CoM over this point, "
-                                         "the brake and drive torques' reaction on the body not "
-                                         "being modelled; at the contact patch, centre - radius "
-                                         "along z, h is over the ground, as for a rigid car)")
+    tire_force_height: np.ndarray = param(
+        unit="m", lo=0.0, hi=10.0,
+        doc="height of the tyre force application point above the contact patch, along the "
+        "ground normal: 0 applies the tyre forces where the tyre meets the ground (the point "
+        "moves with jounce and follows the ground), giving a rigid car's load transfer m a h / L "
+        "with h the CoM over the ground; the wheel radius puts it at the wheel centre, as PhysX "
+        "starts, where the brake and drive torques' reaction on the body, which is not modelled, "
+        "would be missing and the transfer is m a (h - r) / L")
 
     def __post_init__(self):
         freeze_arrays(self)

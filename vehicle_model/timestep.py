@@ -1,32 +1,8 @@
 """Is a physics step short enough for the update's explicit parts? (:func:`check_timestep`)
 
-Four parts of the update are explicit and have a step limit:
+Two parts of the update are explicit and have a step limit, and one more is checked:
 
 * **Springs** (PhysX's rule): ``alpha = sqrt(sprung_mass / spring_strength) / dt`` should exceed 5.
-* **Wheel spin against the tyre.** Near rolling, every tyre model but the custom one pushes
-  back on the wheel with a force proportional to the patch's slide ``omega r - v``; the spin
-  relaxes toward rolling at ``lambda = k r^2 / I`` (``k`` the force per m/s of slide, ``r``
-  radius, ``I`` wheel inertia). The explicit spin update over a wheel substep ``h`` overshoots
-  rolling (the slip flips sign every substep) once ``lambda h > 1``, and past 2 the flips grow
-  until the tyre saturates; a braked wheel that flips never rests, so its sticky tyre never
-  engages and the car creeps.
-  ``k`` per model (``mu`` the surface friction, ``load`` the rest load ``sprung_mass g``):
-
-  ==============  ========================================  ===============================
-  model           force per unit slip                       slip denominator ``v``
-  ==============  ========================================  ===============================
-  physx           ``long_stiff_per_unit_gravity g``          ``min_long_slip_denominator``
-  magic_formula   ``B C D mu load`` (``mf_long``)            ``min_slip_speed``
-  curve           zero-slip slope x ``grip mu load``         ``min_slip_speed``
-  ==============  ========================================  ===============================
-
-  and ``k = force per unit slip / v``; the arcade tyre's ``k`` is ``arcade_long_stiffness
-  load`` at any speed. Below ``substep_speed_threshold`` the slip denominator is the smallest
-  (``h = dt / substeps_low``); above it, it is at least the threshold (``h = dt /
-  substeps_high``). PhysX's answer is more substeps; its substeps also advance the chassis,
-  ours re-solve the wheels with the chassis held. The curve tyre with friction clamps on is
-  not rated: the clamps cap the force at what stops the slide within the step. A custom tyre
-  is the caller's.
 * **Dampers.** The struts push on one rigid chassis, and their damper forces act over the
   next step: each of its vertical modes (heave, roll, pitch) slows as ``v' = v - dt lambda v``,
   ``lambda`` an eigenvalue of ``M^-1 C`` (``M = diag(mass, I_xx, I_yy)``, ``C = sum_i c_i j_i
@@ -37,11 +13,19 @@ Four parts of the update are explicit and have a step limit:
   own ``c / m`` in the presets (the struts sit at half the track, the body's roll inertia is
   small): the tank chattered in roll with dampers 13.5x its preset's, each strut's ``c dt / m``
   still under 1. The presets: 0.08-0.15 at 4 ms.
-* **Sticky tyre**: its spring-damper is explicit over ``dt`` (the anchor moves with the
-  velocity, the force acts over the next step), a mode ``x' = x + dt v``, ``v' = v - dt (w^2 x'
-  + 2 zeta w v)`` of the sprung mass, stable only while ``(w dt)^2 + 4 zeta w dt < 4`` (``w = 2
-  pi frequency``; the eigenvalues' product is ``1 - 2 zeta w dt`` and their sum ``2 - (w dt)^2
-  - 2 zeta w dt``).
+* **Tyres, parked.** The tyre is implicit in the wheel spin and in the chassis motion its force
+  causes (``tire_models``), each wheel and direction predicting the chassis's response with its
+  *useful mass* (``contact.inverse_useful_mass``): the step is then stable, and a parked vehicle
+  settles without jitter, at any step and for every tyre model, as long as those predictions
+  bound the chassis's true response to all the tyres at once. The shares of the useful masses
+  see to that for a vehicle whose sprung masses add up to the chassis mass; a vehicle changed in
+  code may not (sprung masses larger than the chassis carries). The rule builds the one-step
+  map of the parked vehicle (:func:`parked_tread_map`: every tyre's stuck tread with its
+  wheel locked, the chassis with its true mass and inertia) and reports a mode that flips sign
+  every step and fades slower than ``PARKED_FLIP`` per step: the vehicle would jitter. (The
+  tyre model does not enter: a parked tyre is its tread.) The wheel substeps no longer have a
+  rule: the tyre's torque on the wheel is implicit in the spin update (the explicit version
+  overshot rolling once the tyre's rate ``k r^2 / I`` times the substep passed 1).
 
 Not a step limit, checked alongside: a suspension far outside any vehicle's tuning, the mark of
 a unit slip (N/mm or N s/mm given as N/m or N s/m). The spring holds the sprung weight at zero
@@ -57,83 +41,85 @@ import warnings
 
 import numpy as np
 
+from .contact import ROTATION_SHARE
 from .params import check_step_inputs
-from .tire import MODELS
 
-#: A wheel substep overshoots rolling when the tyre/wheel rate times the substep exceeds this;
-#: so do the dampers when their fastest rate times the step does.
+#: The dampers overshoot when their fastest rate times the step exceeds this.
 OVERSHOOT = 1.0
+#: A parked vehicle's tyre mode that flips sign every step and keeps more than this of itself per
+#: step is reported (after 3 s at 30 Hz, 0.9 of a mode is left to 8e-5 of it).
+PARKED_FLIP = 0.9
 #: Softest spring (natural frequency, Hz) and weakest damper (damping ratio) not reported as a
 #: likely unit slip.
 MIN_FREQUENCY, MIN_DAMPING = 0.3, 0.05
 
 
-def _curve_slopes(p) -> np.ndarray:
-    """Zero-slip slope of each wheel's steepest longitudinal curve (force per unit slip per
-    unit of ``grip mu load``)."""
-    eps = 1e-6
-    slopes = []
-    for curve_set in p.curve_sets:
-        steepest = 0.0
-        for c in curve_set.long:
-            y = np.interp([-eps, 0.0, eps], c[:, 0], c[:, 1])
-            steepest = max(steepest, abs(y[1] - y[0]) / eps, abs(y[2] - y[1]) / eps)
-        slopes.append(steepest)
-    return np.array(slopes)[p.tires.curve_set.astype(int)]
+def parked_tread_map(p, dt: float, gravity: float = 9.81) -> np.ndarray:
+    """The one-step map of a parked vehicle's tyres: how the update (``tire_models``, the stuck
+    patch of every tyre with its wheel locked) and the rigid chassis carry a small disturbance
+    from one physics step ``dt`` (with ``substeps_low`` wheel substeps) to the next.
+
+    State: the chassis's velocity and angular velocity (body axes, level, at rest), each tread
+    deflection (long and lat per wheel), and the patch velocities and mean forces the update
+    remembers for its prediction. Per substep each tyre takes ``F (h / m_u + 1 / k) = -v_pred
+    - ext + c u / k`` (``m_u`` its useful mass, ``k = c h + d``), moves its tread and its
+    predicted velocity; the chassis then takes the mean forces for ``dt`` with its true mass
+    and inertia (the forces at the tyre force points, the velocities at the patches). Returns
+    the square matrix of that linear map."""
+    sp, ch, ti = p.suspension, p.chassis, p.tires
+    n_w = p.n_wheels
+    n_sub = p.simulation.substeps_low
+    h = dt / n_sub
+    m_s = sp.sprung_mass
+    c = np.concatenate([ti.tread_stiffness_long, ti.tread_stiffness_lat]) * np.tile(m_s, 2) * gravity
+    d = 2.0 * np.tile(ti.tread_damping, 2) * np.sqrt(c * np.tile(m_s, 2))
+    k = c * h + d
+    patch = sp.position - np.array([0.0, 0.0, 1.0]) * p.wheels.radius[:, None] - ch.com
+    force_at = patch + np.array([0.0, 0.0, 1.0]) * sp.tire_force_height[:, None]   # raised along the normal
+    dirs = np.array([[1.0, 0.0, 0.0]] * n_w + [[0.0, 1.0, 0.0]] * n_w)
+
+    def jac(arms):                                  # patch velocity along d = d . (V + W x r)
+        arms = np.tile(arms, (2, 1))
+        return np.hstack([dirs, np.cross(arms, dirs)])
+    jv, jf = jac(patch), jac(force_at)
+    inv_mass = np.concatenate([np.full(3, 1.0 / ch.mass), 1.0 / np.asarray(ch.inertia)])
+    share = np.tile(m_s / ch.mass, 2)
+    inv_useful = (1.0 / np.tile(m_s, 2) + ROTATION_SHARE * np.einsum(
+        "ij,j,ij->i", jv[:, 3:], 1.0 / np.asarray(ch.inertia), jv[:, 3:]) / share)
+    n = 2 * n_w
+    size = 6 + 3 * n
+
+    def step(state):
+        qd, u, v_prev, f_prev = state[:6], state[6:6 + n], state[6 + n:6 + 2 * n], state[6 + 2 * n:]
+        u = u.copy()
+        v_now = jv @ qd
+        ext = h * ((v_now - v_prev) / dt - f_prev * inv_useful)
+        v_pred, total = v_now.copy(), np.zeros(n)
+        for _ in range(n_sub):
+            f = (-v_pred - ext + c * u / k) / (h * inv_useful + 1.0 / k)
+            u += h * (f - c * u) / k
+            v_pred += ext + h * f * inv_useful
+            total += f
+        f_mean = total / n_sub
+        qd = qd + dt * inv_mass * (jf.T @ f_mean)
+        return np.concatenate([qd, u, v_now, f_mean])
+    return np.column_stack([step(e) for e in np.eye(size)])
 
 
-def wheel_rates(p, gravity: float = 9.81, friction=1.0) -> tuple[np.ndarray, np.ndarray]:
-    """Rates ``lambda`` (1/s) at which each wheel's tyre pulls its spin toward rolling, at low
-    speed (slip denominator at its minimum) and at the substep speed threshold; NaN where a
-    wheel is not rated (custom tyre, curve tyre with clamps). ``friction``: the largest surface
-    friction each wheel meets, scalar or ``(n_wheels,)``."""
-    sim, wh, ty = p.simulation, p.wheels, p.tires
-    load = p.suspension.sprung_mass * gravity                     # rest load, N
-    mu = _friction(friction, len(load))
-    mf = ty.mf_long
-    per_slip = np.select(                                         # force per unit slip, N
-        [ty.uses("physx"), ty.uses("magic_formula"), ty.uses("curve") & (ty.clamps == 0)],
-        [ty.long_stiff_per_unit_gravity * gravity, mf[:, 0] * mf[:, 1] * mf[:, 2] * mu * load,
-         _curve_slopes(p) * ty.grip * mu * load], np.nan)
-    v_min = np.where(ty.uses("physx"), sim.min_long_slip_denominator, ty.min_slip_speed)
-    v_high = np.maximum(v_min, sim.substep_speed_threshold)
-    arcade = ty.arcade_long_stiffness * load                      # force per m/s of slide
-    k_low = np.where(ty.uses("arcade"), arcade, per_slip / v_min)
-    k_high = np.where(ty.uses("arcade"), arcade, per_slip / v_high)
-    return k_low * wh.radius**2 / wh.moi, k_high * wh.radius**2 / wh.moi
-
-
-def _friction(friction, n_wheels: int) -> np.ndarray:
-    """``friction`` as ``(n_wheels,)``, refusing what is not finite, >= 0 and of that size."""
-    try:
-        mu = np.broadcast_to(np.asarray(friction, dtype=float), (n_wheels,))
-    except (TypeError, ValueError):
-        mu = None
-    if mu is None or not np.all(np.isfinite(mu) & (mu >= 0.0)):
-        raise ValueError(f"friction = {friction!r}: expected a number or {n_wheels} numbers, "
-                         "finite and >= 0")
-    return mu
-
-
-def _wheel_messages(p, dt: float, gravity: float, friction) -> list[str]:
-    """One message per speed regime naming the wheels whose substep overshoots."""
-    sim, ty = p.simulation, p.tires
-    low, high = wheel_rates(p, gravity, friction)
-    msgs = []
-    for regime, rate, n, key in (("low", low, sim.substeps_low, "substeps_low"),
-                                 ("high", high, sim.substeps_high, "substeps_high")):
-        h = dt / n
-        over = np.flatnonzero(np.nan_to_num(rate) * h > OVERSHOOT)
-        if not over.size:
-            continue
-        worst = rate[over].max()
-        models = "/".join(sorted({MODELS[int(ty.model[i])] for i in over}))
-        msgs.append(f"{p.name}: wheels {', '.join(p.wheel_names[i] for i in over)} ({models} "
-                    f"tyres): tyre/wheel rate k r^2/I up to {worst:.0f} /s at {regime} speed "
-                    f"times the wheel substep {h:g} s = {worst * h:.2f} > 1: the spin overshoots "
-                    f"rolling every substep (a braked wheel never rests, the car creeps); set "
-                    f"simulation.{key} >= {int(np.ceil(worst * dt))}")
-    return msgs
+def _tread_messages(p, dt: float, gravity: float) -> list[str]:
+    """A parked vehicle whose tyres' one-step map (:func:`parked_tread_map`) has a mode that
+    flips sign every step and fades slower than :data:`PARKED_FLIP` per step: it jitters."""
+    eig = np.linalg.eigvals(parked_tread_map(p, dt, gravity))
+    flipping = eig[eig.real < -1e-9]                    # (not rounding about 0)
+    worst = float(np.abs(flipping).max()) if flipping.size else 0.0
+    if worst <= PARKED_FLIP:
+        return []
+    return [f"{p.name}: tyres: parked, a mode of the tyre treads against the chassis flips sign "
+            f"every step and keeps {worst:.2f} of itself per step (> {PARKED_FLIP:g}) at dt = "
+            f"{dt:g} s: the vehicle jitters; the useful masses (the sprung masses' shares of the "
+            "chassis mass and inertia) then overstate the inertia the tyres meet (sprung masses "
+            "adding up to more than chassis.mass?); lower tire.tread_stiffness_long/_lat or the "
+            "timestep"]
 
 
 def damping_rates(p) -> np.ndarray:
@@ -180,35 +166,24 @@ def _suspension_messages(p, dt: float) -> list[str]:
     return msgs
 
 
-def check_timestep(p, dt: float, gravity: float = 9.81, friction=1.0) -> list[str]:
-    """Warn (``warnings.warn``) about springs, dampers, wheels and sticky tyres too stiff for the
-    physics step ``dt``, and about springs and dampers so soft they look like a unit slip (see
-    the module docstring for each rule).
+def check_timestep(p, dt: float, gravity: float = 9.81) -> list[str]:
+    """Warn (``warnings.warn``) about springs and dampers too stiff for the physics step ``dt``,
+    tyres that would jitter on a parked vehicle, and springs and dampers so soft they look like
+    a unit slip (see the module docstring for each rule).
 
     Args:
         p: the vehicle's parameters.
         dt: physics step (s).
         gravity: m/s^2.
-        friction: the largest surface friction each wheel meets, scalar or ``(n_wheels,)``
-            (``VehicleSim`` passes its friction table's); the magic-formula and curve tyres'
-            stiffness grows with it.
 
     Returns:
-        The warning messages (empty when every spring and wheel is fine).
+        The warning messages (empty when every spring, damper and tyre is fine).
 
     Raises:
         ValueError: ``dt`` or ``gravity`` not a positive finite number.
     """
     check_step_inputs(dt, gravity)
-    msgs = _suspension_messages(p, dt) + _wheel_messages(p, dt, gravity, friction)
-    sk = p.sticky
-    a = 2.0 * np.pi * sk.frequency * dt
-    if a * a + 4.0 * sk.damping_ratio * a >= 4.0:
-        msgs.append(f"{p.name}: sticky tyre: (w dt)^2 + 4 zeta w dt = "
-                    f"{a * a + 4 * sk.damping_ratio * a:.2f} >= 4 (w = 2 pi sticky.frequency, "
-                    f"zeta = sticky.damping_ratio) at dt = "
-                    f"{dt:g} s: the explicit spring-damper is unstable; lower sticky.frequency "
-                    "or sticky.damping_ratio, or the timestep")
+    msgs = _suspension_messages(p, dt) + _tread_messages(p, dt, gravity)
     for m in msgs:
         warnings.warn(m, RuntimeWarning, stacklevel=2)
     return msgs

@@ -10,30 +10,42 @@ picks its model per wheel (``tire.model`` in its TOML file):
 ``physx``          PhysX default model (``tire_physx.py``)
 ``arcade``         velocity difference at the contact patch x stiffness, limited by friction x
                    load (``tire_arcade.py``)
-``curve``          drawn normalised friction curves with combined-slip families, grip, friction
-                   clamps (``tire_curve.py``, ``friction_clamps.py``)
+``curve``          drawn normalised friction curves with combined-slip families and grip
+                   (``tire_curve.py``)
 ``magic_formula``  Pacejka B, C, D, E per direction, combined slip by normalised slip vector
                    (``tire_magic.py``)
 ``custom``         a registered Python callable with the PhysX tyre-shader signature
                    (``tire_custom.py``)
 =================  ============================================================================
 
-Slips: longitudinal ``(omega*r - v_long) / max(|v_long|, |omega*r|, min_long_denominator)``
-(positive = traction) and lateral ``atan(v_lat / max(|v_long|, min_lat_denominator))`` (rad,
-positive when the patch slides left; the lateral force opposes it). Where they depart from the
-PhysX SDK's code (PxVehicleUpdate.cpp, 4.x):
+The models are steady-state laws: force as a function of the slips. Every model is given the
+same slips, the physical ones at every speed: longitudinal ``(omega r - v_long) / max(|v_long|,
+|omega r|)`` (PhysX's definition: positive = traction, within [-2, 2]) and the lateral slip
+angle ``atan(v_lat / max(|v_long|, |omega r|))`` (positive when the patch slides left; the
+lateral force opposes it), the denominator no smaller than :data:`SLIP_FLOOR` (1 um/s, a guard
+against 0/0: below it the tread holds the patch, see below). There is no minimum slip
+denominator (PhysX's 4 m/s made the longitudinal force viscous below it: a launch at half the
+friction limit needed a 0.9 m/s slide at any speed under 4 m/s) and no special case for a
+locked wheel.
 
-* longitudinal: the guide's minimum denominator ("never falls below a specified value"), for
-  every wheel but a locked one. The SDK applies it only to a wheel neither driven nor braked; a
-  driven or braked wheel there divides by ``max(|v_long|, |omega*r|) + 0.1 m/s``, a stiffness
-  its solver's sticky-tyre velocity constraints hold at low speed and our explicit spin update
-  could not. A wheel its brake holds locked (spin exactly 0) has no spin to update: its
-  denominator is at most ``|v_long| + 0.5 m/s`` (``tire_models.LOCKED_SLIP_SPEED``), so it
-  slides at friction x load down to about 1 m/s and comes to rest for the sticky tyre (at
-  0.5 m/s: slip -0.5; with the minimum denominator alone it was -0.125, a viscous force under
-  which a braked car sliding down a 17-45 degree slope never stopped);
-* lateral: the SDK divides by ``|v_long| + 1 m/s``; the max here is the same at rest and gives
-  10 % more slip (so cornering force) at 10 m/s, 3 % at 30 m/s.
+Both slips share the denominator, as Pacejka's theoretical slips (over the wheel's rolling
+speed) and TMeasy's (over its transport speed) do: the slip vector is then the patch's sliding
+velocity over one speed, so a sliding patch's friction opposes its sliding velocity. For a
+rolling or locked wheel it is the usual ``atan(v_lat / |v_long|)``; it differs for a wheel
+spinning faster than the ground under it, where ``v_lat / |v_long|`` grows without bound as
+``v_long`` falls (the reason for PhysX's minimum lateral denominator): a tank's tracks pivoting
+it on the spot spin at metres per second while their patches barely move forward, and with
+the lateral slip over ``|v_long|`` the scrub took the whole friction budget (3 deg/s at full
+command, against 27 with the earlier 4 m/s lateral denominator).
+
+What makes the models usable at rest and at large steps is the tread between the wheel and the
+road (``tire_models.py``): a spring-damper per direction (``tread_stiffness_long``/``_lat`` x
+rest load, damping ratio ``tread_damping`` with the sprung mass) in series with the model's
+slip law, as in TMeasy (Rill) and Pacejka's relaxation-length models. Rolling, the tread
+deflection settles where its spring force equals the model's force at the slip, so the
+steady state is the model's own at every speed (the relaxation length is the model's slip
+stiffness over the tread's); at rest it is a damped spring that holds the vehicle (static
+friction) up to friction x load, beyond which the patch slides.
 """
 
 from __future__ import annotations
@@ -93,10 +105,6 @@ class TireParams:
                              doc="curve: grip multiplier (curve x grip x friction x load)")
     curve_set: np.ndarray = param(unit="-", lo=0, hi=255, integer=True,
                                   doc="curve: name of a [tire_curves.NAME] set (or 'default')")
-    min_slip_speed: np.ndarray = param(unit="m/s", lo=0.0, hi=100.0, lo_open=True,
-                                        doc="curve, magic_formula: smallest slip denominator")
-    clamps: np.ndarray = param(unit="-", lo=0.0, hi=1.0, integer=True,
-                               doc="curve: 1 = friction clamps on, 0 = off")
     mf_long: np.ndarray = param(unit="-", lo=-10.0, hi=100.0, shape="wheel4",
                                 doc="magic_formula: B, C, D, E vs slip ratio; B (0, 100], "
                                     "C (1, 2], D (0, 10], E [-10, 1)")
@@ -105,6 +113,16 @@ class TireParams:
                                    "mf_long, peak slip angle < pi/2")
     trail: np.ndarray = param(unit="m", lo=0.0, hi=1.0,
                               doc="curve, magic_formula: pneumatic trail for the aligning moment")
+    tread_stiffness_long: np.ndarray = param(
+        unit="1/m", lo=1.0, hi=1e4,
+        doc="tread spring along the wheel per N of rest load: N/m = this x sprung mass x g "
+            "(a car tyre: 50-150); relaxation length = slip stiffness / spring")
+    tread_stiffness_lat: np.ndarray = param(
+        unit="1/m", lo=1.0, hi=1e4,
+        doc="tread spring sideways per N of rest load (a car tyre: 30-80)")
+    tread_damping: np.ndarray = param(
+        unit="-", lo=0.0, hi=10.0,
+        doc="damping ratio of each tread spring with the wheel's sprung mass")
 
     def __post_init__(self):
         freeze_arrays(self)
@@ -206,11 +224,6 @@ class TireInputs:
     rest_load: np.ndarray     # N
     normalised_load: np.ndarray   # filtered load / rest load (-)
     gravity: float            # m/s^2
-    dt: np.ndarray            # s, step the forces act over
-    drive_torque: np.ndarray  # N m on the wheel from the drivetrain (last substep)
-    mass_long: np.ndarray     # kg, useful mass along the heading (incl. rotation)
-    mass_lat: np.ndarray      # kg, useful mass sideways (incl. rotation); read only by
-                              # curve tyres with clamps on, the update fills them for those
 
     def rows(self) -> np.ndarray:
         """``(n, n_wheels, N_TIRE_INPUTS)`` float rows for the compiled models (the fields,
@@ -233,26 +246,36 @@ def filtered_load(lo: float, lo_filtered: float, hi: float, hi_filtered: float,
     return lo_filtered + (hi_filtered - lo_filtered) * (normalised_load - lo) / (hi - lo)
 
 
+#: Smallest slip denominator (m/s): a guard against 0/0 only. Below it the tread spring carries
+#: the force (``tire_models``), so it sets no physics: a parked car held by a slip law whose
+#: denominator were ``v`` would creep at about ``slip x v``, 0.1 um/s here.
+SLIP_FLOOR = 1e-6
+
+
 @jit
-def slips(v_long: float, v_lat: float, wheel_speed: float, min_long_denominator: float,
-          min_lat_denominator: float) -> tuple[float, float]:
+def slips(v_long: float, v_lat: float, wheel_speed: float) -> tuple[float, float]:
     """Longitudinal slip (-) and lateral slip angle (rad); see the module docstring."""
-    return (long_slip(v_long, wheel_speed, min_long_denominator),
-            np.arctan(lat_slip_tangent(v_long, v_lat, min_lat_denominator)))
+    return long_slip(v_long, wheel_speed), np.arctan(lat_slip_tangent(v_long, v_lat, wheel_speed))
 
 
 @jit
-def long_slip(v_long: float, wheel_speed: float, min_long_denominator: float) -> float:
-    """Longitudinal slip ``(wheel_speed - v_long) / max(|v_long|, |wheel_speed|, min)`` (the
-    guide's minimum denominator for every wheel; see the module docstring)."""
-    return (wheel_speed - v_long) / max(abs(v_long), abs(wheel_speed), min_long_denominator)
+def long_denominator(v_long: float, wheel_speed: float) -> float:
+    """``max(|v_long|, |wheel_speed|, SLIP_FLOOR)`` (m/s)."""
+    return max(abs(v_long), abs(wheel_speed), SLIP_FLOOR)
 
 
 @jit
-def lat_slip_tangent(v_long: float, v_lat: float, min_lat_denominator: float) -> float:
-    """``tan`` of the lateral slip: ``v_lat / max(|v_long|, min_lat_denominator)`` (the PhysX
-    SDK adds 1 m/s to ``|v_long|`` instead; see the module docstring)."""
-    return v_lat / max(abs(v_long), min_lat_denominator)
+def long_slip(v_long: float, wheel_speed: float) -> float:
+    """Longitudinal slip ``(wheel_speed - v_long) / max(|v_long|, |wheel_speed|)`` (PhysX's
+    definition, within [-2, 2])."""
+    return (wheel_speed - v_long) / long_denominator(v_long, wheel_speed)
+
+
+@jit
+def lat_slip_tangent(v_long: float, v_lat: float, wheel_speed: float) -> float:
+    """``tan`` of the lateral slip angle: ``v_lat / max(|v_long|, |wheel_speed|)`` (the
+    longitudinal slip's denominator; see the module docstring)."""
+    return v_lat / long_denominator(v_long, wheel_speed)
 
 
 @jit

@@ -1,15 +1,16 @@
 """The drawn-curve tyre (``model = "curve"``), after the Just Cause 4 talk in the references.
 
-Inputs: slip ratio ``(omega*r - v) / max(|v|, min_slip_speed)``, kept at or above -1 when the
-wheel spins against the direction of travel (and mirrored when reversing), slip angle
-``atan2(v_lat, max(|v_long|, min_slip_speed))`` shifted by camber, and load.
+Inputs: the shared slips (``tire.py``): slip ratio ``(omega r - v) / max(|v|, |omega r|)``
+(within [-2, 2]; the curves are flat beyond their ends) and slip angle, shifted by camber, and
+load.
 
 Friction curves are normalised piecewise-linear curves (zero, peak, saturation; any number of
 points) in two families: longitudinal force vs slip ratio, one curve per slip angle; lateral force
 vs |slip angle|, one curve per slip ratio. Between family members the curves are interpolated, so
 sliding sideways can shrink the traction curve (doughnuts) and wheelspin or a locked wheel can
 collapse lateral grip (drifts). Forces are ``curve x grip x surface friction x load``, limited to
-the grip circle, then passed through the friction clamps (``friction_clamps.py``).
+the grip circle. (What keeps high grip stable at large steps, the friction clamps of the talk,
+is the tyre's implicit step for every model: ``tire_models.py``.)
 """
 
 from __future__ import annotations
@@ -18,22 +19,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import friction_clamps
 from .errors import VehicleConfigError
 from .jit import interp, jit
 from .layout import (
-    CLAMPS,
     CURVE_SET,
     GRIP,
-    MIN_SLIP_SPEED,
     RADIUS,
     TRAIL,
     X_CAMBER,
+    X_LAT_SLIP,
     X_LOAD,
-    X_OMEGA,
+    X_LONG_SLIP,
     X_SURFACE_FRICTION,
-    X_V_LAT,
-    X_V_LONG,
 )
 from .vec import norm2
 
@@ -92,6 +89,21 @@ DEFAULT = CurveSet(
 )
 
 
+def zero_slopes(curve_set: CurveSet) -> tuple[float, float]:
+    """The steepest zero-slip slope of the set's longitudinal curves (per unit slip ratio) and
+    of its lateral curves (per rad): the stiffness near rolling per unit of ``grip x friction x
+    load``."""
+    eps = 1e-6
+    out = []
+    for curves in (curve_set.long, curve_set.lat):
+        steepest = 0.0
+        for c in curves:
+            y = np.interp([-eps, 0.0, eps], c[:, 0], c[:, 1])
+            steepest = max(steepest, abs(y[1] - y[0]) / eps, abs(y[2] - y[1]) / eps)
+        out.append(steepest)
+    return out[0], out[1]
+
+
 @jit
 def _curve(points: np.ndarray, member: np.ndarray, key: float) -> float:
     """One curve (a family member: value, first point, count) at ``key`` (flat beyond its ends)."""
@@ -116,21 +128,12 @@ def _family(families: np.ndarray, points: np.ndarray, first: int, count: int, ke
 
 
 @jit
-def slip_ratio(v_long: float, wheel_speed: float, min_speed: float) -> float:
-    """Slip ratio with the sign edge cases handled: never below -1 going forward (never above
-    +1 going backward), even when the wheel spins against the direction of travel."""
-    sr = (wheel_speed - v_long) / max(abs(v_long), min_speed)
-    return max(sr, -1.0) if v_long >= 0.0 else min(sr, 1.0)
-
-
-@jit
 def forces(w: np.ndarray, x: np.ndarray, families: np.ndarray, family_index: np.ndarray,
            points: np.ndarray) -> tuple[float, float, float, float]:
     """``(f_long, f_lat, aligning_moment, wheel_torque)`` of one wheel; the curve sets are the
     packed ``families``/``family_index``/``points`` (see ``layout.Packed``)."""
-    r, min_speed = w[RADIUS], w[MIN_SLIP_SPEED]
-    sr = slip_ratio(x[X_V_LONG], x[X_OMEGA] * r, min_speed)
-    alpha = np.arctan2(x[X_V_LAT], max(abs(x[X_V_LONG]), min_speed)) - CAMBER_FACTOR * x[X_CAMBER]
+    sr = x[X_LONG_SLIP]
+    alpha = x[X_LAT_SLIP] - CAMBER_FACTOR * x[X_CAMBER]
     k = int(w[CURVE_SET])
     lon = _family(families, points, family_index[k, 0, 0], family_index[k, 0, 1], sr, abs(alpha))
     lat = _family(families, points, family_index[k, 1, 0], family_index[k, 1, 1], abs(alpha), sr)
@@ -138,6 +141,4 @@ def forces(w: np.ndarray, x: np.ndarray, families: np.ndarray, family_index: np.
     f_long, f_lat = lon * limit, -np.sign(alpha) * lat * limit
     scale = min(1.0, limit / max(norm2(f_long, f_lat), 1e-12))
     f_long, f_lat = f_long * scale, f_lat * scale
-    if w[CLAMPS] > 0.5:
-        f_long, f_lat = friction_clamps.apply(f_long, f_lat, w, x)
-    return f_long, f_lat, -w[TRAIL] * f_lat, -f_long * r
+    return f_long, f_lat, -w[TRAIL] * f_lat, -f_long * w[RADIUS]

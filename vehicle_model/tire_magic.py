@@ -1,8 +1,8 @@
 """Pacejka's Magic Formula (``model = "magic_formula"``), the simulation end of the spectrum.
 
-Pure slip: ``F = D * mu * load * sin(C * atan(B*s - E*(B*s - atan(B*s))))`` with ``s`` the slip
-ratio ``(omega r - v) / max(|v|, min_slip_speed)`` (longitudinal, with the curve model's sign
-edge cases) or the slip angle in rad (lateral). Combined slip uses the normalised slip
+Pure slip: ``F = D * mu * load * sin(C * atan(B*s - E*(B*s - atan(B*s))))`` with ``s`` the
+shared slip ratio ``(omega r - v) / max(|v|, |omega r|)`` (longitudinal) or slip angle in rad
+(lateral), ``tire.py``. Combined slip uses the normalised slip
 vector: with ``sx = kappa / kappa_peak`` and ``sy = alpha / alpha_peak``, ``rho = |(sx, sy)|``,
 each direction gets its pure-slip force at ``rho`` times its share ``sx / rho`` (``sy / rho``),
 so the forces trace a friction ellipse whose axes are the pure-slip peaks. Aligning moment:
@@ -19,16 +19,13 @@ from .layout import (
     MF_LONG,
     MF_PEAK_LAT,
     MF_PEAK_LONG,
-    MIN_SLIP_SPEED,
     RADIUS,
     TRAIL,
+    X_LAT_SLIP,
     X_LOAD,
-    X_OMEGA,
+    X_LONG_SLIP,
     X_SURFACE_FRICTION,
-    X_V_LAT,
-    X_V_LONG,
 )
-from .tire_curve import slip_ratio
 from .vec import norm2
 
 
@@ -60,9 +57,8 @@ def peak_slip(coef: np.ndarray) -> np.ndarray:
 def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
     """``(f_long, f_lat, aligning_moment, wheel_torque)`` of one wheel (see ``tire_physx.forces``);
     the pure-slip peaks are packed per wheel (``MF_PEAK_LONG``, ``MF_PEAK_LAT``)."""
-    r, min_speed = w[RADIUS], w[MIN_SLIP_SPEED]
-    kappa = slip_ratio(x[X_V_LONG], x[X_OMEGA] * r, min_speed)
-    alpha = np.arctan(x[X_V_LAT] / max(abs(x[X_V_LONG]), min_speed))     # slip angle, rad
+    r = w[RADIUS]
+    kappa, alpha = x[X_LONG_SLIP], x[X_LAT_SLIP]                         # -, rad
     peak_long, peak_lat = w[MF_PEAK_LONG], w[MF_PEAK_LAT]
     sx, sy = kappa / peak_long, alpha / peak_lat
     rho = norm2(sx, sy)

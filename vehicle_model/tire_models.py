@@ -1,4 +1,60 @@
-"""Running the tyre models: per-wheel dispatch, and array drivers for sweeps, plots and tests."""
+"""The tyre in the update: the tread between wheel and road, integrated with the wheel and
+the chassis, around each wheel's tyre model; array drivers for sweeps, plots and tests.
+
+**The tread.** Each model (``tire.py``) is a steady-state law: force from slip. Between the
+wheel and the road sits the tread, a spring-damper per direction (``c`` = ``tread_stiffness``
+x rest load, ``d`` = 2 ``tread_damping`` sqrt(c m_s)), deflected by ``u`` (state
+``DEFLECTION``), in series with the model's law at the contact patch, as in TMeasy (Rill) and
+Pacejka's transient tyre: the force ``F = c u + d u'`` is the model's force at the slip of the
+contact patch, the wheel's slip less the tread's deflection rate ``u'``. Linearised about the
+slip ``s0`` at the substep's start (force ``F0``) with the secant ``G = F0 / s0`` (force per
+m/s of slip, >= 0, at most the model's slope at zero slip):
+
+    F = F0 + G (s_end - s0 - u'),     F = c u_end + d u',   u_end = u + h u'
+
+so, rolling, ``u'`` dies out and ``F`` is the model's own force at every speed (the relaxation
+length is the model's slip stiffness over ``c``: centimetres for PhysX's default tyre, 0.1-0.3 m
+for a magic-formula one), and at rest (``s0`` -> 0, ``G`` -> inf) the patch sticks and the
+tread is a damped spring: static friction, up to friction x load (the force and the spring's
+stretch are capped there: beyond it the patch slides). A locked wheel sliding to a stop keeps
+its sliding force (the secant of a flat law over a sliding slip is small), and the tread,
+stretched ``F / c`` by it (7 mm for the sedan's PhysX tyres), springs back once the car stops,
+as a real tyre's does; a wheel spinning on a stopped car pushes it at the model's value for
+the spin.
+
+**Implicit in the wheel and the chassis.** ``s_end = omega_end r - v_end`` is taken at the
+substep's end: the wheel's new spin (the drivetrain's implicit solve: the tyre's torque on the
+wheel, ``-(A + B omega_end r) r``, adds ``B r^2`` to its diagonal, ``S_ROAD_DAMP``) and the
+patch velocity the chassis reaches (held by the simulator for the physics step): the one at the
+step's start, plus the patch's acceleration over the last step carried on, plus this force's
+change from the last step's over the *useful mass* (``contact.inverse_useful_mass``), so that a steady
+force is neither counted twice nor missed (the steady state stays the model's) and a changed
+one meets the inertia it moves. The useful masses are the wheel's shares of the chassis mass
+and inertia, their rotational parts counted for both directions (longitudinal and lateral
+forces both turn the chassis), so that per wheel they never exceed what the chassis presents
+to all the tyres at once: then the implicit step cannot overshoot (a stiff parked tyre at
+30 Hz settles without a sign flip) and no wheel substep rule applies to the tyre.
+
+**No friction clamps.** The step never carries a slip past zero, which is what the tyre talk's
+friction clamps (of the references) enforce: with the secant ``G = F0 / s0`` and a rigid tread,
+``F = G s0 / (1 + G h (r^2 / I + 1 / m))`` and the slip at the end is ``s0 / (1 + G h (...))``,
+of the start's sign whatever the grip and the step; the wheel's inertia, the engine's behind it
+and the brake (Coulomb friction against the same implicit diagonal: a locked wheel turns only
+when the road's torque exceeds the brake's) only lower the wheel's part. A flat (sliding) law
+keeps its force (its secant is small) until the slip is small enough to stop within the step,
+where the secant has grown past ``1 / (h / m)``: the clamp, by construction. (With the tread
+the wheel's slip may pass zero once where a slide ends, by the tread springing back: not a
+chatter.) The clamps this
+replaces bounded the force without the brake (a locked wheel's slide was stopped as if the
+force also spun it up: locked-wheel braking at 30 Hz slid 32.6 m from 20 m/s, the Coulomb
+distance being 27.2 m) and once per wheel substep with the chassis held for the whole step
+(with ``n`` substeps, ``n`` times too loose).
+
+**Reported slips.** ``O_LONG_SLIP``/``O_LAT_SLIP`` are the contact patch's slips (the wheel's
+less the tread's deflection rate: the slip the force corresponds to, Pacejka's transient slip),
+over denominators no smaller than :data:`REPORT_SPEED`: at rest they are 0 where the wheel's
+own slip, a ratio of velocities near zero, is noise.
+"""
 
 from __future__ import annotations
 
@@ -9,21 +65,22 @@ from . import layout as L
 from . import tire, tire_arcade, tire_curve, tire_custom, tire_magic, tire_physx
 from .jit import jit, jit_call
 from .layout import Packed
-from .vec import norm2
+from .vec import to_body, to_world
 
 PHYSX, ARCADE, CURVE, MAGIC_FORMULA, CUSTOM = range(5)
-#: A wheel its brake holds locked slides: its slip denominator is at most ``|v_long|`` plus
-#: this (m/s) (see the ``tire`` module docstring; the PhysX SDK adds 0.1 m/s to a braked
-#: wheel's, and 0.1 left a brake held against its own drive torque creeping: the stiffer force
-#: near rest turned the locked wheel before the sticky tyre could take over).
-LOCKED_SLIP_SPEED = 0.5
+#: Smallest slip denominator (m/s) of the *reported* slips (see the module docstring).
+REPORT_SPEED = 0.1
+#: The largest linearisation stiffness (N per m/s of slip) of a custom tyre, whose slope at
+#: zero slip is unknown: at it, its patch sticks.
+CUSTOM_GAIN = 1e12
 
 
 @jit
 def forces(w: np.ndarray, x: np.ndarray, families: np.ndarray, family_index: np.ndarray,
            points: np.ndarray) -> tuple[float, float, float, float]:
-    """``(f_long, f_lat, moment, road_torque)`` of one wheel by its model (custom wheels are run
-    separately, see ``tire_custom.call``, and give zeros here)."""
+    """``(f_long, f_lat, moment, road_torque)`` of one wheel by its model at the slips of its
+    input row (custom wheels are run separately, see ``tire_custom.call``, and give zeros
+    here)."""
     model = int(w[L.TIRE_MODEL])
     if model == PHYSX:
         return tire_physx.forces(w, x)
@@ -37,28 +94,112 @@ def forces(w: np.ndarray, x: np.ndarray, families: np.ndarray, family_index: np.
 
 
 @jit
-def substep_forces(pk: Packed, ws, gravity, h, s, x, out, report=True) -> None:
-    """6a. Slips and tyre forces of every wheel for one wheel substep (sticky tyres override).
+def zero_slip_stiffness(p: np.ndarray, load: float, mu: float, normalised_load: float,
+                        rest_load: float, gravity: float) -> tuple[float, float]:
+    """Each model's stiffness at zero slip (N per unit slip, longitudinal and lateral) at a
+    tyre load (N), surface friction and normalised load; over the slip denominator it is the
+    force per m/s of slip the tread's step may not exceed (see :func:`tread_step`). The arcade
+    tyre's is its gain at ``tire_arcade.REFERENCE_SPEED``, and a custom tyre, whose slope is
+    unknown, counts as :data:`CUSTOM_GAIN` per m/s (``GAIN_FLOOR``)."""
+    model = int(p[L.TIRE_MODEL])
+    if model == PHYSX:
+        lat = rest_load * p[L.LAT_STIFF_Y] * tire_physx._smooth_force(
+            normalised_load * 3.0 / p[L.LAT_STIFF_X])
+        return p[L.LONG_STIFF_G] * gravity, lat
+    if model == ARCADE:
+        speed = tire_arcade.REFERENCE_SPEED
+        return p[L.ARCADE_LONG] * load * speed, p[L.ARCADE_LAT] * load * speed
+    if model == CUSTOM:
+        gain = CUSTOM_GAIN * tire_arcade.REFERENCE_SPEED
+        return gain, gain
+    grip_load = mu * load
+    if model == CURVE:
+        grip_load *= p[L.GRIP]
+        return p[L.CURVE_SLOPE] * grip_load, p[L.CURVE_SLOPE + 1] * grip_load
+    lo, la = L.MF_LONG, L.MF_LAT
+    return (p[lo] * p[lo + 1] * p[lo + 2] * grip_load,
+            p[la] * p[la + 1] * p[la + 2] * grip_load)
 
-    The inputs of every wheel first, then the forces of every wheel (short loops, see
-    ``contact.suspension_forces``). The PhysX tyre reads the slip angle's tangent, and the angle
-    itself only to subtract a camber term; with ``report=False`` a PhysX wheel without camber
-    skips the angle's ``arctan`` (``O_LAT_SLIP`` keeps its last value, ``X_LAT_SLIP`` is NaN).
-    That ``arctan`` was a tenth of the Drift car's update in the physics loop."""
+
+@jit
+def secant(force: float, slip: float, limit: float) -> float:
+    """``force / slip`` (N s/m) within ``[0, limit]`` (``limit`` at zero slip, 0 where the force
+    does not oppose the slip: a camber thrust)."""
+    if slip == 0.0:
+        return limit
+    return min(max(force / slip, 0.0), limit)
+
+
+@jit
+def prepare(pk: Packed, k, ws, dt, h, gravity, s, out) -> None:
+    """5. The tread springs of this update and the patch velocity each tyre predicts (see the
+    module docstring): ``S_TREAD``, ``S_TREAD_INV_K`` (``1 / (c h + d)``), ``S_STIFF`` (the
+    model's stiffness at zero slip at this update's load), ``S_PRED`` (the patch velocity now,
+    long and lat) and ``S_EXT`` (its change per substep from the patch's acceleration over the
+    last update, less what the last mean force gave it through the useful mass). A wheel off
+    the ground loses its deflection."""
+    wp = pk.wheel
+    inv_dt, root_g = 1.0 / dt, np.sqrt(gravity)
+    for w in range(wp.shape[0]):
+        p = wp[w]
+        c_long, c_lat = p[L.TREAD_STIFF] * gravity, p[L.TREAD_STIFF + 1] * gravity
+        s[w, L.S_TREAD], s[w, L.S_TREAD + 1] = c_long, c_lat       # c h + d: d = 2 zeta sqrt(c m)
+        s[w, L.S_TREAD_INV_K] = 1.0 / (c_long * h + p[L.TREAD_DAMP] * root_g)
+        s[w, L.S_TREAD_INV_K + 1] = 1.0 / (c_lat * h + p[L.TREAD_DAMP + 1] * root_g)
+        s[w, L.S_STIFF], s[w, L.S_STIFF + 1] = zero_slip_stiffness(
+            p, out[w, L.O_LOAD], s[w, L.S_MU_SURFACE], s[w, L.S_LOAD_FILTERED],
+            p[L.SPRUNG_MASS] * gravity, gravity)
+        s[w, L.S_PRED], s[w, L.S_PRED + 1] = s[w, L.S_V_LONG], s[w, L.S_V_LAT]
+        if out[w, L.O_CONTACT] < 0.5:
+            ws[w, L.DEFLECTION], ws[w, L.DEFLECTION + 1] = 0.0, 0.0
+        a_long, a_lat, f_long, f_lat = 0.0, 0.0, 0.0, 0.0
+        if ws[w, L.HISTORY] > 0.5:             # the patch's acceleration over the last update
+            b0, b1, b2 = to_body(k, s[w, L.S_V_PATCH], s[w, L.S_V_PATCH + 1], s[w, L.S_V_PATCH + 2])
+            a0, a1, a2 = to_world(k, (b0 - ws[w, L.PATCH_VELOCITY]) * inv_dt,
+                                  (b1 - ws[w, L.PATCH_VELOCITY + 1]) * inv_dt,
+                                  (b2 - ws[w, L.PATCH_VELOCITY + 2]) * inv_dt)
+            a_long = a0 * s[w, L.S_FWD] + a1 * s[w, L.S_FWD + 1] + a2 * s[w, L.S_FWD + 2]
+            a_lat = a0 * s[w, L.S_LEFT] + a1 * s[w, L.S_LEFT + 1] + a2 * s[w, L.S_LEFT + 2]
+            f_long, f_lat = ws[w, L.PATCH_FORCE], ws[w, L.PATCH_FORCE + 1]
+        s[w, L.S_EXT] = h * (a_long - f_long * s[w, L.S_INV_MASS])
+        s[w, L.S_EXT + 1] = h * (a_lat - f_lat * s[w, L.S_INV_MASS + 1])
+
+
+@jit
+def remember(k, ws, s, out) -> None:
+    """After the update: what the next one's prediction reads (``PATCH_VELOCITY`` in chassis
+    axes, so that a steering change is not taken for an acceleration; ``PATCH_FORCE``, the mean
+    forces just applied)."""
+    for w in range(ws.shape[0]):
+        b0, b1, b2 = to_body(k, s[w, L.S_V_PATCH], s[w, L.S_V_PATCH + 1], s[w, L.S_V_PATCH + 2])
+        ws[w, L.PATCH_VELOCITY], ws[w, L.PATCH_VELOCITY + 1], ws[w, L.PATCH_VELOCITY + 2] = b0, b1, b2
+        ws[w, L.PATCH_FORCE], ws[w, L.PATCH_FORCE + 1] = out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE]
+        ws[w, L.HISTORY] = 1.0
+
+
+@jit
+def substep_forces(pk: Packed, ws, gravity, h, s, x, out, report=True) -> None:
+    """6a. Slips, each wheel's model and the tread's implicit step up to the wheel's new spin:
+    the lateral force, and the longitudinal force as ``A + B omega_end r`` (``S_AFFINE``) with
+    the torque it puts on the wheel (``S_ROAD``, ``S_ROAD_DAMP``) for the drivetrain; see the
+    module docstring. :func:`substep_finish` completes the substep after the spin update.
+
+    The inputs of every wheel first, then the forces of every wheel, then the tread (short
+    loops, see ``contact.suspension_forces``). The PhysX tyre reads the slip angle's tangent,
+    and the angle itself only to subtract a camber term; with ``report=False`` a PhysX wheel
+    without camber skips the angle's ``arctan`` (``X_LAT_SLIP`` is NaN). That ``arctan`` was a
+    tenth of the Drift car's update in the physics loop."""
     vp, wp = pk.vehicle, pk.wheel
     for w in range(wp.shape[0]):                          # slips, friction: tyre inputs
         p = wp[w]
         contact = out[w, L.O_CONTACT] > 0.5
-        v_long, v_lat, omega = s[w, L.S_V_LONG], s[w, L.S_V_LAT], ws[w, L.OMEGA]
+        v_long, v_lat, omega = s[w, L.S_PRED], s[w, L.S_PRED + 1], ws[w, L.OMEGA]
         physx = int(p[L.TIRE_MODEL]) == PHYSX
         angle = report or not physx or out[w, L.O_CAMBER] != 0.0   # slip angle needed
         long_slip, lat_slip, tan_lat_slip = 0.0, 0.0 if angle else np.nan, 0.0
         if contact:                                       # tire.slips, keeping the tangent
-            denominator = vp[L.MIN_LONG_DENOM]
-            if omega == 0.0 and s[w, L.S_BRAKE] > 0.0:   # locked: it slides (not viscous)
-                denominator = min(denominator, abs(v_long) + LOCKED_SLIP_SPEED)
-            long_slip = tire.long_slip(v_long, omega * p[L.RADIUS], denominator)
-            tan_lat_slip = tire.lat_slip_tangent(v_long, v_lat, vp[L.MIN_LAT_DENOM])
+            long_slip = tire.long_slip(v_long, omega * p[L.RADIUS])
+            tan_lat_slip = tire.lat_slip_tangent(v_long, v_lat, omega * p[L.RADIUS])
             if angle:
                 lat_slip = np.arctan(tan_lat_slip)
         mu = s[w, L.S_MU_SURFACE] * (tire.friction_multiplier(p, long_slip) if physx else 1.0)
@@ -68,37 +209,116 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out, report=True) -> None:
         xr[L.X_FRICTION], xr[L.X_SURFACE_FRICTION], xr[L.X_LOAD] = mu, s[w, L.S_MU_SURFACE], out[w, L.O_LOAD]
         xr[L.X_REST_LOAD] = p[L.SPRUNG_MASS] * gravity
         xr[L.X_NORMALISED_LOAD] = s[w, L.S_LOAD_FILTERED]           # = load / rest load
-        xr[L.X_GRAVITY], xr[L.X_DT], xr[L.X_DRIVE_TORQUE] = gravity, h, ws[w, L.DRIVE_TORQUE]
-        xr[L.X_MASS_LONG], xr[L.X_MASS_LAT] = s[w, L.S_MASS_LONG], s[w, L.S_MASS_LAT]
+        xr[L.X_GRAVITY] = gravity
         xr[L.X_TAN_LAT_SLIP] = tan_lat_slip
-        out[w, L.O_LONG_SLIP], out[w, L.O_FRICTION] = long_slip, mu
-        if angle:
-            out[w, L.O_LAT_SLIP] = lat_slip
-    for w in range(wp.shape[0]):                          # forces by each wheel's model
+        out[w, L.O_FRICTION] = mu
+    for w in range(wp.shape[0]):                          # the models' forces at those slips
         f_long, f_lat, moment, road = 0.0, 0.0, 0.0, 0.0
         if out[w, L.O_CONTACT] > 0.5:
             f_long, f_lat, moment, road = forces(wp[w], x[w], pk.families, pk.family_index,
                                                  pk.points)
-        out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE] = f_long, f_lat
-        out[w, L.O_MOMENT], s[w, L.S_ROAD] = moment, road
+        s[w, L.S_F0], s[w, L.S_F0 + 1], s[w, L.S_MOMENT] = f_long, f_lat, moment
+        s[w, L.S_ROAD_RATIO] = -wp[w, L.RADIUS]
     if vp[L.HAS_CUSTOM] > 0.5:
         _custom_tires(pk, x, s, out)
+    for w in range(wp.shape[0]):                          # the tread's implicit step
+        tread_step(wp[w], ws[w], x[w], s[w], out[w], h)
+
+
+@jit
+def tread_step(p, wsr, xr, sr, outr, h) -> None:
+    """One wheel's part of :func:`substep_forces` after its model ran (rows of the wheel's
+    parameters, state, tyre inputs, scratch and outputs)."""
+    if outr[L.O_CONTACT] < 0.5:
+        sr[L.S_AFFINE], sr[L.S_AFFINE + 1], sr[L.S_ROAD], sr[L.S_ROAD_DAMP] = 0.0, 0.0, 0.0, 0.0
+        outr[L.O_LAT_FORCE], outr[L.O_MOMENT] = 0.0, 0.0
+        return
+    r, omega = p[L.RADIUS], wsr[L.OMEGA]
+    v_long, v_lat = sr[L.S_PRED], sr[L.S_PRED + 1]
+    ext_long, ext_lat = sr[L.S_EXT], sr[L.S_EXT + 1]
+    inv_long, inv_lat = sr[L.S_INV_MASS], sr[L.S_INV_MASS + 1]
+    inv_k_long, inv_k_lat = sr[L.S_TREAD_INV_K], sr[L.S_TREAD_INV_K + 1]
+    f0_long, f0_lat = sr[L.S_F0], sr[L.S_F0 + 1]
+    wheel_speed = omega * r
+    per_speed = max(1.0 / tire.long_denominator(v_long, wheel_speed), p[L.GAIN_FLOOR])
+    g_long = secant(f0_long, wheel_speed - v_long, sr[L.S_STIFF] * per_speed)
+    g_lat = secant(f0_lat, -v_lat, sr[L.S_STIFF + 1] * per_speed)
+    # F (1 + G (h / m + 1 / k)) = F0 + G (r (omega_end - omega) - ext + c u / k), per direction
+    f_lat = (f0_lat + g_lat * (-ext_lat + sr[L.S_TREAD + 1] * wsr[L.DEFLECTION + 1] * inv_k_lat)) \
+        / (1.0 + g_lat * (h * inv_lat + inv_k_lat))
+    den = 1.0 + g_long * (h * inv_long + inv_k_long)
+    a = (f0_long + g_long * (-wheel_speed - ext_long + sr[L.S_TREAD] * wsr[L.DEFLECTION] * inv_k_long)) / den
+    b = g_long / den
+    cap = force_cap(p, xr, sr, outr)                      # friction x load: the patch slides
+    f_long = a + b * wheel_speed                          # (at the spin so far)
+    total2 = f_long * f_long + f_lat * f_lat
+    if total2 > cap * cap:                                # a fixed force for the spin update
+        scale = cap / np.sqrt(total2)
+        f_long, f_lat = f_long * scale, f_lat * scale
+        a, b = f_long, 0.0
+    sr[L.S_AFFINE], sr[L.S_AFFINE + 1] = a, b
+    ratio = sr[L.S_ROAD_RATIO]                            # wheel torque per N of f_long
+    sr[L.S_ROAD], sr[L.S_ROAD_DAMP] = ratio * a, -ratio * r * b
+    outr[L.O_LAT_FORCE] = f_lat
+    outr[L.O_MOMENT] = sr[L.S_MOMENT] * f_lat / f0_lat if abs(f0_lat) > 1e-9 else 0.0
+
+
+@jit
+def force_cap(p, xr, sr, outr) -> float:
+    """The largest tyre force (N): static friction x load, or the model's friction x load where
+    higher (a PhysX friction graph rising with the slip, a curve tyre's grip)."""
+    return max(sr[L.S_MU_SURFACE] * p[L.STATIC_COEF], xr[L.X_FRICTION] * p[L.CAP_COEF]) \
+        * outr[L.O_LOAD]
+
+
+@jit
+def substep_finish(pk: Packed, ws, h, s, x, out, report=True) -> None:
+    """6c. After the spin update: the longitudinal force at the new spin (within friction x
+    load), the tread deflections (the spring's force within static friction x load: beyond,
+    the patch slides), the patch velocities the tyres predict for the next substep, and with
+    ``report`` the contact patch's slips (see the module docstring)."""
+    wp = pk.wheel
     for w in range(wp.shape[0]):
-        stick_long, stick_lat = s[w, L.S_STICK_LONG] > 0.5, s[w, L.S_STICK_LAT] > 0.5
-        if not (stick_long or stick_lat):
+        p = wp[w]
+        if out[w, L.O_CONTACT] < 0.5:
+            out[w, L.O_LONG_FORCE], out[w, L.O_LONG_SLIP] = 0.0, 0.0
+            if report:
+                out[w, L.O_LAT_SLIP] = 0.0
             continue
-        f_long = s[w, L.S_F_STICK_LONG] if stick_long else out[w, L.O_LONG_FORCE]
-        f_lat = s[w, L.S_F_STICK_LAT] if stick_lat else out[w, L.O_LAT_FORCE]
-        cap = out[w, L.O_FRICTION] * out[w, L.O_LOAD] * wp[w, L.CAP_COEF]
-        scale = min(1.0, cap / max(norm2(f_long, f_lat), 1e-9))
-        out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE] = f_long * scale, f_lat * scale
-        if stick_long:
-            s[w, L.S_ROAD] = -f_long * scale * wp[w, L.RADIUS]
+        r, omega = p[L.RADIUS], ws[w, L.OMEGA]
+        f_long, f_lat = s[w, L.S_AFFINE] + s[w, L.S_AFFINE + 1] * r * omega, out[w, L.O_LAT_FORCE]
+        cap = force_cap(p, x[w], s[w], out[w])
+        if f_long * f_long + f_lat * f_lat > cap * cap:   # the implicit force past the cap
+            f_long = np.copysign(np.sqrt(max(cap * cap - f_lat * f_lat, 0.0)), f_long)
+        c_long, c_lat = s[w, L.S_TREAD], s[w, L.S_TREAD + 1]
+        rate_long = (f_long - c_long * ws[w, L.DEFLECTION]) * s[w, L.S_TREAD_INV_K]
+        rate_lat = (f_lat - c_lat * ws[w, L.DEFLECTION + 1]) * s[w, L.S_TREAD_INV_K + 1]
+        u_long = ws[w, L.DEFLECTION] + h * rate_long
+        u_lat = ws[w, L.DEFLECTION + 1] + h * rate_lat
+        static = s[w, L.S_MU_SURFACE] * p[L.STATIC_COEF] * out[w, L.O_LOAD]
+        f0, f1 = c_long * u_long, c_lat * u_lat
+        spring2 = f0 * f0 + f1 * f1
+        if spring2 > static * static:                     # the patch slides: the anchor follows
+            scale = static / np.sqrt(spring2)
+            u_long, u_lat = u_long * scale, u_lat * scale
+        ws[w, L.DEFLECTION], ws[w, L.DEFLECTION + 1] = u_long, u_lat
+        v_long = s[w, L.S_PRED] + s[w, L.S_EXT] + h * f_long * s[w, L.S_INV_MASS]
+        v_lat = s[w, L.S_PRED + 1] + s[w, L.S_EXT + 1] + h * f_lat * s[w, L.S_INV_MASS + 1]
+        s[w, L.S_PRED], s[w, L.S_PRED + 1] = v_long, v_lat
+        out[w, L.O_LONG_FORCE] = f_long
+        if report:                                        # the contact patch's slips
+            wheel_speed = omega * r
+            out[w, L.O_LONG_SLIP] = (wheel_speed - v_long - rate_long) / max(
+                abs(v_long), abs(wheel_speed), REPORT_SPEED)
+            out[w, L.O_LAT_SLIP] = np.arctan((v_lat + rate_lat) / max(
+                abs(v_long), abs(wheel_speed), REPORT_SPEED))
 
 
 @jit_call
 def _custom_tires(pk: Packed, x, s, out) -> None:
-    """Custom (Python) tyre functions for the wheels that use them, in one object-mode call."""
+    """Custom (Python) tyre functions for the wheels that use them, in one object-mode call:
+    their forces at the slips (``S_F0``) and the wheel torque they return per N of longitudinal
+    force (``S_ROAD_RATIO``)."""
     wp = pk.wheel
     cols = np.nonzero(wp[:, L.TIRE_MODEL] == CUSTOM)[0]
     rows = np.ascontiguousarray(x[cols])
@@ -109,8 +329,9 @@ def _custom_tires(pk: Packed, x, s, out) -> None:
     for i in range(len(cols)):
         w = cols[i]
         if out[w, L.O_CONTACT] > 0.5:
-            out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE] = res[i, 0], res[i, 1]
-            out[w, L.O_MOMENT], s[w, L.S_ROAD] = res[i, 2], res[i, 3]
+            s[w, L.S_F0], s[w, L.S_F0 + 1], s[w, L.S_MOMENT] = res[i, 0], res[i, 1], res[i, 2]
+            if abs(res[i, 0]) > 1e-9:    # its wheel torque per N, within [-r, 0] (see tire_custom)
+                s[w, L.S_ROAD_RATIO] = min(max(res[i, 3] / res[i, 0], -wp[w, L.RADIUS]), 0.0)
 
 
 @jit
@@ -148,11 +369,12 @@ def evaluate(packed: L.Packed, x: tire.TireInputs, contact: np.ndarray | None = 
 
 
 def sweep(p, wheel: int, slip_ratio: np.ndarray, slip_angle: np.ndarray, load: float,
-          speed: float = 15.0, friction: float = 1.0, dt: float = 0.002):
+          speed: float = 15.0, friction: float = 1.0):
     """Steady-state forces of wheel ``wheel``'s tyre over a grid of slips.
 
     The wheel rolls at ``speed`` (m/s) with spin ``speed (1 + slip_ratio) / r`` and lateral
-    velocity ``speed tan(slip_angle)``; no drive torque, clamps see a large useful mass.
+    velocity ``speed tan(slip_angle)``: the model's steady-state forces (what the tread settles
+    to).
 
     Args:
         p: vehicle parameters.
@@ -171,8 +393,7 @@ def sweep(p, wheel: int, slip_ratio: np.ndarray, slip_angle: np.ndarray, load: f
     v_long = np.full(n, speed)
     v_lat = speed * np.tan(alpha.ravel())
     omega = speed * (1.0 + sr.ravel()) / r
-    slips = np.array([tire.slips(a, b, c * r, p.simulation.min_long_slip_denominator,
-                                 p.simulation.min_lat_slip_denominator)
+    slips = np.array([tire.slips(a, b, c * r)
                       for a, b, c in zip(v_long, v_lat, omega, strict=True)]).reshape(n, 2)
     physx = w[L.TIRE_MODEL] == PHYSX
     mu = friction * np.array([tire.friction_multiplier(w, s) if physx else 1.0 for s in slips[:, 0]])
@@ -183,7 +404,7 @@ def sweep(p, wheel: int, slip_ratio: np.ndarray, slip_angle: np.ndarray, load: f
 
     x = tire.TireInputs(col(v_long), col(v_lat), col(omega), col(slips[:, 0]), col(slips[:, 1]),
                         col(0.0), col(mu), col(friction), col(load), col(rest), col(load / rest),
-                        9.81, col(dt), col(0.0), col(1e9), col(1e9))
+                        9.81)
     one = packed._replace(wheel=packed.wheel[wheel:wheel + 1])
     f_long, f_lat, _, _ = evaluate(one, x)
     return f_long.reshape(sr.shape), f_lat.reshape(sr.shape)

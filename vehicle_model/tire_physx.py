@@ -49,6 +49,16 @@ def _smooth_moment(k: float) -> float:
 
 
 @jit
+def stiffness(w: np.ndarray, x: np.ndarray) -> tuple[float, float]:
+    """Longitudinal (N per unit slip) and lateral (N per unit ``tan`` of the slip angle)
+    stiffness: ``long_stiff_per_unit_gravity g``, and ``lat_stiff_y`` rest loads smoothed
+    toward saturation at ``lat_stiff_x`` normalised loads."""
+    lat = x[X_REST_LOAD] * w[LAT_STIFF_Y] * _smooth_force(
+        x[X_NORMALISED_LOAD] * 3.0 / w[LAT_STIFF_X])
+    return w[LONG_STIFF_G] * x[X_GRAVITY], lat
+
+
+@jit
 def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
     """``(f_long, f_lat, aligning_moment, wheel_torque)`` of one wheel.
 
@@ -58,11 +68,9 @@ def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
             as is when the camber term is zero), camber, friction (surface x
             friction-vs-slip graph), load (filtered normalised load x rest load), gravity.
     """
-    load, rest_load = x[X_LOAD], x[X_REST_LOAD]
+    load = x[X_LOAD]
     long_slip, lat_slip, camber = x[X_LONG_SLIP], x[X_LAT_SLIP], x[X_CAMBER]
-    lat_stiff = rest_load * w[LAT_STIFF_Y] * _smooth_force(
-        x[X_NORMALISED_LOAD] * 3.0 / w[LAT_STIFF_X])
-    long_stiff = w[LONG_STIFF_G] * x[X_GRAVITY]
+    long_stiff, lat_stiff = stiffness(w, x)
     camber_stiff = w[CAMBER_STIFF_G] * x[X_GRAVITY]
     camber_slip = camber * camber_stiff / max(lat_stiff, 1e-9)
     t_eff = x[X_TAN_LAT_SLIP] if camber_slip == 0.0 else np.tan(lat_slip - camber_slip)

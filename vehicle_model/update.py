@@ -1,7 +1,8 @@
 """The vehicle update: one commented sequence, reading top to bottom like the physics.
 
 commands -> gears -> steering -> suspension (+ anti-roll bars) -> tyre loads -> contact frame ->
-sticky tyre -> [substeps: slips -> tyre forces -> drivetrain and wheel spin] -> forces out.
+tyre treads -> [substeps: slips -> tyre forces -> drivetrain and wheel spin -> tyre forces at the
+new spins] -> forces out.
 
 Compiled with numba over the packed arrays of ``layout.py``: :func:`step_batch_with` advances
 every vehicle of a batch in one call (the simulator coupling in ``traction.envs`` calls it between
@@ -71,11 +72,11 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
                                         new_commands)
     contact.suspension_forces(pk, k, hits, gravity, s, out)                 # 2.-3. struts, loads
     contact.contact_frame(pk, k, hits, friction, ws, s, out)                # 4. contact frame
-    contact.sticky_tyres(pk, ws, dt, s, out)                                # 5. static friction
     fwd_speed = abs(k[L.K_VELOCITY] * rot(k, 0, 0) + k[L.K_VELOCITY + 1] * rot(k, 1, 0)
                     + k[L.K_VELOCITY + 2] * rot(k, 2, 0))
     n_sub = int(vp[L.SUBSTEPS_LOW] if fwd_speed < vp[L.SUBSTEP_SPEED] else vp[L.SUBSTEPS_HIGH])
     h = dt / n_sub
+    tire_models.prepare(pk, k, ws, dt, h, gravity, s, out)                  # 5. tyre treads
     thrust_l = min(max(cv[L.THRUST], -1.0), 1.0)        # tank tracks
     thrust_r = min(max(cv[L.THRUST + 1], -1.0), 1.0)
     s[:, L.S_ACC_LONG:L.S_ACC_MOMENT + 1] = 0.0
@@ -83,6 +84,7 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
     for _ in range(n_sub):                         # 6. wheel substeps, chassis velocity held
         tire_models.substep_forces(pk, ws, gravity, h, s, x, out, report)
         t_eng, slip = drivetrain.spin(pk, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, out)
+        tire_models.substep_finish(pk, ws, h, s, x, out, report)
         engine_torque += t_eng * h
         clutch_slip += slip * h
         for w in range(out.shape[0]):
@@ -91,6 +93,7 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
             s[w, L.S_ACC_DRIVE] += ws[w, L.DRIVE_TORQUE] * h
             s[w, L.S_ACC_MOMENT] += out[w, L.O_MOMENT] * h
     chassis.forces_out(pk, k, ws, hits, dt, s, out, out_v)                  # 7. forces out
+    tire_models.remember(k, ws, s, out)
     out_v[L.O_ENGINE_OMEGA], out_v[L.O_ENGINE_TORQUE] = vs[L.ENGINE_OMEGA], engine_torque / dt
     out_v[L.O_CLUTCH_SLIP] = clutch_slip / dt          # means over the substeps, as the torques
     out_v[L.O_GEAR] = gearbox.engaged_gear(gears, vs)                      # 0 while shifting

@@ -13,7 +13,7 @@ from functools import cached_property
 
 import numpy as np
 
-from . import differential, sticky, suspension, tire, wheel
+from . import differential, suspension, tire, wheel
 from . import layout as L
 from .antiroll import AntiRollParams
 from .chassis import ChassisParams
@@ -32,10 +32,6 @@ from .tire_curve import CurveSet
 class SimulationParams:
     """Numerical settings of the vehicle update (scalars)."""
 
-    min_long_slip_denominator: float = param(4.0, unit="m/s", lo=0.0, hi=100.0, lo_open=True,
-                                             shape="scalar", doc="PhysX minLongSlipDenominator")
-    min_lat_slip_denominator: float = param(1.0, unit="m/s", lo=0.0, hi=100.0, lo_open=True,
-                                            shape="scalar", doc="smallest lateral slip denominator")
     substep_speed_threshold: float = param(5.0, unit="m/s", lo=0.0, hi=100.0, shape="scalar",
                                            doc="below this forward speed use substeps_low")
     substeps_low: int = param(3, unit="-", lo=1, hi=64, shape="scalar", integer=True,
@@ -51,10 +47,16 @@ class SimulationParams:
 @dataclass(frozen=True)
 class TireForceScaling:
     """Scale the pitch and roll parts of the tyre forces' moment about the CoM (the talk's trick
-    for high grip without wallowing): 1 = physical, 0 = no pitch/roll moment from tyre forces."""
+    for high grip without wallowing): 1 = physical, 0 = no pitch/roll moment from tyre forces.
+    With the tyre forces at the contact patch (``suspension.tire_force_height`` 0) a share
+    ``s`` keeps ``s`` of a rigid car's load transfer (``s m a h / L`` braking, ``s m a_y h / t``
+    cornering); the weight's shift as the body pitches or rolls on its springs is not scaled."""
 
-    pitch: float = param(1.0, lo=0.0, hi=1.0, shape="scalar", doc="share of the pitch moment kept")
-    roll: float = param(1.0, lo=0.0, hi=1.0, shape="scalar", doc="share of the roll moment kept")
+    pitch: float = param(1.0, lo=0.0, hi=1.0, shape="scalar",
+                         doc="share of the pitch moment (and of the braking and acceleration "
+                             "load transfer) kept")
+    roll: float = param(1.0, lo=0.0, hi=1.0, shape="scalar",
+                        doc="share of the roll moment (and of the cornering load transfer) kept")
 
     def validate(self, prefix: str = "tire_force_scaling.", where: str = "") -> None:
         validate_fields(self, prefix, where)
@@ -86,7 +88,6 @@ class VehicleParams:
     clutch: ClutchParams = field(default_factory=ClutchParams)
     anti_roll: AntiRollParams = field(default_factory=AntiRollParams)
     tire_load_filter: tire.TireLoadFilter = field(default_factory=tire.TireLoadFilter)
-    sticky: sticky.StickyParams = field(default_factory=sticky.StickyParams)
     simulation: SimulationParams = field(default_factory=SimulationParams)
     tire_force_scaling: TireForceScaling = field(default_factory=TireForceScaling)
     curve_sets: tuple[CurveSet, ...] = (DEFAULT_CURVES,)
@@ -140,7 +141,7 @@ class VehicleParams:
             check_shapes(part, self.n_wheels, prefix, where)
         for part in (self.chassis, self.wheels, self.suspension, self.tires, self.steering,
                      self.differential, self.engine, self.gearbox, self.clutch,
-                     self.tire_load_filter, self.sticky, self.simulation, self.tire_force_scaling,
+                     self.tire_load_filter, self.simulation, self.tire_force_scaling,
                      *self.curve_sets):
             part.validate(where=where)
         self.anti_roll.validate(where=where, n_wheels=self.n_wheels)
@@ -208,9 +209,10 @@ class VehicleState:
         self.wheel, self.vehicle, self.gears = wheel, vehicle, gears
 
     omega = column_view("wheel", L.OMEGA, doc="wheel spin (rad/s)")
-    sticky_anchor = column_view("wheel", L.ANCHOR, 2, doc="patch displacement from its sticky anchor (m)")
-    sticky_timer = column_view("wheel", L.TIMER, 2, doc="time spent slow enough to stick (s)")
     drive_torque = column_view("wheel", L.DRIVE_TORQUE, doc="drive torque in the last substep (N m)")
+    tread_deflection = column_view("wheel", L.DEFLECTION, 2,
+                                   doc="tread deflection (m), (..., 2): along the wheel, sideways; "
+                                       "the tyre force there is the spring's (tire_models)")
     engine_omega = column_view("vehicle", L.ENGINE_OMEGA, doc="engine spin (rad/s), (n,)")
 
     @property
@@ -342,7 +344,9 @@ class VehicleOutputs:
       ``clutch.strength x clutch_slip`` is the mean clutch torque, ``drive_torque`` sums to
       ``gear_ratio`` times it (a differential's shares sum to 1) and ``engine_moi x (change of
       engine_omega) / dt = engine_torque - engine damping - clutch torque``;
-    * **the last substep's** tyre inputs: ``long_slip``, ``lat_slip``, ``friction``;
+    * **the last substep's**: ``friction`` (a tyre input) and the contact patch's slips
+      ``long_slip``, ``lat_slip`` (the wheel's slips less the tread's deflection rate: what the
+      tyre force corresponds to; 0 at rest, see ``tire_models``);
     * **end of the update** (or constant within it): the rest - ``engine_omega``,
       ``patch_slide`` (with the spins after the last substep), suspension, loads, contact, steer,
       gear, ``gear_ratio``, ``throttle``.
@@ -362,7 +366,9 @@ class VehicleOutputs:
     susp_force = column_view("wheel", L.O_SUSP_FORCE, 3, doc="N, world, (..., 3)")
     susp_point = column_view("wheel", L.O_SUSP_POINT, 3, doc="m, world, (..., 3)")
     tire_force = column_view("wheel", L.O_TIRE_FORCE, 3, doc="N, world, (..., 3) (mean)")
-    tire_point = column_view("wheel", L.O_TIRE_POINT, 3, doc="m, world, (..., 3)")
+    tire_point = column_view("wheel", L.O_TIRE_POINT, 3,
+                             doc="m, world, (..., 3): the contact patch, where the tyre touches "
+                                 "its ray's hit plane (+ tire_force_height along the normal)")
     in_contact = column_view("wheel", L.O_CONTACT, dtype=bool, doc="wheel on the ground")
     jounce = column_view("wheel", L.O_JOUNCE, doc="m, positive compressed")
     spring_force = column_view("wheel", L.O_SPRING_FORCE,
@@ -371,8 +377,10 @@ class VehicleOutputs:
     load = column_view("wheel", L.O_LOAD, doc="N, tyre load used by the tyre model")
     normalised_load = column_view("wheel", L.O_NORMALISED_LOAD, doc="-, load / rest load (unfiltered)")
     friction = column_view("wheel", L.O_FRICTION, doc="-, surface x graph (last substep)")
-    long_slip = column_view("wheel", L.O_LONG_SLIP, doc="- (last substep)")
-    lat_slip = column_view("wheel", L.O_LAT_SLIP, doc="rad (last substep)")
+    long_slip = column_view("wheel", L.O_LONG_SLIP,
+                            doc="-, the contact patch's (omega r - v) / max(|v|, |omega r|) "
+                                "(last substep)")
+    lat_slip = column_view("wheel", L.O_LAT_SLIP, doc="rad, the contact patch's (last substep)")
     long_force = column_view("wheel", L.O_LONG_FORCE, doc="N (mean)")
     lat_force = column_view("wheel", L.O_LAT_FORCE, doc="N (mean)")
     aligning_moment = column_view("wheel", L.O_MOMENT, doc="N m (mean)")

@@ -49,13 +49,16 @@ def integrate_spin(omega: float, drive_torque: float, road_torque: float, brake:
                    moi: float, damping: float, dt: float) -> float:
     """Advance one wheel's spin (rad/s) by one (sub)step.
 
-    Drive and road torque (N m; road = ``-F_long * radius``) are integrated explicitly, bearing
-    damping (N m s/rad) implicitly (unconditionally stable), and the brake torque magnitude
-    (N m) last as a clamp: it removes at most ``dt * brake / moi`` of spin and stops the wheel,
-    but never spins it backwards.
+    Drive and road torque (N m) are integrated explicitly, the damping (N m s/rad: the
+    bearing's, plus the tyre's ``S_ROAD_DAMP`` that makes the road torque implicit in the new
+    spin, see ``tire_models``) implicitly (unconditionally stable), and the brake torque
+    magnitude (N m) as Coulomb friction: the wheel stops and stays stopped while the other
+    torques' pull ``I omega / dt + drive + road`` is within the brake, else the brake takes
+    its torque off that pull (it removes at most ``brake / (I / dt + damping)`` of spin, and
+    never spins the wheel backwards).
     """
     free = (omega + dt * (drive_torque + road_torque) / moi) / (1.0 + dt * damping / moi)
-    return apply_brake(free, dt * brake / moi)
+    return apply_brake(free, dt * brake / (moi + dt * damping))
 
 
 @jit

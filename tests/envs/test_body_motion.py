@@ -7,7 +7,7 @@ import dataclasses
 import mujoco
 import numpy as np
 import pytest
-from body_measures import body_roll, roll_lever, spring_roll_stiffness, steady_turn
+from body_measures import body_roll, roll_lever, spring_roll_stiffness, steady_turn, weight_lever
 
 from traction import vehicle_model as vm
 from traction.envs import VehicleSim
@@ -52,24 +52,30 @@ def _steady_braking(params, brake=0.3, v0=20.0):
     return v1 - sim.forward_speed(), float(np.mean(gains)), float(np.mean(pitches))
 
 
-def test_pitch_scaling_scales_the_braking_load_transfer():
-    """Braking at a: the tyre forces, h below the CoM, pitch the body nose down with m a h, so
-    the front axle gains m a h / L (h: CoM over the wheel centres, where the tyre forces act).
-    Keeping a share ``pitch`` of that moment keeps that share of the transfer, and none of it
-    leaves the body level (the talk's trick for grip without wallowing); the braking itself is
-    the same."""
-    p = vm.load_vehicle("sedan")
-    m, h = p.chassis.mass, roll_lever(p)
+def _wheelbase(p):
     x = p.suspension.position[:, 0]
-    wheelbase = x[:2].mean() - x[2:].mean()
+    return x[:2].mean() - x[2:].mean()
+
+
+def test_pitch_scaling_scales_the_braking_load_transfer():
+    """Braking at a: the tyre forces act at the contact patches, h below the CoM (over the
+    ground), and pitch the body nose down with m a h, so the front axle gains a rigid car's
+    m a h / L. Keeping a share ``pitch`` of that moment keeps that share of the transfer, and
+    none of it leaves the body level (the talk's trick for grip without wallowing); the
+    braking itself is the same."""
+    p = vm.load_vehicle("sedan")
+    m, h, h_w = p.chassis.mass, roll_lever(p), weight_lever(p)
+    assert h == pytest.approx(p.chassis.com[2] + p.wheels.radius.mean())   # over the ground
+    wheelbase = _wheelbase(p)
     gains, decels = {}, []
     for keep in (1.0, 0.5, 0.0):
         a, gain, pitch = _steady_braking(_scaled(pitch=keep))
         assert a > 3.0                                           # m/s^2, a real stop
         decels.append(a)
-        # plus m g h pitch: the nose-down pitch moves the force points h pitch ahead under the
-        # CoM, so the weight's normal forces shift forward too (1.5 % here)
-        expected = keep * m * (a + G * pitch) * h / wheelbase
+        # plus m g h_w pitch: the nose-down pitch carries the suspension force points (the
+        # wheel centres, h_w below the CoM) h_w pitch back under it, so the weight's normal
+        # forces shift forward too (1.2 % here)
+        expected = (keep * m * a * h + m * G * pitch * h_w) / wheelbase
         assert gain == pytest.approx(expected, rel=0.01, abs=1.0)
         gains[keep] = gain / a
         if keep == 0.0:
@@ -80,37 +86,40 @@ def test_pitch_scaling_scales_the_braking_load_transfer():
     assert max(decels) - min(decels) < 1e-3 * max(decels)
 
 
-def test_tyre_forces_at_the_contact_patch_transfer_the_rigid_body_load():
-    """With the tyre force point at the contact patch (wheel centre less the radius) the front
-    axle gains the rigid body's m a h / L, h the CoM over the ground; at the default point (the
-    wheel centre, PhysX's starting value) only m a (h - r) / L, since the brake torque's reaction
-    on the chassis is not modelled (43 % of it for the sedan: the documented trade)."""
+def test_tyre_forces_at_the_wheel_centre_transfer_less_than_a_rigid_car():
+    """The tyre force point decides the braking load transfer. At the default, the contact
+    patch (``tire_force_height`` 0), the front axle gains the rigid car's m a h / L, h the CoM
+    over the ground (within 1 %; plus the dive's weight shift, see above); at the wheel centre
+    (``tire_force_height`` = r, PhysX's starting point) only m a (h - r) / L, since the brake
+    torque's reaction on the chassis, which would pass the rest on, is not modelled: 43 % of it
+    for the sedan (its transfer before the force point moved to the patch)."""
     p = vm.load_vehicle("sedan")
     r = p.wheels.radius
-    x = p.suspension.position[:, 0]
-    wheelbase = x[:2].mean() - x[2:].mean()
-    patch = p.suspension.tire_force_point - np.outer(r, [0.0, 0.0, 1.0])
-    ground = dataclasses.replace(p, suspension=dataclasses.replace(p.suspension,
-                                                                    tire_force_point=patch))
-    h_ground = roll_lever(ground)
-    assert h_ground == pytest.approx(p.chassis.com[2] - p.suspension.position[:, 2].mean()
-                                     + r.mean())
-    for params, share in ((ground, 1.0), (p, roll_lever(p) / h_ground)):
+    centre = dataclasses.replace(p, suspension=dataclasses.replace(p.suspension,
+                                                                    tire_force_height=r))
+    h_ground, h_w = roll_lever(p), weight_lever(p)
+    assert roll_lever(centre) == pytest.approx(h_ground - r.mean())
+    for params in (p, centre):
         a, gain, pitch = _steady_braking(params)
-        expected = p.chassis.mass * (a + G * pitch) * h_ground / wheelbase
-        assert gain == pytest.approx(share * expected, rel=0.02)
-    assert roll_lever(p) / h_ground == pytest.approx(0.43, abs=0.01)
+        rigid = p.chassis.mass * a * h_ground / _wheelbase(p)
+        expected = (p.chassis.mass * a * roll_lever(params)
+                    + p.chassis.mass * G * pitch * h_w) / _wheelbase(p)
+        assert gain == pytest.approx(expected, rel=0.01)
+        assert gain / rigid == pytest.approx(roll_lever(params) / h_ground, rel=0.03)
+    assert roll_lever(centre) / h_ground == pytest.approx(0.43, abs=0.01)
 
 
 def test_roll_scaling_scales_the_steady_turn_roll():
-    """Steady turn: roll phi = keep m a_y h / (K - m g h). The tyre forces' roll moment is the
-    only thing scaled; the m g h phi of the force points swinging under the CoM is not."""
+    """Steady turn: roll phi = keep m a_y h / (K - m g h_w), h the CoM over the contact patches,
+    where the tyre forces act, and h_w over the wheel centres, where the suspension forces act:
+    rolled by phi, the body carries them h_w phi across under the CoM. The tyre forces' roll
+    moment is the only thing scaled; that m g h_w phi is not."""
     p = vm.load_vehicle("sedan")
-    m, h, k = p.chassis.mass, roll_lever(p), spring_roll_stiffness(p)
+    m, h, h_w, k = p.chassis.mass, roll_lever(p), weight_lever(p), spring_roll_stiffness(p)
     for keep in (1.0, 0.5, 0.0):
         roll, ay = steady_turn(_scaled(roll=keep))
         assert ay > 2.0
-        assert roll == pytest.approx(keep * m * ay * h / (k - m * G * h), rel=0.03, abs=1e-5)
+        assert roll == pytest.approx(keep * m * ay * h / (k - m * G * h_w), rel=0.03, abs=1e-5)
 
 
 def test_scaling_leaves_yaw_alone():

@@ -38,17 +38,49 @@ def test_gymnasium_checker_passes_without_warnings(env_id):
         check_env(env, skip_render_check=True)
 
 
-def test_gymnasium_checker_with_its_render_check_passes_on_an_offscreen_env(env_id):
-    """check_env's render check builds an env in every mode of the metadata, and "human" needs
-    a display: here it renders rgb_array only (the env's own mode, and one more it builds)."""
-    env = gym.make(env_id, render_mode="rgb_array", width=64, height=48).unwrapped
-    env.metadata = {**env.metadata, "render_modes": ["rgb_array"]}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        check_env(env)
+def test_gymnasium_checker_with_its_render_check_passes_headless(env_id, monkeypatch):
+    """check_env's render check builds an env in every mode its metadata lists, and "human"
+    needs a display: headless, an environment lists the modes it can render in (rgb_array), so
+    check_env passes without flags (it failed on 'human' unless told to skip the render check);
+    the class still lists 'human' for gym.make where there is a display."""
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    for render_mode in (None, "rgb_array"):
+        env = gym.make(env_id, render_mode=render_mode, width=64, height=48)
+        assert env.unwrapped.metadata["render_modes"] == ["rgb_array"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            check_env(env.unwrapped)
+        with pytest.warns(UserWarning, match="different from the unwrapped version"):
+            check_env(env)                # (wrapped: Gymnasium warns about the wrappers only)
+    assert "human" in type(env.unwrapped).metadata["render_modes"]
+    monkeypatch.setenv("DISPLAY", ":0")
+    assert type(env.unwrapped).available_render_modes() == ["rgb_array", "human"]
+
+
+def test_dt_is_the_control_step_as_in_gymnasiums_mujoco_envs(env_id):
+    """``env.unwrapped.dt`` (Gymnasium's MuJoCo envs: timestep x frame_skip) is the simulated
+    time of one step, reachable through the wrappers (get_wrapper_attr raised)."""
+    env = gym.make(env_id, control_dt=0.02)
+    assert env.unwrapped.dt == env.get_wrapper_attr("dt") == 0.02
+    env.reset(seed=0)
+    env.step(env.action_space.sample())
+    assert env.unwrapped.data.time == pytest.approx(0.02 + env.unwrapped.physics_dt)  # (+ reset's)
+    venv = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point")
+    assert venv.get_attr("dt") == (0.04, 0.04)
+    venv.close()
+
+
+def test_render_without_a_render_mode_warns(env_id):
+    env = gym.make(env_id)
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match=r"render\(\) without a render mode returns None; make "
+                      r"the environment with render_mode='rgb_array'"):
+        assert env.unwrapped.render() is None
 
 
 def test_stable_baselines3_checker_passes_without_warnings(env_id):
+    pytest.importorskip("stable_baselines3")
     from stable_baselines3.common.env_checker import check_env as sb3_check
 
     with warnings.catch_warnings():

@@ -267,7 +267,7 @@ def _assert_same_info(fast: dict, slow: dict) -> None:
 
 
 def test_sb3_adapter_marks_a_termination_on_the_time_limit_step_as_no_time_limit():
-    """A Drift episode driven straight off the pad (seed 3) ends at step 62; with a 62-step limit
+    """A Drift episode driven straight off the pad (seed 3) ends at step 61; with a 61-step limit
     it is terminated and truncated at once. SB3 must not bootstrap it: TimeLimit.truncated is
     False there, and True for a world only cut by the limit, as SB3's DummyVecEnv over
     Gymnasium's TimeLimit has it."""
@@ -276,13 +276,13 @@ def test_sb3_adapter_marks_a_termination_on_the_time_limit_step_as_no_time_limit
 
     from traction.train.sb3_vec import TractionSB3VecEnv
 
-    ours = TractionSB3VecEnv("Traction/Drift-v0", 2, max_episode_steps=62)
-    ref = make_vec_env(lambda: gym.make("Traction/Drift-v0", max_episode_steps=62), n_envs=2)
+    ours = TractionSB3VecEnv("Traction/Drift-v0", 2, max_episode_steps=61)
+    ref = make_vec_env(lambda: gym.make("Traction/Drift-v0", max_episode_steps=61), n_envs=2)
     ours.seed(3)
     ref.seed(3)
     assert np.array_equal(ours.reset(), ref.reset())
     a = np.array([[0.0, 1.0, -1.0, -1.0], [0.0, -1.0, -1.0, -1.0]], np.float32)  # off / coast
-    for _ in range(62):
+    for _ in range(61):
         _, _, d1, i1 = ours.step(a)
         _, _, d2, i2 = ref.step(a)
         assert np.array_equal(d1, d2)

@@ -162,9 +162,10 @@ def test_a_vector_worlds_snapshot_restores_only_its_own_table():
 
 def test_the_standalone_update_takes_a_table_per_vehicle(sedan):
     """Two vehicles in the same state spinning their wheels from rest on tarmac, one table each
-    (friction 1 and 0.3): the second's friction (surface x graph, at the same slip) is 0.3 times
-    the first's; its wheels slide, so its tyre forces are friction x load (Coulomb), 0.3 times
-    the first's limit; the first's stay within that limit."""
+    (friction 1 and 0.3), driven hard (3000 N m a wheel): the second's friction (surface x
+    graph, at the same slip) is 0.3 times the first's; its wheels slide, so its tyre forces are
+    friction x load (Coulomb; once the treads have stretched), 0.3 times the first's limit; the
+    first's stay within that limit."""
     state = vm.VehicleState.zeros(sedan, 2)
     state.omega[:] = 60.0                                     # wheels spinning from rest
     kin = vm.ChassisKinematics(np.zeros((2, 3)), np.repeat(np.eye(3)[None], 2, 0),
@@ -174,9 +175,11 @@ def test_the_standalone_update_takes_a_table_per_vehicle(sedan):
     hits = vm.GroundHits(np.full((2, 4), 0.95 * rest), np.array([0.0, 0.0, 1.0]),
                          np.zeros((2, 4), int))
     cmd = vm.Commands.zeros(sedan, 2)
+    cmd.wheel_torque = 3000.0
     grippy, slick = vm.FrictionTable.default(), vm.FrictionTable.default()
     slick.values = slick.values * 0.3
-    out = vm.step(sedan, state, kin, hits, cmd, [grippy, slick], 0.002)
+    for _ in range(20):
+        out = vm.step(sedan, state, kin, hits, cmd, [grippy, slick], 0.002)
     assert np.all(out.in_contact) and np.all(out.friction[0] > 0)
     np.testing.assert_allclose(out.friction[1], 0.3 * out.friction[0], rtol=1e-12)
     f, limit = np.linalg.norm(out.tire_force, axis=-1), out.friction * out.load

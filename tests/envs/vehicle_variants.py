@@ -2,12 +2,10 @@
 puts this folder on the import path)."""
 
 import dataclasses
-import math
 
 import numpy as np
 
 from traction import vehicle_model as vm
-from traction.vehicle_model.timestep import wheel_rates
 
 
 def variant(preset: str, **parts) -> vm.VehicleParams:
@@ -26,13 +24,3 @@ def with_model(preset: str, model: str, **tire_kw) -> vm.VehicleParams:
     tires = dataclasses.replace(p.tires, model=np.full(n, float(vm.TIRE_MODELS.index(model))),
                                 **{k: np.full(n, v) for k, v in tire_kw.items()})
     return dataclasses.replace(p, tires=tires)
-
-
-def with_substeps_for(p: vm.VehicleParams, dt: float) -> vm.VehicleParams:
-    """``p`` with as many wheel substeps as ``check_timestep`` asks for at the step ``dt`` (s):
-    a stiff tyre's spin update that overshoots rolling is not the scenario a test is about."""
-    low, high = (np.nan_to_num(r).max() for r in wheel_rates(p))
-    sim = p.simulation
-    return dataclasses.replace(p, simulation=dataclasses.replace(
-        sim, substeps_low=max(sim.substeps_low, math.ceil(low * dt)),
-        substeps_high=max(sim.substeps_high, math.ceil(high * dt))))

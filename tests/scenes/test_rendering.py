@@ -238,7 +238,7 @@ def _chase_frame(vehicle, terrain, shadows=True, camera="chase"):
     sim.model.light_castshadow[:] = shadows
     sim.step(10)
     sim.pose_for_render()
-    renderer = SceneRenderer(sim.model, 320, 240)
+    renderer = SceneRenderer(sim.model, 320, 240, quality="high")    # (shadow maps)
     frame = renderer.frame(sim.data, camera=camera).astype(float)
     renderer.close()
     return frame
@@ -282,3 +282,147 @@ def test_the_sun_shines_the_same_way_on_every_terrain(terrain):
     sun = np.array([0.3, 0.2, -1.0])
     np.testing.assert_allclose(d.light_xdir[0], sun / np.linalg.norm(sun), atol=1e-9)
     assert 9.5 < d.light_xpos[0][2] - d.subtree_com[1][2] < 10.0      # m above the vehicle
+
+
+# Render quality, markers and forks (issue 57: evaluation videos took 0.3-0.7 s a frame on a
+# machine without a GPU and showed no target).
+def test_high_quality_frames_are_mujocos_own(model):
+    """``high`` is MuJoCo's renderer with the model's settings, pixel for pixel (what a GPU
+    draws is unchanged)."""
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    ours = SceneRenderer(model, 160, 120, quality="high")
+    theirs = mujoco.Renderer(model, 120, 160)
+    theirs.update_scene(data, camera=names.CAMERA_CHASE)
+    assert np.array_equal(ours.frame(data), theirs.render())
+    ours.close()
+    theirs.close()
+
+
+@pytest.mark.parametrize("gl, quality", [
+    ("llvmpipe (LLVM 15.0.6, 256 bits)", "low"), ("softpipe", "low"),
+    ("Mesa OffScreen (swrast)", "low"), ("Google SwiftShader", "low"),
+    ("NVIDIA GeForce RTX 4090/PCIe/SSE2", "high"), ("AMD Radeon Pro 5500M", "high"),
+    ("", "high")])
+def test_auto_quality_is_low_on_a_software_opengl_only(monkeypatch, gl, quality):
+    from traction.scenes import render
+
+    monkeypatch.setattr(render, "gl_renderer", lambda: gl)
+    assert render.resolve_quality("auto") == quality
+    assert render.resolve_quality("high") == "high" and render.resolve_quality("low") == "low"
+    with pytest.raises(ValueError, match=r"quality = 'fast'; allowed: auto, high, low"):
+        render.resolve_quality("fast")
+
+
+def test_low_quality_leaves_the_model_as_it_was_and_draws_a_shadow_under_the_vehicle():
+    """``low`` makes its context without multisampling and shadow maps (the model's settings
+    are put back) and draws a soft shadow on the plane of the wheels' contacts, under the
+    body's and wheels' footprint."""
+    from traction.scenes.render import _ContactShadow
+
+    sim = VehicleSim(build_scene("sedan", "flat"))
+    sim.step(50)
+    sim.pose_for_render()
+    quality = (sim.model.vis.quality.shadowsize, sim.model.vis.quality.offsamples)
+    low = SceneRenderer(sim.model, 160, 120, quality="low")
+    high = SceneRenderer(sim.model, 160, 120, quality="high")
+    assert low.quality == "low" and high.quality == "high"
+    assert (sim.model.vis.quality.shadowsize, sim.model.vis.quality.offsamples) == quality
+    assert not np.array_equal(low.frame(sim.data), high.frame(sim.data))
+    low.close()
+    high.close()
+    shadow = _ContactShadow(sim.model).markers(sim.data)
+    p = sim.params
+    ground = float(np.max(p.wheels.radius - p.suspension.position[:, 2]))    # at rest
+    for m in shadow:
+        assert m.pos[2] == pytest.approx(0.02, abs=0.01)            # on the ground (z = 0)
+        assert m.rgba[3] < 0.2 and m.size[2] < 0.01                  # faint, flat
+    half = max(m.size[:2] for m in shadow)
+    assert half[0] >= p.chassis.body_size[0] / 2 and half[1] >= p.chassis.body_size[1] / 2
+    assert ground > 0
+
+
+def test_an_arrow_marker_reaches_its_end_and_markers_skip_segmentation():
+    """A marker arrow from the origin to (L, 0) ends at x = L (MuJoCo draws an arrow geom half
+    as long as its size says); markers are not model objects, so segmentation frames omit them."""
+    from traction.scenes.render import Marker
+
+    xml = ('<mujoco><visual><global offwidth="300" offheight="300"/></visual><worldbody>'
+           '<light pos="0 0 10"/><geom type="plane" size="20 20 .1" rgba=".5 .5 .5 1"/>'
+           '<camera name="top" pos="0 0 15" xyaxes="1 0 0 0 1 0" fovy="90"/></worldbody>'
+           '</mujoco>')
+    m = mujoco.MjModel.from_xml_string(xml)
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    r = SceneRenderer(m, 300, 300, camera="top", quality="high")
+    for length in (2.0, 6.0):
+        img = r.frame(d, markers=[Marker.arrow((0, 0, 0.3), (length, 0, 0.3), 0.3,
+                                               (0, 1, 0, 1))]).astype(int)
+        green = (img[..., 1] > 100) & (img[..., 1] > img[..., 0] + 40)
+        tip = (np.flatnonzero(green.any(axis=0)).max() + 0.5 - 150) / 150 * 14.7   # m (fovy 90)
+        assert 0.9 * length < tip < 1.02 * length       # (the cone's point is under a pixel)
+    seg = r.frame(d, segmentation=True, markers=[Marker.disc((0, 0, 0.1), 5.0, 0.1,
+                                                             (1, 0, 0, 1))])
+    assert np.array_equal(seg, r.frame(d, segmentation=True))
+    r.close()
+
+
+def test_the_front_of_the_vehicle_shows_from_above():
+    """From above a box looked the same both ways: the yellow band across the front of the top
+    lies in the front half of the vehicle as the top camera sees it (x forward is the image's
+    right), whatever the heading."""
+    for yaw in (0.0, np.pi):
+        sim = VehicleSim(build_scene("tank", "flat"))
+        sim.reset(pos=sim.scene.spawn_pos, quat=[np.cos(yaw / 2), 0, 0, np.sin(yaw / 2)])
+        sim.step(1)
+        sim.pose_for_render()
+        r = SceneRenderer(sim.model, 200, 150, camera="top")
+        img = r.frame(sim.data).astype(int)
+        r.close()
+        yellow = (img[..., 0] > 180) & (img[..., 1] > 150) & (img[..., 0] - img[..., 2] > 100)
+        assert yellow.sum() > 20
+        columns = np.flatnonzero(yellow.any(axis=0))
+        assert (columns.mean() > 100) == (yaw == 0.0)      # +x is the image's right
+
+
+FORK_AFTER_RENDER = """
+import multiprocessing as mp
+from traction.scenes import build_scene
+from traction.scenes.render import SceneRenderer
+
+
+def child(queue):
+    try:
+        SceneRenderer(build_scene("sedan", "flat").model, 32, 24)
+        queue.put("rendered")
+    except RuntimeError as e:
+        queue.put(str(e))
+
+
+if __name__ == "__main__":
+    PARENT_RENDERS
+    queue = mp.get_context("fork").Queue()
+    p = mp.get_context("fork").Process(target=child, args=(queue,))
+    p.start()
+    print(queue.get(timeout=60))
+    p.join(60)
+"""
+
+
+@pytest.mark.parametrize("parent_renders", [
+    'SceneRenderer(build_scene("sedan", "flat").model, 32, 24).close()',
+    'import mujoco; mujoco.Renderer(build_scene("sedan", "flat").model, 24, 32).close()'])
+def test_a_child_forked_after_rendering_says_to_spawn_instead_of_hanging(tmp_path,
+                                                                         parent_renders):
+    """OpenGL does not survive a fork: rendering in a child forked after its parent rendered
+    (with traction's renderer or MuJoCo's) hung without a word (an async vector env's workers,
+    by default on Linux)."""
+    if "mujoco.Renderer" in parent_renders and os.environ.get("MUJOCO_GL") != "egl":
+        pytest.skip("MuJoCo's own renderer is recognised by its EGL display")
+    script = tmp_path / "fork.py"
+    script.write_text(FORK_AFTER_RENDER.replace("PARENT_RENDERS", parent_renders))
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=180, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "forked from one that had rendered" in run.stdout
+    assert "vector_kwargs={'context': 'spawn'}" in run.stdout

@@ -2,6 +2,7 @@
 allowed, before any work or file writing; missing optional extras are named up front."""
 
 import argparse
+import importlib.util
 import json
 import sys
 
@@ -12,6 +13,11 @@ import yaml
 
 from traction.scenes.export import parse_assignment
 from traction.train import benchmark, demo, evaluate, perf, plot_tires, results, soak, train
+
+#: tests that build Stable-Baselines3 models or need it installed (the train extra, which `make
+#: test-pythons` leaves out on the Pythons it adds)
+needs_sb3 = pytest.mark.skipif(importlib.util.find_spec("stable_baselines3") is None,
+                               reason="needs stable-baselines3 (the train extra)")
 
 TANK = ["--env", "Traction/TankTurn-v0", "--no-progress"]
 TRAIN_BAD = [
@@ -75,6 +81,7 @@ def _usage_error(capsys, main, argv) -> str:
 
 
 @pytest.mark.parametrize("argv, message", TRAIN_BAD, ids=[" ".join(a[-2:]) for a, _ in TRAIN_BAD])
+@needs_sb3
 def test_train_refuses_bad_input_before_writing(tmp_path, capsys, argv, message):
     out = tmp_path / "run"
     assert message in _usage_error(capsys, train.main, argv + ["--out", str(out)])
@@ -95,6 +102,7 @@ def test_train_refuses_a_folder_holding_an_earlier_run(tmp_path, capsys):
 @pytest.mark.parametrize("override", [{}, {"train_freq": [1, "episode"], "n_envs": 1},
                                       {"train_freq": [4, "step"]}, {"gradient_steps": -1},
                                       {"ent_coef": "auto_0.1"}, {"ent_coef": 0.05}])
+@needs_sb3
 def test_train_sac_forms_of_its_arguments_are_accepted(override):
     hp = train.hyperparameters("sac", "Traction/TankTurn-v0", override)
     run, algo_hp = train.split_hyperparameters("sac", hp)
@@ -103,6 +111,7 @@ def test_train_sac_forms_of_its_arguments_are_accepted(override):
     assert algo_hp.items() >= expected.items()
 
 
+@needs_sb3
 def test_train_sac_episodic_train_freq_builds_and_learns(tmp_path):
     """The list form a YAML file gives reaches SB3 as the tuple it asserts on."""
     overrides = dict([train.assignment("train_freq=[1, episode]"), train.assignment("n_envs=1"),
@@ -125,6 +134,7 @@ def test_hp_and_env_kwarg_values_read_as_in_the_yaml_files():
 @pytest.mark.parametrize("text", ["policy_kwargs=dict(net_arch=[32], activation_fn=nn.Tanh)",
                                   "policy_kwargs={net_arch: [32], activation_fn: nn.Tanh, "
                                   "optimizer_kwargs: {eps: 1e-5}}"])
+@needs_sb3
 def test_policy_kwargs_as_python_or_a_yaml_mapping_build_the_policy(tmp_path, text):
     import torch
 
@@ -138,11 +148,13 @@ def test_policy_kwargs_as_python_or_a_yaml_mapping_build_the_policy(tmp_path, te
     ("policy_kwargs=[64, 64]", "--hp policy_kwargs = [64, 64]; allowed: a dict"),
     ("policy_kwargs={activation_fn: nn.Nope}", "--hp policy_kwargs activation_fn = 'nn.Nope': "
      "module 'torch.nn' has no attribute 'Nope'")])
+@needs_sb3
 def test_policy_kwargs_that_are_no_dict_are_refused_by_name(tmp_path, capsys, text, message):
     err = _usage_error(capsys, train.main, TANK + ["--hp", text, "--out", str(tmp_path / "r")])
     assert message in err
 
 
+@needs_sb3
 def test_train_refuses_human_rendering_without_a_display(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(train, "display_available", lambda: False)
     err = _usage_error(capsys, train.main, TANK + ["--env-kwarg", "render_mode=human", "--out",
@@ -151,6 +163,7 @@ def test_train_refuses_human_rendering_without_a_display(tmp_path, capsys, monke
     assert not (tmp_path / "run").exists()
 
 
+@needs_sb3
 def test_train_hp_none_is_allowed_where_sb3_defaults_to_none():
     hp = train.hyperparameters("ppo", "Traction/TankTurn-v0", {"target_kl": None,
                                                               "device": "auto"})
@@ -164,6 +177,7 @@ def test_train_function_refuses_non_positive_timesteps(tmp_path):
     assert not (tmp_path / "run").exists()
 
 
+@needs_sb3
 def test_hp_normalize_false_switches_normalisation_off():
     overrides = dict([parse_assignment("normalize=false"), parse_assignment("gamma=0.9")])
     hp = train.hyperparameters("ppo", "Traction/TankTurn-v0", overrides)
@@ -172,6 +186,7 @@ def test_hp_normalize_false_switches_normalisation_off():
     assert "normalize" not in algo_hp and isinstance(algo_hp["policy_kwargs"], dict)
 
 
+@needs_sb3
 def test_evaluate_refuses_a_config_without_its_keys_and_a_missing_best_model(tmp_path, capsys):
     (tmp_path / "model.zip").write_bytes(b"")
     (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\n")
@@ -192,6 +207,7 @@ def test_evaluate_refuses_a_config_without_its_keys_and_a_missing_best_model(tmp
     assert "no best/vecnormalize.pkl" in err and "use --model final" in err
 
 
+@needs_sb3
 def test_evaluate_refuses_a_run_rendering_to_a_window_without_a_display(tmp_path, capsys,
                                                                         monkeypatch):
     monkeypatch.setattr(evaluate, "display_available", lambda: False)
@@ -203,6 +219,7 @@ def test_evaluate_refuses_a_run_rendering_to_a_window_without_a_display(tmp_path
     assert "render to a window (render_mode: human) and there is no display" in err
 
 
+@needs_sb3
 def test_evaluate_refuses_a_missing_run_folder(tmp_path, capsys):
     err = _usage_error(capsys, evaluate.main, [str(tmp_path / "nope")])
     assert f"run folder {tmp_path / 'nope'}: not found" in err
@@ -219,6 +236,7 @@ def test_evaluate_refuses_non_positive_episodes(tmp_path, capsys, episodes):
     assert not (tmp_path / "evaluation.json").exists()
 
 
+@needs_sb3
 def test_evaluate_video_without_imageio_fails_before_the_episodes(tmp_path, capsys, monkeypatch):
     (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\nenv_kwargs: {}\n"
                                          "run: {normalize: false}\n")
@@ -269,18 +287,40 @@ class _Model:
         return np.zeros((1, 2)), None
 
 
+class _Recorder:
+    """Records what the evaluation hands a video: a frame at the start and after each step of
+    the first episode, then its end (with the step's reward, the return and the info)."""
+
+    def __init__(self, venv):
+        self.venv, self.frames, self.ended = venv, [], None
+
+    def start(self, progress):
+        self.frames.append(tuple(self.venv.render()))
+
+    def frame(self, reward, total, info):
+        self.frames.append(tuple(self.venv.render()))
+
+    def end(self, reward, total, info):
+        self.ended = (reward, total, info["is_success"])
+
+
 def test_evaluation_video_holds_only_the_first_episode():
-    returns, successes, frames = evaluate._episodes(_AutoresetVenv(), _Model(), 2, video=True)
+    venv = _AutoresetVenv()
+    video = _Recorder(venv)
+    returns, successes = evaluate._episodes(venv, _Model(), 2, video)
     assert returns == [3.0, 3.0] and successes == [True, True]
-    assert [tuple(f) for f in frames] == [(0, 0), (0, 1), (0, 2)]
+    assert video.frames == [(0, 0), (0, 1), (0, 2)] and video.ended == (1.0, 3.0, True)
 
 
 def test_benchmark_without_matplotlib_fails_before_the_episodes(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     err = _usage_error(capsys, benchmark.main, ["--out", str(tmp_path / "bench")])
     assert "benchmark needs matplotlib" in err and '".[plot]"' in err
+    from traction.train import policy, suites
+
     with pytest.raises(ImportError, match="benchmark needs matplotlib"):
-        benchmark.run(tmp_path / "bench", quick=True, progress=False)
+        benchmark.run(policy.SCRIPTED, suites.SUITES["quick"], list(suites.VARIANTS),
+                      tmp_path / "bench", progress=False)
     assert not (tmp_path / "bench").exists()
 
 
@@ -317,6 +357,7 @@ def test_soak_refuses_a_folder_as_out_and_bad_counts(tmp_path, capsys):
         soak.soak(10, episode_steps=0)
 
 
+@needs_sb3
 def test_prepare_builds_envs_and_model_but_writes_nothing(tmp_path):
     from stable_baselines3.common.vec_env import VecNormalize
 
@@ -334,6 +375,7 @@ def test_prepare_builds_envs_and_model_but_writes_nothing(tmp_path):
     ("ppo", {}, 0.98),                                   # TankTurn's entry in ppo.yml
     ("ppo", {"gamma": 0.9}, 0.9),                        # --hp gamma=0.9
     ("sac", {}, 0.99)])                                  # sac.yml's default
+@needs_sb3
 def test_vec_normalize_discounts_rewards_with_the_algorithms_gamma(tmp_path, algo, overrides,
                                                                    gamma):
     """VecNormalize scales rewards by the spread of a running discounted return: its discount
@@ -402,6 +444,7 @@ class _ThreeSteps(gym.Env):
         return np.zeros(2, np.float32), 1.0, self.t == 3, False, {"is_success": self.t == 3}
 
 
+@needs_sb3
 def test_evaluation_returns_are_the_task_rewards_not_the_normalised_ones():
     """Under a VecNormalize that scales rewards (here by 1 / sqrt(100)), the evaluation sums the
     rewards the task gave (3 per episode), as the results and the scripted baselines do."""
@@ -410,7 +453,7 @@ def test_evaluation_returns_are_the_task_rewards_not_the_normalised_ones():
     venv = VecNormalize(DummyVecEnv([_ThreeSteps]), norm_obs=False, norm_reward=True,
                         training=False)
     venv.ret_rms.var = np.array(100.0)
-    returns, successes, _ = evaluate._episodes(venv, _Model(), 2, video=False)
+    returns, successes = evaluate._episodes(venv, _Model(), 2)
     assert returns == [3.0, 3.0] and successes == [True, True]
 
 

@@ -9,7 +9,7 @@ import pytest
 
 #: Import names of everything the extras install (train, plot, render).
 EXTRA_MODULES = ("matplotlib", "imageio", "imageio_ffmpeg", "PIL", "stable_baselines3", "torch",
-                 "tensorboard", "tqdm", "rich")
+                 "tensorboard", "tqdm", "rich", "ray", "rliable")
 
 _RUN = """
 import runpy, sys
@@ -28,7 +28,10 @@ runpy.run_module({module!r}, run_name="__main__")
     ("evaluate", ["{tmp}/run"], "train"),
     ("results", ["{tmp}/run", "--out", "{tmp}/results"], "plot"),
     ("plot_tires", ["sedan", "--out", "{tmp}/tyres"], "plot"),
-    ("benchmark", ["--quick", "--out", "{tmp}/bench"], "plot"),
+    ("benchmark", ["--suite", "quick", "--out", "{tmp}/bench"], "plot"),
+    ("sweep", ["--envs", "Traction/TankTurn-v0", "--timesteps", "100", "--out", "{tmp}/sweep"],
+     "scale"),
+    ("sweep_report", ["{tmp}/sweep"], "stats"),
 ])
 def test_a_tool_without_its_extra_names_the_extra(tmp_path, tool, args, extra):
     module = f"traction.train.{tool}"

@@ -106,3 +106,28 @@ def test_a_seed_applies_to_the_next_reset_only_as_in_dummy_vec_env():
     assert not np.array_equal(first, second)
     ours.close()
     ref.close()
+
+
+@pytest.mark.parametrize("env_id", traction.envs.ENV_IDS)
+def test_infos_are_dummy_vec_envs_key_for_key_and_reward_terms_match(env_id):
+    """The adapter builds each world's info from the batch's diagnostics computed at once; they
+    hold the values, types and keys ``gym.make`` envs give (through episode ends), and
+    ``reward_terms`` holds the step's terms (an ended episode's: its last step's)."""
+    ours = TractionSB3VecEnv(env_id, 2, max_episode_steps=5)
+    ref = make_vec_env(lambda: gym.make(env_id, max_episode_steps=5), n_envs=2)
+    ours.seed(3)
+    ref.seed(3)
+    ours.reset()
+    ref.reset()
+    rng = np.random.default_rng(0)
+    keys = ours.reward_keys
+    for _ in range(12):
+        a = rng.uniform(-1, 1, (2, ours.action_space.shape[0])).astype(np.float32)
+        infos, expected = ours.step(a)[3], ref.step(a)[3]
+        for i, (mine, theirs) in enumerate(zip(infos, expected, strict=True)):
+            assert set(mine) == set(theirs) - {"episode"}               # (Monitor's key)
+            for key, value in mine.items():
+                assert type(value) is type(theirs[key]), key
+                assert np.array_equal(value, theirs[key]), key
+            assert ours.reward_terms[i].tolist() == [mine[k] for k in keys]
+    ours.close()

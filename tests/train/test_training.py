@@ -10,14 +10,23 @@ import yaml
 import traction.envs  # noqa: F401  (registers the ids)
 from traction.train import evaluate, train
 
+pytest.importorskip("stable_baselines3")          # (the train extra)
 
-def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path, monkeypatch):
+
+def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path, monkeypatch, capsys):
     out = tmp_path / "run"
     train.main(["--env", "Traction/TankTurn-v0", "--algo", "ppo", "--timesteps", "512",
                 "--seed", "3", "--out", str(out), "--hp", "n_envs=2", "--hp", "sim_threads=2",
                 "--hp", "n_steps=128", "--hp", "batch_size=64", "--hp", "eval_freq=256",
                 "--hp", "eval_episodes=1",
                 "--env-kwarg", "max_episode_steps=40", "--no-progress"])
+    said = capsys.readouterr().out          # the summary: it ended with the folder's name only
+    assert f"run folder: {out}" in said
+    assert "last evaluation (step 512, 1 episodes): success 0 %, return " in said \
+        or "last evaluation (step 512, 1 episodes): success 100 %, return " in said
+    assert f"best model: {out / 'best' / 'best_model.zip'} (step " in said
+    assert f"-m traction.train.evaluate {out} --episodes 20 --video" in said
+    assert f"tensorboard --logdir {out / 'tb'}" in said
     for name in ("model.zip", "vecnormalize.pkl", "config.yml", "command.txt",
                  "evaluations.npz"):
         assert (out / name).exists(), name
@@ -50,9 +59,19 @@ def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path, monkeypatch
 
     assert iio.immeta(result["video"])["fps"] == 50.0
     chase = iio.imread(result["video"], index=0)
+    capsys.readouterr()
     result = evaluate.main([str(out), "--episodes", "1", "--video", "--camera", "top"])
     top = iio.imread(result["video"], index=0)          # the same first state, seen from above
     assert top.shape == chase.shape and np.abs(top.astype(float) - chase).mean() > 10
+    assert "video (episode 1)" in capsys.readouterr().err          # a progress bar meanwhile
+    # each frame has the overlay (white text on a dark box in the top-left corner); the last
+    # frame is held a second (50 frames at 50 fps) with the episode's outcome
+    frames = iio.imread(result["video"])
+    corner = frames[0, 5:60, 5:150].astype(float).mean(axis=2)
+    assert np.mean(corner > 200) > 0.03 and np.median(corner) < 90
+    assert len(frames) == 40 + 50                      # the reset's, 39 steps', the held one
+    assert np.abs(frames[-1].astype(float) - frames[-50]).max() < 40   # (codec noise)
+    assert np.abs(frames[-51].astype(float) - frames[-50])[:60, :200].mean() > 1  # new text
 
     # the observation statistics are read when the run says it normalised, not when a file is there
     seen = []
@@ -130,7 +149,7 @@ def test_training_uses_the_native_vector_env():
 
 def test_hyperparameters_resolve_default_then_env_then_overrides():
     hp = train.hyperparameters("ppo", "Traction/Climb6x6-v0", {"gamma": 0.9})
-    assert hp["n_steps"] == 1024 and hp["gamma"] == 0.9 and hp["batch_size"] == 256
+    assert hp["n_steps"] == 64 and hp["gamma"] == 0.9 and hp["batch_size"] == 1024
 
 
 def test_a_shipped_task_named_by_module_and_id_keeps_its_hyperparameters(tmp_path):
@@ -183,3 +202,92 @@ def test_your_own_task_trains_and_evaluates_by_module_and_id(tmp_path, monkeypat
     assert evaluate.main([str(out), "--episodes", "1"])["episodes"] == 1
     with pytest.raises(ValueError, match="cannot import 'no_such_module'"):
         train.check_env("no_such_module:UserTasks/Tank-v0", {})
+
+
+def test_a_run_folder_evaluates_anywhere_after_its_vehicle_file_is_deleted(tmp_path,
+                                                                          monkeypatch, capsys):
+    """A run trained with --env-kwarg vehicle=<relative path> kept the path: from another
+    folder its evaluation failed (cannot read vehicle file), and editing the file after training
+    changed what was evaluated. The run keeps the file's text and evaluates from that."""
+    import shutil
+    from importlib import resources
+
+    work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
+    work.mkdir()
+    elsewhere.mkdir()
+    text = (resources.files("traction.vehicle_model") / "presets" / "tank.toml").read_text()
+    (work / "my_tank.toml").write_text(text.replace('name = "tank"', 'name = "my_tank"'))
+    monkeypatch.chdir(work)
+    train.main(["--env", "Traction/TankTurn-v0", "--timesteps", "128", "--out", "run",
+                "--hp", "n_envs=2", "--hp", "n_steps=64", "--hp", "batch_size=64",
+                "--hp", "eval_freq=64", "--hp", "eval_episodes=1",
+                "--env-kwarg", "vehicle=my_tank.toml", "--env-kwarg", "max_episode_steps=20",
+                "--no-progress"])
+    config = yaml.safe_load((work / "run" / "config.yml").read_text())
+    assert config["kept"] == {"vehicle": "vehicle.toml", "vehicle_source": "my_tank.toml",
+                              "vehicle_name": "my_tank"}
+    assert (work / "run" / "vehicle.toml").read_text() == (work / "my_tank.toml").read_text()
+    shutil.move(work / "run", elsewhere / "moved")
+    (work / "my_tank.toml").unlink()
+    monkeypatch.chdir(tmp_path)
+    seen = []
+    make_vec = evaluate.make_vec
+    monkeypatch.setattr(evaluate, "make_vec", lambda *a, **k: seen.append(a[1]) or
+                        make_vec(*a, **k))
+    result = evaluate.main([str(elsewhere / "moved"), "--episodes", "1", "--no-progress"])
+    assert result["episodes"] == 1 and seen[0]["vehicle"].name == "my_tank"
+    (elsewhere / "moved" / "vehicle.toml").unlink()           # a short error, no traceback
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_info:
+        evaluate.main([str(elsewhere / "moved"), "--episodes", "1"])
+    assert exit_info.value.code == 2
+    assert "no vehicle.toml (No such file or directory), but its config.yml says the run kept " \
+           "its vehicle there" in capsys.readouterr().err
+
+
+def test_a_run_of_your_own_task_evaluates_from_another_folder(tmp_path, monkeypatch):
+    """--env my_module:Id ran from the module's folder: evaluating from anywhere else ended in a
+    traceback (cannot import 'my_module'). The run keeps a copy of the module and imports it."""
+    import shutil
+    import subprocess
+    import sys
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "user_tasks_elsewhere.py").write_text(USER_TASK.replace("UserTasks/Tank-v0",
+                                                                    "UserTasks/TankAway-v0"))
+    monkeypatch.syspath_prepend(str(work))
+    train.main(["--env", "user_tasks_elsewhere:UserTasks/TankAway-v0", "--timesteps", "64",
+                "--out", str(work / "run"), "--hp", "n_envs=1", "--hp", "n_steps=64",
+                "--hp", "batch_size=64", "--hp", "eval_freq=64", "--hp", "eval_episodes=1",
+                "--env-kwarg", "max_episode_steps=10", "--no-progress"])
+    assert (work / "run" / "task" / "user_tasks_elsewhere.py").read_text() == \
+        (work / "user_tasks_elsewhere.py").read_text()
+    shutil.move(work / "run", tmp_path / "moved")
+    shutil.rmtree(work)
+    run = subprocess.run([sys.executable, "-m", "traction.train.evaluate", str(tmp_path / "moved"),
+                          "--episodes", "1", "--no-progress"], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["episodes"] == 1
+    shutil.rmtree(tmp_path / "moved" / "task")                    # a short error, no traceback
+    run = subprocess.run([sys.executable, "-m", "traction.train.evaluate", str(tmp_path / "moved"),
+                          "--episodes", "1"], capture_output=True, text=True, cwd=tmp_path,
+                         timeout=600)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "cannot import 'user_tasks_elsewhere'" in run.stderr
+    assert "its copy, task/, is missing" in run.stderr
+
+
+def test_training_says_its_out_default_and_warns_when_it_will_not_evaluate(tmp_path, capsys,
+                                                                          caplog):
+    with pytest.raises(SystemExit):
+        train.main(["--help"])
+    assert "runs/<env name>_<algo>_<seed>" in " ".join(capsys.readouterr().out.split())
+    train.prepare("Traction/TankTurn-v0", "ppo", 500, 0, tmp_path / "run", {"n_envs": 1}, {})
+    assert "--timesteps 500 is below eval_freq 20000: the run will not be evaluated" in caplog.text
+    caplog.clear()
+    train.prepare("Traction/TankTurn-v0", "ppo", 500, 0, tmp_path / "run2",
+                  {"n_envs": 1, "eval_freq": 500}, {})
+    assert "eval_freq" not in caplog.text
+    assert "no evaluation ran" in train.summary(tmp_path)

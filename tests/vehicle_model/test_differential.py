@@ -18,15 +18,15 @@ def _diff(preset, **kw):
 
 def _ratios(p, omega, contact, force, thrust):
     """``differential.ratios`` of vehicle type ``p`` for each row of ``(n, n_wheels)`` wheel
-    arrays and ``(n, 2)`` tank thrusts; returns ``beta, alpha`` ``(n, n_groups)``."""
+    arrays and ``(n, 2)`` tank thrusts; returns the shares ``beta`` ``(n, n_groups)``."""
     n, n_groups = len(omega), p.groups.shape[1]
-    beta, alpha = np.full((n, n_groups), np.nan), np.full((n, n_groups), np.nan)
+    beta = np.full((n, n_groups), np.nan)
     base = p.packed.wheel[:, BASE_SPLIT]
     for i in range(n):
         differential.ratios(p.packed.vehicle, base, np.asarray(omega[i], float),
                             np.asarray(contact[i], float), np.asarray(force[i], float),
-                            thrust[i, 0], thrust[i, 1], beta[i], alpha[i])
-    return beta, alpha
+                            thrust[i, 0], thrust[i, 1], beta[i])
+    return beta
 
 
 def _steer_angles(p, steer):
@@ -48,33 +48,31 @@ def test_ratios_sum_to_one_over_random_states(preset, kw, rng):
     omega = rng.normal(0, 50, (n, w)) * (rng.uniform(size=(n, w)) < 0.9)
     contact = rng.uniform(size=(n, w)) < 0.7
     force = rng.uniform(0, 2e4, (n, w)) * contact
-    beta, alpha = _ratios(p, omega, contact, force, np.zeros((n, 2)))
+    beta = _ratios(p, omega, contact, force, np.zeros((n, 2)))
     np.testing.assert_allclose(beta.sum(axis=1), 1.0, atol=1e-12)
-    np.testing.assert_allclose(alpha.sum(axis=1), 1.0, atol=1e-12)
     assert np.all(beta >= 0) and np.all(beta[:, p.base_split == 0] == 0)
 
 
 def test_tank_ratios_are_signed_thrust_shares(rng):
     p = vm.load_vehicle("tank")
     thrust = rng.uniform(-1, 1, (200, 2))
-    beta, alpha = _ratios(p, np.zeros((200, 12)), np.ones((200, 12), bool), np.ones((200, 12)),
-                          thrust)
+    beta = _ratios(p, np.zeros((200, 12)), np.ones((200, 12), bool), np.ones((200, 12)), thrust)
     np.testing.assert_allclose(np.abs(beta).sum(axis=1), 1.0)
-    assert np.all(np.sign(beta) == np.sign(thrust)) and np.all(alpha == beta)
+    assert np.all(np.sign(beta) == np.sign(thrust))
     assert p.groups.shape == (12, 2) and np.all(p.groups.sum(axis=0) == 6)
     std = _diff("tank", tank_mode="standard")
-    beta, _ = _ratios(std, np.zeros((1, 12)), np.ones((1, 12), bool), np.ones((1, 12)),
-                      np.array([[-1.0, 1.0]]))
+    beta = _ratios(std, np.zeros((1, 12)), np.ones((1, 12), bool), np.ones((1, 12)),
+                   np.array([[-1.0, 1.0]]))
     np.testing.assert_allclose(beta[0], [0.0, 1.0])
 
 
 def test_limited_slip_moves_torque_to_the_slower_wheel():
-    p = _diff("sedan_rwd", kind="limited_slip")
+    p = _diff("sedan_rwd", kind="limited_slip", rear_bias=1.3)   # PhysX's default bias
     np.testing.assert_array_equal(p.packed.wheel[:, BASE_SPLIT],
                                   differential.base_split(p.differential, 4))
     omega = np.array([[10.0, 10.0, 60.0, 10.0],     # rear left spinning: 6x > bias
                       [10.0, 10.0, 12.0, 10.0]])    # within bias 1.3: default split
-    beta, _ = _ratios(p, omega, np.ones((2, 4), bool), np.ones((2, 4)), np.zeros((2, 2)))
+    beta = _ratios(p, omega, np.ones((2, 4), bool), np.ones((2, 4)), np.zeros((2, 2)))
     # PhysX: the faster wheel's share x (1 - d), the slower's x (1 + d), d = (60 - 1.3 x 10) / 60
     np.testing.assert_allclose(beta[0], [0, 0, 0.108333333, 0.891666667], rtol=1e-8)
     np.testing.assert_allclose(beta[1], [0, 0, 0.5, 0.5])
@@ -87,7 +85,7 @@ def test_four_wheel_drive_centre_differential_moves_torque_to_the_slower_axle():
     axle split equally (its wheels alike); with the axles alike, the 0.45 : 0.55 split."""
     p = _diff("sedan_rwd", kind="limited_slip", drive="4wd")
     omega = np.array([[60.0, 60.0, 10.0, 10.0], [10.0, 10.0, 10.0, 10.0]])
-    beta, _ = _ratios(p, omega, np.ones((2, 4), bool), np.ones((2, 4)), np.zeros((2, 2)))
+    beta = _ratios(p, omega, np.ones((2, 4), bool), np.ones((2, 4)), np.zeros((2, 2)))
     np.testing.assert_allclose(beta[0], [0.0452086553, 0.0452086553, 0.4547913447, 0.4547913447],
                                rtol=1e-8)
     np.testing.assert_allclose(beta[1], [0.225, 0.225, 0.275, 0.275])
@@ -99,12 +97,11 @@ def test_torque_vectoring_follows_suspension_force():
     np.testing.assert_array_equal(q.packed.wheel[:, BASE_SPLIT], differential.base_split(p, 6))
     contact = np.array([[1, 1, 0, 0, 1, 1], [1, 0, 0, 0, 0, 1]], bool)
     force = np.array([[3e4, 1e4, 0, 0, 2e4, 2e4], [3e4, 0, 0, 0, 0, 3e4]])
-    beta, alpha = _ratios(q, np.zeros((2, 6)), contact, force, np.zeros((2, 2)))
+    beta = _ratios(q, np.zeros((2, 6)), contact, force, np.zeros((2, 2)))
     ground = 1 - 2 * p.air_share
     np.testing.assert_allclose(beta[0], [0.375 * ground, 0.125 * ground, p.air_share, p.air_share,
                                          0.25 * ground, 0.25 * ground])
     np.testing.assert_allclose(beta[1], np.full(6, 1 / 6))    # 2 on the ground < 3: equal split
-    np.testing.assert_allclose(alpha, 1 / 6)
 
 
 def test_ackermann_inner_and_outer_angles():
@@ -237,7 +234,7 @@ def test_torque_vectoring_keeps_most_torque_on_the_ground():
     q.validate("t.toml")
     contact = np.array([[1, 0, 0, 1, 0, 1]], bool)
     force = np.array([[2e4, 0, 0, 1e4, 0, 1e4]])
-    beta, _ = _ratios(q, np.zeros((1, 6)), contact, force, np.zeros((1, 2)))
+    beta = _ratios(q, np.zeros((1, 6)), contact, force, np.zeros((1, 2)))
     ground = 1 - 3 * 0.15
     np.testing.assert_allclose(beta[0], [0.5 * ground, 0.15, 0.15, 0.25 * ground, 0.15,
                                          0.25 * ground])
@@ -247,9 +244,9 @@ def test_torque_vectoring_keeps_most_torque_on_the_ground():
 
 # The rear LSD's own bias; Ackermann partners of several candidates.
 def _lsd_ratios(p, omega):
-    beta, alpha = np.full(4, np.nan), np.full(4, np.nan)
+    beta = np.full(4, np.nan)
     differential.ratios(p.packed.vehicle, p.packed.wheel[:, BASE_SPLIT], np.asarray(omega, float),
-                        np.ones(4), np.ones(4), 0.0, 0.0, beta, alpha)
+                        np.ones(4), np.ones(4), 0.0, 0.0, beta)
     return beta
 
 

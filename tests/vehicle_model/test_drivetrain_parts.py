@@ -28,7 +28,7 @@ def _free_rev(pk) -> float:
     for _ in range(20000):
         w_e, _, _, _ = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, np.zeros(1),
                                         np.ones(1), np.ones(1), np.zeros(1), np.zeros(1), 1.0,
-                                        0.0, np.ones(1), np.ones(1), 1e-3, out_g)
+                                        0.0, np.ones(1), 1e-3, out_g)
     return w_e
 
 
@@ -88,16 +88,16 @@ def test_clutch_couples_engine_and_wheels_stably(strength, accuracy):
         pytest.skip("estimate mode is for moderate strengths (as in PhysX)")
     pk = dataclasses.replace(p, clutch=cp).packed
     ratio = 10.0
-    beta = alpha = np.array([0.0, 0.0, 0.5, 0.5])
+    shares = np.array([0.0, 0.0, 0.5, 0.5])
     w_e, w_g = 300.0, np.zeros(4)
     slips = []
     for _ in range(50):                                        # 0.5 s at 10 ms, zero throttle
         new_g = np.full(4, np.nan)
         w_e, clutch, _, slip = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, w_g,
                                                 p.wheels.moi, p.wheels.damping_rate, np.zeros(4),
-                                                np.zeros(4), 0.0, ratio, beta, alpha, 0.01, new_g)
+                                                np.zeros(4), 0.0, ratio, shares, 0.01, new_g)
         w_g = new_g
-        slips.append(w_e - ratio * (alpha @ w_g))
+        slips.append(w_e - ratio * (shares @ w_g))
         assert slip == pytest.approx(slips[-1], abs=1e-9)     # no brakes: the returned slip
         assert clutch == pytest.approx(strength * slip)        # and its torque
     slips = np.array(slips)
@@ -324,7 +324,7 @@ def _solve(pk, w_e, w_g, road, throttle, ratio, h=1e-3):
     out = np.zeros(n)
     res = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, np.asarray(w_g, float), np.ones(n),
                            np.full(n, 0.25), np.asarray(road, float), np.zeros(n), throttle,
-                           ratio, np.full(n, 1.0 / n), np.full(n, 1.0 / n), h, out)
+                           ratio, np.full(n, 1.0 / n), h, out)
     return res, out
 
 

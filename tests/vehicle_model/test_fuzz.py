@@ -28,7 +28,10 @@ def vehicles(draw):
         max_droop=np.full(n, draw(f(0.05, 0.5))))
     tires = dataclasses.replace(
         p.tires, model=np.array([draw(st.integers(0, 3)) for _ in range(n)], float),
-        grip=np.full(n, draw(f(0.5, 4.0))), clamps=np.full(n, float(draw(st.booleans()))),
+        grip=np.full(n, draw(f(0.5, 4.0))),
+        tread_stiffness_long=np.full(n, draw(f(10.0, 1e3))),
+        tread_stiffness_lat=np.full(n, draw(f(10.0, 1e3))),
+        tread_damping=np.full(n, draw(f(0.0, 3.0))),
         long_stiff_per_unit_gravity=np.full(n, draw(f(100.0, 1e4))),
         lat_stiff_y=np.full(n, draw(f(1.0, 50.0))))
     wheels = dataclasses.replace(p.wheels, damping_rate=np.full(n, draw(f(0.05, 5.0))),
@@ -85,10 +88,9 @@ def test_four_wheel_ratios_sum_to_one(kind, drive, split, lr, bias, seed):
     base = differential.base_split(p, 4)
     np.testing.assert_array_equal(pk.wheel[:, BASE_SPLIT], base)
     omega = rng.normal(0, 50, (20, 4)) * (rng.uniform(size=(20, 4)) < 0.8)
-    beta, alpha = np.full((20, 4), np.nan), np.full((20, 4), np.nan)
+    beta = np.full((20, 4), np.nan)
     for i in range(20):
         differential.ratios(pk.vehicle, base, omega[i], np.ones(4), np.ones(4), 0.0, 0.0,
-                            beta[i], alpha[i])
+                            beta[i])
     np.testing.assert_allclose(beta.sum(axis=1), 1.0, atol=1e-12)
-    np.testing.assert_allclose(alpha.sum(axis=1), 1.0, atol=1e-12)
     assert np.all(beta >= -1e-15)

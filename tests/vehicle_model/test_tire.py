@@ -21,7 +21,7 @@ def _forces(p, long_slip, lat_slip, load, friction=1.0, camber=0.0):
     zero = np.zeros_like(long_slip)
     x = tire.TireInputs(zero, zero, zero, long_slip, lat_slip, np.full_like(long_slip, camber),
                         np.full_like(long_slip, friction), np.full_like(long_slip, friction), load,
-                        rest, n, G, zero, zero, zero, zero).rows()
+                        rest, n, G).rows()
     wheels = p.packed.wheel
     out = np.zeros(x.shape[:2] + (4,))
     for i in range(x.shape[0]):
@@ -69,11 +69,21 @@ def test_odd_symmetry(sedan, rng):
         np.testing.assert_allclose(fa, -fb, atol=1e-9)
 
 
-def test_slip_definitions_and_denominators():
-    cases = zip((20.0, 0.0, 1.0), (0.0, 0.0, 0.5), (0.0, 2.0, 1.0), strict=True)
-    ls, la = np.array([tire.slips(v, vy, w, 4.0, 1.0) for v, vy, w in cases]).T
-    np.testing.assert_allclose(ls, [-1.0, 0.5, 0.0])          # locked; spinning at rest; rolling
-    np.testing.assert_allclose(la, [0.0, 0.0, np.arctan(0.5)])
+def test_slip_definitions_have_no_minimum_denominator():
+    """The physical slips at every speed: a locked wheel at 20 m/s and at 0.5 m/s both slip -1,
+    a wheel spinning at 2 m/s on a car at rest +1, rolling 0; the slip angle of a rolling or a
+    locked wheel is atan(v_lat / |v_long|) at 1 m/s and at 0.2 m/s alike (the earlier 4 m/s
+    and 1 m/s minimum denominators gave -0.125 and 0.5, and 0.2 rad at 0.2 m/s); a wheel
+    spinning faster than the ground slips sideways over its own speed, as it slips along
+    (0.5 m/s sideways under a wheel spinning at 2 m/s over ground passing at 0.5: atan(0.25)).
+    At rest the floor (1 um/s) only avoids 0/0."""
+    cases = zip((20.0, 0.5, 0.0, 1.0, 0.2, 0.2, 0.5, 0.0), (0.0, 0.0, 0.0, 0.5, 0.1, 0.1, 0.5, 0.0),
+                (0.0, 0.0, 2.0, 1.0, 0.2, 0.0, 2.0, 0.0), strict=True)
+    ls, la = np.array([tire.slips(v, vy, w) for v, vy, w in cases]).T
+    np.testing.assert_allclose(ls, [-1.0, -1.0, 1.0, 0.0, 0.0, -1.0, 0.75, 0.0])
+    np.testing.assert_allclose(la, [0.0, 0.0, 0.0, np.arctan(0.5), np.arctan(0.5),
+                                    np.arctan(0.5), np.arctan(0.25), 0.0])
+    assert tire.SLIP_FLOOR == 1e-6
 
 
 def test_friction_graph_and_table(sedan):
@@ -111,7 +121,7 @@ def test_zero_camber_takes_the_slip_tangent(sedan, rng):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
     zero = np.zeros(shape)
     rows = tire.TireInputs(zero, zero, zero, ls, la, zero, zero, zero, load, load, zero + 1.0,
-                           G, zero, zero, zero, zero).rows()
+                           G).rows()
     np.testing.assert_array_equal(rows[..., L.X_TAN_LAT_SLIP], np.tan(la))
 
 
@@ -186,22 +196,23 @@ def test_lookup_of_the_first_surface_past_the_table_falls_back_to_type_0():
 # Slips of a spinning wheel and of a reversing car; a load filter that
 # does not start at 0.
 def test_long_slip_of_a_wheel_spinning_faster_than_the_denominator():
-    """(omega r - v) / max(|v|, |omega r|, min): a wheel spinning at 10 m/s on a car at rest
-    has slip 1 (full wheelspin), as one spinning backwards has -1; never above 1 in size when
-    the wheel is the faster."""
-    for wheel_speed, want in ((10.0, 1.0), (-10.0, -1.0), (2.0, 0.5)):
-        long_slip, _ = tire.slips(0.0, 0.0, wheel_speed, 4.0, 1.0)
+    """(omega r - v) / max(|v|, |omega r|): a wheel spinning at 10 m/s, or at 2 m/s, on a car
+    at rest has slip 1 (full wheelspin; the earlier 4 m/s minimum denominator read 2 m/s as
+    0.5), as one spinning backwards has -1; never above 1 in size when the wheel is the
+    faster."""
+    for wheel_speed, want in ((10.0, 1.0), (-10.0, -1.0), (2.0, 1.0)):
+        long_slip, _ = tire.slips(0.0, 0.0, wheel_speed)
         assert long_slip == pytest.approx(want)
-    long_slip, _ = tire.slips(5.0, 0.0, 20.0, 4.0, 1.0)     # 4x the car's speed
+    long_slip, _ = tire.slips(5.0, 0.0, 20.0)     # 4x the car's speed
     assert long_slip == pytest.approx(0.75)
 
 
 @pytest.mark.parametrize("v_long", [5.0, -5.0, -0.5])
 def test_lateral_slip_angle_is_the_same_driving_forwards_or_in_reverse(v_long):
-    """atan(v_lat / max(|v_long|, min)): reversing at 5 m/s and sliding 1 m/s left is the same
-    slip angle as driving forwards so."""
-    _, lat = tire.slips(v_long, 1.0, v_long, 4.0, 1.0)
-    assert lat == pytest.approx(np.arctan(1.0 / max(abs(v_long), 1.0)))
+    """atan(v_lat / |v_long|): reversing at 5 m/s and sliding 1 m/s left is the same slip angle
+    as driving forwards so."""
+    _, lat = tire.slips(v_long, 1.0, v_long)
+    assert lat == pytest.approx(np.arctan(1.0 / abs(v_long)))
 
 
 @pytest.mark.parametrize("normalised,expected", [(0.2, 0.4), (0.5, 0.4), (1.5, 1.4),
@@ -244,15 +255,14 @@ def _mf_inputs(p, v_long, v_lat, omega, load=4000.0):
     r = p.wheels.radius
     ls, la = np.zeros(shape), np.zeros(shape)
     for j in range(4):
-        ls[0, j], la[0, j] = tire.slips(v_long, v_lat, omega * r[j], 4.0, 1.0)
+        ls[0, j], la[0, j] = tire.slips(v_long, v_lat, omega * r[j])
     rest = p.suspension.sprung_mass * 9.81
     return tire.TireInputs(b(v_long), b(v_lat), b(omega), ls, la, b(0.0), b(1.0), b(1.0), b(load),
-                           rest, load / rest, 9.81, np.full((1, 1), 0.002), b(0.0),
-                           b(p.suspension.sprung_mass), b(p.suspension.sprung_mass))
+                           rest, load / rest, 9.81)
 
 
 def test_magic_formula_lateral_force_and_moment_reversing_match_driving_forwards():
-    """The slip angle is atan(v_lat / max(|v_long|, min_slip_speed)): sliding 1 m/s left at
+    """The slip angle is atan(v_lat / |v_long|): sliding 1 m/s left at
     10 m/s gives the same lateral force forwards and in reverse, and the aligning moment is
     -trail x that force (the trail behind the patch centre)."""
     from traction.vehicle_model.tire_models import evaluate

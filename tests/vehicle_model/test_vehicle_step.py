@@ -156,8 +156,9 @@ def test_update_with_the_same_commands_keeps_the_steer_and_changes_nothing_else(
 @pytest.mark.parametrize("camber", [False, True])
 def test_update_without_report_changes_only_the_reported_slip_angle(sedan, rng, camber):
     """``report=False`` (every physics substep but a call's last) skips the slip angle of PhysX
-    tyres without camber, which feeds no force: state and every other output are bit-identical.
-    With camber the tyre needs the angle, so it is computed (and reported) all the same."""
+    tyres without camber, which feeds no force, and the reported (contact patch) slips: state
+    and every other output are bit-identical. With camber the tyre needs the angle, so it is
+    computed all the same."""
     p = sedan
     if not camber:
         zero = np.zeros(sedan.n_wheels)
@@ -171,47 +172,42 @@ def test_update_without_report_changes_only_the_reported_slip_angle(sedan, rng, 
     for a, b in ((s_full.wheel, s_lean.wheel), (s_full.vehicle, s_lean.vehicle),
                  (s_full.gears, s_lean.gears), (out_full.vehicle, out_lean.vehicle)):
         assert a.tobytes() == b.tobytes()
-    others = np.arange(L.N_WHEEL_OUTPUTS) != L.O_LAT_SLIP
+    others = ~np.isin(np.arange(L.N_WHEEL_OUTPUTS), [L.O_LAT_SLIP, L.O_LONG_SLIP])
     assert out_full.wheel[..., others].tobytes() == out_lean.wheel[..., others].tobytes()
-    contact, cambered = out_full.in_contact, out_full.camber != 0.0
+    contact = out_full.in_contact
     assert np.all(out_full.lat_slip[~contact] == 0.0) and np.all(np.isfinite(out_full.lat_slip))
-    assert np.any(out_full.lat_slip[contact] != 0.0)
-    assert np.all(out_lean.lat_slip[~cambered] == 7.0)            # not computed, not written
-    assert out_lean.lat_slip[cambered].tobytes() == out_full.lat_slip[cambered].tobytes()
-    assert cambered.any() == camber
+    assert np.any(out_full.lat_slip[contact] != 0.0) and np.any(out_full.long_slip[contact] != 0.0)
+    assert np.all(out_lean.lat_slip[contact] == 7.0)              # not computed, not written
+    assert np.all(out_lean.long_slip[contact] == 7.0)
+    assert (out_full.camber != 0.0).any() == camber
 
 
-def test_useful_masses_only_for_the_tyres_that_read_them(sedan, rng):
-    """The friction clamps of curve tyres read each wheel's useful masses; the update computes
-    them for those wheels (equal to ``contact.useful_mass`` on the update's own contact frame)
-    and skips the two divisions for the others (their scratch columns stay as they were)."""
+def test_useful_masses_of_every_wheel_bound_the_sprung_mass(sedan, rng):
+    """The tyre predicts its patch's response with each wheel's useful masses along both axes
+    of its contact frame; the update computes their inverses for every wheel (equal to
+    ``contact.inverse_useful_mass`` on its own frame), each at least ``1 / m_s`` (the chassis
+    also turns) and at most ``1 / m_s + 2 |r|^2 / min(J_s)``."""
     from traction.vehicle_model import contact
     from traction.vehicle_model.update import scratch, step_batch_with
-    clamps = np.array([1.0, 0.0, 1.0, 0.0])
-    tires = dataclasses.replace(sedan.tires, model=np.full(4, float(vm.TIRE_MODELS.index("curve"))),
-                                clamps=clamps)
-    p = dataclasses.replace(sedan, tires=tires)
-    assert p.packed.wheel[:, L.USES_MASS].tolist() == clamps.tolist()
-    assert sedan.packed.wheel[:, L.USES_MASS].tolist() == [0.0] * 4     # PhysX tyres
+    p = sedan
     state, kin, hits, cmd = _random_case(p, 1, rng)
     hits.dist[:] = p.suspension.max_compression + 2 * p.wheels.radius    # every wheel in contact
     s, x, g = scratch(p.n_wheels)
-    s[:, L.S_MASS_LONG:L.S_MASS_LAT + 1] = -1.0
+    s[:, L.S_INV_MASS:L.S_INV_MASS + 2] = -1.0
     out = vm.VehicleOutputs.zeros(p, 1)
     step_batch_with(p.packed, state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
                     kin.rows(), hits.rows(), vm.FrictionTable.default().values[None],
                     0.002, 9.81, out.wheel, out.vehicle, np.ones(1, bool), s, x, g, True, True)
     k = kin.rows()[0]
+    share = p.suspension.sprung_mass / p.chassis.mass
     for w in range(4):
         arm = s[w, L.S_ARM:L.S_ARM + 3]
-        expect = [contact.useful_mass(p.packed, k, w, *arm, *s[w, col:col + 3])
+        expect = [contact.inverse_useful_mass(p.packed, k, w, *arm, *s[w, col:col + 3])
                   for col in (L.S_FWD, L.S_LEFT)]
-        got = [s[w, L.S_MASS_LONG], s[w, L.S_MASS_LAT]]
-        if clamps[w]:
-            assert got == expect and 0.0 < min(got) <= p.suspension.sprung_mass[w]
-            assert x[w, L.X_MASS_LONG] == got[0] and x[w, L.X_MASS_LAT] == got[1]
-        else:
-            assert got == [-1.0, -1.0]
+        got = [s[w, L.S_INV_MASS], s[w, L.S_INV_MASS + 1]]
+        assert got == expect
+        most = 1 / p.suspension.sprung_mass[w] + 2 * arm @ arm / (share[w] * p.chassis.inertia.min())
+        assert all(1 / p.suspension.sprung_mass[w] < v <= most for v in got)
 
 
 def _level(p, velocity=(2.0, 0.5, 0.0), spin=1.3, throttle=1.0, engine_omega=200.0):
@@ -388,7 +384,8 @@ def test_standalone_step_validates_parameters_built_in_code(sedan, rng):
 def test_the_tyres_carry_the_filtered_load(sedan):
     """A load filter capped at 1.2 x rest load above 1.5 x (PhysX's tyre load filter): wheels
     pressed to over 2 x their rest load report that, but the tyre model gets 1.2 x
-    rest load, so wheels spinning from rest slide with friction x 1.2 x rest (Coulomb), not 2 x."""
+    rest load, so wheels spinning on the spot slide with friction x 1.2 x rest (Coulomb), not
+    2 x."""
     f = dataclasses.replace(sedan.tire_load_filter, max_normalised_load=1.5,
                             max_filtered_normalised_load=1.2)
     p = dataclasses.replace(sedan, tire_load_filter=f)
@@ -402,11 +399,14 @@ def test_the_tyres_carry_the_filtered_load(sedan):
     hits = vm.GroundHits(dist[None], np.array([0.0, 0.0, 1.0]), np.zeros((1, 4), int))
     slick = vm.FrictionTable.default()
     slick.values = slick.values * 0.3                                # the wheels keep sliding
-    out = vm.step(p, state, kin, hits, vm.Commands.zeros(p), slick, 0.002)
+    cmd = vm.Commands.zeros(p)                  # the drive holds the spin against the road
+    cmd.wheel_torque = 0.3 * 1.2 * rest * p.wheels.radius + p.wheels.damping_rate * 60.0
+    for _ in range(20):                         # the tread stretches to the force first
+        out = vm.step(p, state, kin, hits, cmd, slick, 0.002)
     assert np.all(out.normalised_load[0] > 2.0)
     np.testing.assert_allclose(out.load[0], 1.2 * rest, rtol=1e-12)
     f_tyre = np.linalg.norm(out.tire_force[0], axis=-1)
-    np.testing.assert_allclose(f_tyre, out.friction[0] * 1.2 * rest, rtol=1e-9)
+    np.testing.assert_allclose(f_tyre, out.friction[0] * 1.2 * rest, rtol=2e-3)   # not 2 x
 
 
 @pytest.mark.parametrize("thrust", [(1.0, 0.5), (-0.6, 0.9)])

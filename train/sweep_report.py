@@ -1,0 +1,273 @@
+"""The report of a sweep (``python -m traction.train.sweep``), and the results page from it::
+
+    python -m traction.train.sweep_report runs/sweep [--docs docs/results.md]
+
+Reads every finished trial of the sweep folder (``runs/*/trial.json``, each run's
+``evaluations.npz``) and writes ``OUT/report/``:
+
+- ``report.json``: per task, the IQM over seeds of the success rate and of the mean return of
+  the final model and of the best checkpoint (held-out episodes), each with its 95 %
+  stratified-bootstrap CI (:mod:`traction.train.rl_stats`, rliable); the IQM learning curves
+  (training's evaluations) with CI bands; each seed's first evaluation at >= 80 % success;
+  every trial's figures (wall time, training steps/s); over all tasks, the success IQM and
+  the performance profiles (fraction of runs above each success rate);
+- ``report.md`` (the tables), ``curves.png`` (success and return vs steps per task: IQM, CI
+  band, each seed faint) and ``profile.png`` (performance profiles with CI bands).
+
+``--docs FILE`` also writes the report's tables into ``FILE`` between the lines
+``<!-- sweep-report:begin -->`` and ``<!-- sweep-report:end -->`` (added after the file's title
+when it has none; the rest of the file is kept as it is) and copies the PNGs to
+``FILE``'s folder under ``results/``. The sweep command writes the report itself; this command
+writes it again (after adding trials by hand, or to write the docs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from traction.train import rl_stats
+from traction.train.checks import MissingExtra, require, writable_file
+
+#: a seed "reaches" a task at its first training evaluation with at least this success rate
+REACHED = 0.8
+BEGIN, END = "<!-- sweep-report:begin -->", "<!-- sweep-report:end -->"
+MODELS = ("final", "best")
+
+
+def load_trials(out: Path) -> list[dict]:
+    """The finished trials of the sweep folder ``out``, sorted by task and seed, each with its
+    evaluation curve (``curve``: ``timesteps``, ``success``, ``return``)."""
+    trials = []
+    for path in sorted(Path(out).glob("runs/*/trial.json")):
+        trial = json.loads(path.read_text())
+        evals = np.load(path.parent / "evaluations.npz")
+        success = evals["successes"].mean(axis=1) if evals["successes"].size else \
+            np.full(len(evals["timesteps"]), np.nan)
+        trial["curve"] = {"timesteps": evals["timesteps"].astype(int),
+                          "success": success, "return": evals["results"].mean(axis=1)}
+        trials.append(trial)
+    return sorted(trials, key=lambda t: (t["env_id"], t["seed"]))
+
+
+def first_reached(curve: dict, level: float = REACHED) -> int | None:
+    """Environment steps of the first evaluation with success >= ``level`` (None: never)."""
+    hits = np.flatnonzero(np.nan_to_num(curve["success"]) >= level)
+    return int(curve["timesteps"][hits[0]]) if hits.size else None
+
+
+def _task_report(trials: list[dict]) -> dict:
+    scores = {(m, k): np.array([[t[m][key]] for t in trials])
+              for m in MODELS for k, key in (("success", "success_rate"),
+                                             ("return", "mean_return"))}
+    n = min(len(t["curve"]["timesteps"]) for t in trials)     # (equal unless settings differ)
+    curve = {"timesteps": trials[0]["curve"]["timesteps"][:n].tolist()}
+    for k in ("success", "return"):
+        curve[k] = rl_stats.iqm_curve(np.stack([t["curve"][k][:n] for t in trials])[:, None])
+    reached = [first_reached(t["curve"]) for t in trials]
+    return {
+        "seeds": [t["seed"] for t in trials],
+        **{m: {k: rl_stats.iqm(scores[m, k]) for k in ("success", "return")} for m in MODELS},
+        "curve": curve,
+        "seeds_reaching": sum(r is not None for r in reached),
+        "trials": [{"seed": t["seed"], "steps_to_80": r,
+                    **{f"{m}_{k}": t[m][key] for m in MODELS
+                       for k, key in (("success", "success_rate"), ("return", "mean_return"))},
+                    "wall_seconds": t["wall_seconds"], "train_steps_per_s": t["train_steps_per_s"],
+                    "host": t.get("host")}
+                   for t, r in zip(trials, reached, strict=True)]}
+
+
+def summarize(out: Path) -> dict:
+    """The report of the sweep folder ``out`` (see the module docstring), as JSON-ready data.
+
+    Raises:
+        ValueError: ``out`` holds no finished trial.
+    """
+    import yaml
+
+    trials = load_trials(out)
+    if not trials:
+        raise ValueError(f"{out}: no finished trial (runs/*/trial.json); run "
+                         "python -m traction.train.sweep first")
+    settings = yaml.safe_load((Path(out) / "sweep.yml").read_text()) \
+        if (Path(out) / "sweep.yml").is_file() else {}
+    tasks = {}
+    for env_id in dict.fromkeys(t["env_id"] for t in trials):
+        tasks[env_id] = _task_report([t for t in trials if t["env_id"] == env_id])
+    report = {"settings": settings, "tasks": tasks, "reached_level": REACHED,
+              "bootstrap_reps": rl_stats.REPS}
+    runs = {len(r["seeds"]) for r in tasks.values()}
+    if len(runs) == 1:                      # rliable's matrices need as many runs per task
+        success = {m: np.array([[t[f"{m}_success"] for t in r["trials"]]
+                                for r in tasks.values()]).T for m in MODELS}
+        report["all_tasks"] = {m: rl_stats.iqm(success[m]) for m in MODELS}
+        report["profiles"] = {"taus": rl_stats.TAUS.tolist(),
+                              **rl_stats.performance_profiles(
+                                  {f"{m} model" if m == "final" else "best checkpoint": s
+                                   for m, s in success.items()})}
+    commands = Path(out) / "commands.txt"
+    report["commands"] = commands.read_text().splitlines() if commands.is_file() else []
+    return report
+
+
+def _ci(e: dict, percent: bool) -> str:
+    if percent:
+        return f"{100 * e['iqm']:.0f} % [{100 * e['ci_low']:.0f}, {100 * e['ci_high']:.0f}]"
+    return f"{e['iqm']:.1f} [{e['ci_low']:.1f}, {e['ci_high']:.1f}]"
+
+
+def _steps(n: int | None) -> str:
+    return "never" if n is None else f"{n:,}"
+
+
+def markdown(report: dict, images: str = ".") -> str:
+    """The report's tables and figures as markdown (``images``: the PNGs' folder, relative to
+    where the text goes)."""
+    s = report["settings"]
+    lines = [f"{(s.get('algo') or '?').upper()}, {s.get('timesteps', 0):,} environment steps "
+             f"per run; success rates and returns over {s.get('eval_episodes', '?')} held-out "
+             f"deterministic episodes per model (seeds from {s.get('eval_seed', '?')}); IQM over "
+             f"seeds with 95 % stratified-bootstrap CIs (rliable, {report['bootstrap_reps']} "
+             "replications). Hyperparameters: `train/hyperparams/"
+             f"{s.get('algo', 'ppo')}.yml`" + (f", overrides {s['hp']}" if s.get("hp") else "")
+             + (f"; environment arguments {s['env_kwargs']}" if s.get("env_kwargs") else "")
+             + ".", ""]
+    if report["commands"]:
+        lines += ["```sh", *report["commands"], "```", ""]
+    lines += ["| task | seeds | success, final model | success, best checkpoint | return, final "
+              "model | return, best checkpoint | seeds at >= 80 % in training's evaluations |",
+              "|---|---|---|---|---|---|---|"]
+    for env_id, r in report["tasks"].items():
+        lines.append(f"| {env_id} | {len(r['seeds'])} | {_ci(r['final']['success'], True)} | "
+                     f"{_ci(r['best']['success'], True)} | {_ci(r['final']['return'], False)} | "
+                     f"{_ci(r['best']['return'], False)} | {r['seeds_reaching']} of "
+                     f"{len(r['seeds'])} |")
+    if "all_tasks" in report:
+        a = report["all_tasks"]
+        lines += ["", f"All tasks together (IQM of success over every run of every task): final "
+                      f"model {_ci(a['final'], True)}, best checkpoint {_ci(a['best'], True)}."]
+    lines += ["", f"![learning curves]({images}/curves.png)"]
+    if "profiles" in report:
+        lines += ["", f"![performance profile]({images}/profile.png)"]
+    lines += ["", "| task | seed | success, final | return, final | success, best | return, best "
+                  "| steps to 80 % | wall time | training steps/s |", "|---|---|---|---|---|---|---|---|---|"]
+    for env_id, r in report["tasks"].items():
+        for t in r["trials"]:
+            lines.append(f"| {env_id} | {t['seed']} | {100 * t['final_success']:.0f} % | "
+                         f"{t['final_return']:.1f} | {100 * t['best_success']:.0f} % | "
+                         f"{t['best_return']:.1f} | {_steps(t['steps_to_80'])} | "
+                         f"{t['wall_seconds'] / 60:.1f} min | {t['train_steps_per_s']:.0f} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(report: dict, trials: list[dict], folder: Path) -> list[Path]:
+    """``curves.png`` and (with equal runs per task) ``profile.png`` in ``folder``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tasks = report["tasks"]
+    fig, axes = plt.subplots(len(tasks), 2, figsize=(10, 3.2 * len(tasks)), squeeze=False)
+    for row, (env_id, r) in zip(axes, tasks.items(), strict=True):
+        steps = np.array(r["curve"]["timesteps"])
+        for ax, key, scale, label in ((row[0], "success", 100, "evaluation success (%)"),
+                                      (row[1], "return", 1, "evaluation return")):
+            for t in trials:
+                if t["env_id"] == env_id:
+                    ax.plot(t["curve"]["timesteps"], scale * t["curve"][key], color="0.6",
+                            lw=0.6, alpha=0.5)
+            c = r["curve"][key]
+            ax.plot(steps, scale * np.array(c["iqm"]), color="C0", label="IQM over seeds")
+            ax.fill_between(steps, scale * np.array(c["ci_low"]), scale * np.array(c["ci_high"]),
+                            color="C0", alpha=0.25, label="95 % CI")
+            ax.set(xlabel="environment steps", ylabel=label,
+                   title=f"{env_id} ({len(r['seeds'])} seeds)")
+        row[0].set_ylim(-5, 105)
+        row[0].legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / "curves.png"]
+    fig.savefig(paths[0], dpi=90)
+    plt.close(fig)
+    if "profiles" in report:
+        taus = 100 * np.array(report["profiles"]["taus"])
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for i, (name, p) in enumerate((k, v) for k, v in report["profiles"].items()
+                                      if k != "taus"):
+            ax.plot(taus, p["fraction"], color=f"C{i}", label=name)
+            ax.fill_between(taus, p["ci_low"], p["ci_high"], color=f"C{i}", alpha=0.2)
+        ax.set(xlabel="success rate tau (%)", ylabel="fraction of runs with success > tau",
+               title="performance profile, all tasks", ylim=(-0.02, 1.02))
+        ax.legend()
+        fig.tight_layout()
+        paths.append(folder / "profile.png")
+        fig.savefig(paths[1], dpi=90)
+        plt.close(fig)
+    return paths
+
+
+def write_report(out: Path) -> str:
+    """Write ``out/report/`` (``report.json``, ``report.md``, PNGs); returns the markdown."""
+    out = Path(out)
+    report = summarize(out)
+    folder = out / "report"
+    plot(report, load_trials(out), folder)
+    text = markdown(report)
+    (folder / "report.md").write_text("# Sweep report\n\n" + text)
+    (folder / "report.json").write_text(json.dumps(report, indent=2))
+    return text
+
+
+def write_docs(out: Path, docs: Path) -> Path:
+    """Write the sweep's report into the results page ``docs`` (between the markers; see the
+    module docstring) and its PNGs into ``docs``' folder under ``results/``."""
+    out, docs = Path(out), Path(docs)
+    report = summarize(out)
+    images = docs.parent / "results"
+    for path in plot(report, load_trials(out), out / "report"):
+        images.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, images / f"sweep_{path.name}")
+    block = (f"{BEGIN}\n<!-- written by python -m traction.train.sweep_report; edits here are "
+             f"overwritten -->\n\n" + markdown(report, "results").replace(
+                 "results/curves.png", "results/sweep_curves.png").replace(
+                 "results/profile.png", "results/sweep_profile.png") + f"\n{END}")
+    text = docs.read_text() if docs.is_file() else "# Results\n"
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        text = head + block + rest.split(END, 1)[1]
+    else:
+        first, _, rest = text.partition("\n")
+        text = f"{first}\n\n{block}\n{rest}"
+    docs.write_text(text)
+    return docs
+
+
+def main(argv=None) -> str:
+    ap = argparse.ArgumentParser(description="Report of a Traction sweep (IQM with 95 % CIs).")
+    ap.add_argument("sweep", type=Path, help="the sweep's --out folder")
+    ap.add_argument("--docs", type=Path, default=None,
+                    help="also write the tables into this markdown page (docs/results.md)")
+    args = ap.parse_args(argv)
+    try:
+        require("sweep_report", "rliable", "matplotlib")
+        if not args.sweep.is_dir():
+            raise ValueError(f"{args.sweep}: not found")
+        if args.docs is not None:
+            writable_file(args.docs, "--docs")
+        text = write_report(args.sweep)
+    except (ValueError, MissingExtra) as e:
+        ap.error(str(e))
+    if args.docs is not None:
+        write_docs(args.sweep, args.docs)
+    print(text)
+    return text
+
+
+if __name__ == "__main__":
+    main()
