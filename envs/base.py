@@ -6,7 +6,7 @@ owns the task interface (the methods under "task interface", Gymnasium-like: :me
 :meth:`start_task`, :meth:`apply_action`, :meth:`observation`, :meth:`reward_terms`,
 :meth:`termination`, :meth:`check_option`): the action mapping, the observation, the reward
 terms, termination and success; optionally what frames and evaluation videos show
-(``_markers``, :meth:`readout`). ``step`` returns every reward term as ``info["reward_<term>"]``
+(:meth:`markers`, :meth:`readout`). ``step`` returns every reward term as ``info["reward_<term>"]``
 (costs negative) and the reward is exactly their sum.
 
 After the physics substeps the chassis is read once (:class:`~.reading.ChassisReading`, from the
@@ -128,7 +128,7 @@ def fixed_message(env, name: str) -> str:
 RENAMED = {"_reset_task": "reset_task", "_start_task": "start_task",
            "_apply_action": "apply_action", "_observation": "observation",
            "_reward_terms": "reward_terms", "_termination": "termination",
-           "_check_option": "check_option"}
+           "_check_option": "check_option", "_markers": "markers"}
 
 
 class StepOutcome(NamedTuple):
@@ -507,7 +507,7 @@ class TractionEnv(Snapshots, gym.Env):
 
     def render(self):
         """An ``rgb_array`` frame of :attr:`camera_name` ((height, width, 3) uint8) with the
-        task's markers (its target: :meth:`_markers`), or the ``human`` window updated (None);
+        task's markers (its target: :meth:`markers`), or the ``human`` window updated (None);
         None with a warning when the environment was made without a render mode."""
         if self.render_mode == "rgb_array":
             from traction.scenes.render import SceneRenderer
@@ -517,7 +517,7 @@ class TractionEnv(Snapshots, gym.Env):
                                                quality=self.render_quality)
             self.sim.pose_for_render()
             return self._renderer.frame(self.data, camera=self._camera_name,
-                                        markers=self._markers() if self._was_reset else ())
+                                        markers=self.markers() if self._was_reset else ())
         if self.render_mode == "human":
             import mujoco.viewer
 
@@ -579,7 +579,7 @@ class TractionEnv(Snapshots, gym.Env):
         raise NotImplementedError(name)
 
     # --- display (optional overrides) --------------------------------------------------------
-    def _markers(self) -> list:
+    def markers(self) -> list:
         """Shapes drawn into ``rgb_array`` frames, not part of the scene (the task's target:
         a heading, a goal, a line to follow), as :class:`traction.scenes.render.Marker`
         (task; none by default). Read the state now (:meth:`read_chassis`)."""

@@ -319,7 +319,7 @@ class Climb6x6Env(TractionEnv):
         return success or self._rolled_over(c) or self._off_terrain(c), success
 
     # --- display -----------------------------------------------------------------------------
-    def _markers(self) -> list:
+    def markers(self) -> list:
         """The goal: a tall red beacon and its `goal_radius` disc; a green arrow over the truck
         pointing toward it."""
         from traction.scenes.render import Marker

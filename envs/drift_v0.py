@@ -270,7 +270,7 @@ class DriftEnv(TractionEnv):
         return done, self._succeeded
 
     # --- display -----------------------------------------------------------------------------
-    def _markers(self) -> list:
+    def markers(self) -> list:
         """The circle to drive (a white line); above the car, the velocity's direction (cyan
         arrow) and the heading that has the target sideslip to it (green arrow): a drift on
         target points the car's nose along the green arrow."""

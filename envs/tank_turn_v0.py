@@ -217,7 +217,7 @@ class TankTurnEnv(TractionEnv):
         return success or self._off_arena(c), success
 
     # --- display -----------------------------------------------------------------------------
-    def _markers(self) -> list:
+    def markers(self) -> list:
         """The target heading (green arrow) and the heading now (white arrow) from above the
         CoM, over the cabin, reaching past the hull."""
         from traction.scenes.render import Marker
