@@ -1,6 +1,7 @@
-"""Golden rollouts: every task (single env, native vector env in one and in two threads, and Drift
-with its action mapped in Python) and every vehicle preset (on a plain VehicleSim scene), driven
-through a few hundred steps of fixed, seeded actions, hashed.
+"""Golden rollouts: every task (single env, native vector env in one and in two threads, the
+vector env's worlds replayed as single envs, and Drift with its action mapped in Python) and
+every vehicle preset (on a plain VehicleSim scene), driven through a few hundred steps of fixed,
+seeded actions, hashed. Cases that are one rollout computed two ways must also hash alike.
 
 A refactoring that claims to leave the physics and the tasks as they were must keep every hash
 (sha256 of the observations, rewards, terminations, and after every step the whole MjData
@@ -106,6 +107,16 @@ class PythonMappedDrift(DriftEnv):
                               handbrake=(a[3] + 1) / 2)
 
 
+def _step_bytes(obs, reward, term, trunc) -> bytes:
+    return obs.tobytes() + np.float64(reward).tobytes() + bytes([bool(term), bool(trunc)])
+
+
+def _worlds_digest(hashes: list) -> str:
+    """One hash of every world's own (a world's rollout hashed alone, so that single envs can
+    give the same)."""
+    return hashlib.sha256(b"".join(h.digest() for h in hashes)).hexdigest()
+
+
 def vector_env(env_id: str, threads: int = 1) -> str:
     if env_id == "python-mapped Drift":
         venv = TractionVectorEnv(PythonMappedDrift, VECTOR_WORLDS, max_episode_steps=100,
@@ -114,15 +125,44 @@ def vector_env(env_id: str, threads: int = 1) -> str:
         venv = gym.make_vec(env_id, num_envs=VECTOR_WORLDS, max_episode_steps=100,
                             vectorization_mode="vector_entry_point", num_threads=threads)
     sims = [e.sim for e in venv.unwrapped.envs]
-    h = hashlib.sha256()
+    hashes = [hashlib.sha256() for _ in sims]
     obs, _ = venv.reset(seed=21)
-    h.update(obs.tobytes())
+    for i, h in enumerate(hashes):
+        h.update(obs[i].tobytes())
     for a in _actions(venv.single_action_space.shape[0], 4, VECTOR_WORLDS):
         obs, reward, term, trunc, _ = venv.step(a)
-        h.update(obs.tobytes() + reward.tobytes() + term.tobytes() + trunc.tobytes())
-        _state(h, sims)
+        for i, h in enumerate(hashes):
+            h.update(_step_bytes(obs[i], reward[i], term[i], trunc[i]))
+            _state(h, [sims[i]])
     venv.close()
-    return h.hexdigest()
+    return _worlds_digest(hashes)
+
+
+def single_envs_as_worlds(env_id: str) -> str:
+    """:func:`vector_env`'s rollout from single envs, one per world: world ``i`` seeded
+    ``21 + i``, its actions, and the vector env's autoreset (``NEXT_STEP``: the step after an
+    episode's end resets the world, ignores its action and returns reward 0, not ended)."""
+    envs = [gym.wrappers.TimeLimit(PythonMappedDrift(), 100) if env_id == "python-mapped Drift"
+            else gym.make(env_id, max_episode_steps=100) for _ in range(VECTOR_WORLDS)]
+    actions = _actions(envs[0].action_space.shape[0], 4, VECTOR_WORLDS)
+    hashes = []
+    for i, env in enumerate(envs):
+        sim, h = env.unwrapped.sim, hashlib.sha256()
+        obs, _ = env.reset(seed=21 + i)
+        h.update(obs.tobytes())
+        ended = False
+        for a in actions[:, i]:
+            if ended:
+                obs, _ = env.reset()
+                reward, term, trunc, ended = 0.0, False, False, False
+            else:
+                obs, reward, term, trunc, _ = env.step(a)
+                ended = term or trunc
+            h.update(_step_bytes(obs, reward, term, trunc))
+            _state(h, [sim])
+        env.close()
+        hashes.append(h)
+    return _worlds_digest(hashes)
 
 
 #: each preset's plain scene (terrain, its knobs) and physics step
@@ -169,6 +209,8 @@ def cases() -> dict:
         out[f"single {env_id}"] = lambda e=env_id: single_env(e)
         out[f"vector {env_id}"] = lambda e=env_id: vector_env(e)
         out[f"vector, 2 threads, {env_id}"] = lambda e=env_id: vector_env(e, 2)
+        out[f"single envs as the vector's worlds, {env_id}"] = \
+            lambda e=env_id: single_envs_as_worlds(e)
     for preset in presets():
         out[f"preset {preset}"] = lambda p=preset: preset_scene(p)
     return out
@@ -191,6 +233,28 @@ def test_rollout_is_as_recorded(case):
     assert case in recorded["hashes"], "re-record: .venv/bin/python tests/test_golden.py --record"
     assert cases()[case]() == recorded["hashes"][case], (
         f"{case}: the rollout changed (see {GOLDEN.name}'s note for changes made on purpose)")
+
+
+def alike() -> list[tuple[str, str]]:
+    """Pairs of cases that are one rollout computed two ways, so must hash alike: the vector env
+    in one thread and in two, its worlds and single envs given their seeds and actions, and
+    Drift's action mapped by its compiled map and in Python."""
+    pairs = []
+    for env_id in (*traction.envs.ENV_IDS, "python-mapped Drift"):
+        pairs.append((f"vector {env_id}", f"vector, 2 threads, {env_id}"))
+        pairs.append((f"vector {env_id}", f"single envs as the vector's worlds, {env_id}"))
+    for kind in ("single", "vector"):
+        pairs.append((f"{kind} Traction/Drift-v0", f"{kind} python-mapped Drift"))
+    return pairs
+
+
+@pytest.mark.parametrize(("case", "other"), alike())
+def test_one_rollout_computed_two_ways_is_recorded_alike(case, other):
+    """With each case checked against its recorded hash above, equal recorded hashes make the
+    threaded vector env's rollouts bit for bit the one-thread ones, the vector env's worlds
+    single envs', and the Python action map's the compiled one's."""
+    hashes = _recorded()["hashes"]
+    assert hashes[case] == hashes[other]
 
 
 def record() -> None:
