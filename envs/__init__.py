@@ -3,8 +3,8 @@
 ``import traction.envs`` registers ``Traction/Climb6x6-v0``, ``Traction/Drift-v0`` and
 ``Traction/TankTurn-v0`` (each also as a native vector environment:
 ``gym.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point")``);
-:class:`VehicleSim` is the simulator bridge they share; :func:`mujoco_timers` switches MuJoCo's
-stage timers off for speed (process-wide).
+:class:`VehicleSim` is the simulator bridge they share (a row of a :class:`World`);
+:func:`mujoco_timers` switches MuJoCo's stage timers off for speed (process-wide).
 """
 
 # traction.scenes picks a headless GL backend (MUJOCO_GL=egl when unset and there is no
@@ -14,9 +14,9 @@ import traction.scenes  # noqa: F401  isort: skip
 from gymnasium.envs.registration import register, registry  # noqa: E402
 
 from .physics import mujoco_timers  # noqa: E402
-from .sim_batch import SimBatch  # noqa: E402
 from .vector import TractionVectorEnv, make_vector  # noqa: E402
 from .vehicle_sim import VehicleSim  # noqa: E402
+from .world import World  # noqa: E402
 
 ENV_IDS = ("Traction/Climb6x6-v0", "Traction/Drift-v0", "Traction/TankTurn-v0")
 
@@ -28,4 +28,4 @@ for _id, _entry, _steps in (
         register(id=_id, entry_point=_entry, max_episode_steps=_steps,
                  vector_entry_point=_entry.split(":")[0] + ":vector_env")
 
-__all__ = ["ENV_IDS", "SimBatch", "TractionVectorEnv", "VehicleSim", "make_vector", "mujoco_timers"]
+__all__ = ["ENV_IDS", "TractionVectorEnv", "VehicleSim", "World", "make_vector", "mujoco_timers"]

@@ -3,8 +3,8 @@
 The built-in tasks name their map in ``TractionEnv.action_map``; the compiled physics loop
 (``physics.advance``) then checks, clips and maps the actions of every world at the start of a
 control step, in the same call that runs its substeps, so an env step spends no Python on them
-(the Python path cost 3-4 us per step, ~10 % of a Drift control step's bare MuJoCo). A task
-without a map (``action_map = NONE``) maps in Python (``TractionEnv._apply_action``).
+(in Python they cost a sizeable share of a light task's step). A task
+without a map (``action_map = NONE``) maps in Python (``TractionEnv.apply_action``).
 
 =================  ========================================================================
 map                channels -> commands
@@ -45,6 +45,12 @@ def validate(action_map, n_channels: int, n_wheels: int) -> None:
     if not fewest <= n_channels <= most:
         raise ValueError(f"action_map = actions.{NAMES[action_map]} reads {fewest}..{most} "
                          f"action channels; the action has {n_channels}")
+
+
+def not_finite(names, channel: int, value: float) -> ValueError:
+    """The error for an action whose channel ``channel`` (named ``names[channel]``) holds
+    ``value``, which is not finite."""
+    return ValueError(f"action[{channel}] ({names[channel]}) = {value} is not finite")
 
 
 @jit

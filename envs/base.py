@@ -2,21 +2,30 @@
 
 The base owns the scene, the :class:`VehicleSim`, the control/physics step split, action
 checking, reset seeding, divergence handling, info diagnostics and rendering. A task subclass
-owns (the methods marked *task*): the action mapping, the observation, the reward terms,
-termination and success. ``step`` returns every reward term as ``info["reward_<term>"]`` (costs
-negative) and the reward is exactly their sum.
+owns the task interface (the methods under "task interface", Gymnasium-like: :meth:`reset_task`,
+:meth:`start_task`, :meth:`apply_action`, :meth:`observation`, :meth:`reward_terms`,
+:meth:`termination`, :meth:`check_option`): the action mapping, the observation, the reward
+terms, termination and success; optionally what frames and evaluation videos show
+(:meth:`markers`, :meth:`readout`). ``step`` returns every reward term as ``info["reward_<term>"]``
+(costs negative) and the reward is exactly their sum.
 
 After the physics substeps the chassis is read once (:class:`~.reading.ChassisReading`, from the
 row the compiled loop wrote) and that reading is passed to the observation, the reward terms,
-termination and diagnostics, so they agree and none of them goes back to MjData.
+termination and diagnostics, so they agree and none of them goes back to MjData. The native
+vector env runs the same code per world: :meth:`TractionEnv.step_physics` is the single env's
+physics (the vector env's is one call for all worlds), :meth:`TractionEnv.step_outcome` the task's
+part of a step, :meth:`TractionEnv.step_info` its info.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 import math
+import operator
 import os
 import sys
+from typing import NamedTuple
 
 import gymnasium as gym
 import mujoco
@@ -27,9 +36,8 @@ from traction.scenes.build import OFFSCREEN
 from traction.vehicle_model import VehicleParams
 from traction.vehicle_model.params import check_number
 
-from . import actions, diagnostics
-from .arguments import fixed_property, positive, weight_property
-from .reading import ChassisReading
+from . import actions
+from .reading import ChassisReading, diagnostics
 from .snapshot import Snapshots
 from .vehicle_sim import VehicleSim
 
@@ -40,6 +48,107 @@ _FLOAT32 = np.dtype(np.float32)
 #: The shipped tasks' observation bound (every channel is physically far inside: m, m/s, rad/s,
 #: slips); observations are clipped to the space so it holds even in a diverging simulation.
 OBS_LIMIT = 1000.0
+
+
+# --- constructor arguments: checked when given, settable between steps (a property checking
+# each value), or fixed when the environment is built (a property whose setter raises, saying how
+# to get another value) ---------------------------------------------------------------------------
+def positive(name: str, value, unit: str = "") -> float:
+    """A constructor argument that must be a finite number > 0 (ValueError naming it)."""
+    return check_number(name, value, 0.0, lo_open=True, unit=unit)
+
+
+def positive_setting(name: str, unit: str = "") -> property:
+    """A constructor argument the task reads at every step (as ``_<name>``), so settable between
+    steps (``set_attr``): checked as :func:`positive` when set."""
+    def put(self, value) -> None:
+        self.__dict__["_" + name] = positive(name, value, unit)
+
+    return property(operator.attrgetter("_" + name), put,
+                    doc=f"{name} ({unit or '-'}, > 0): settable between steps")
+
+
+def finite_weights(weights: dict) -> dict:
+    """Reward weights keyed by term, checked finite (ValueError naming the term)."""
+    return {k: check_number(f"weight of reward term {k!r}", v) for k, v in weights.items()}
+
+
+def weight_property(argument: str, term: str) -> property:
+    """``weights[term]`` as an attribute named after its constructor ``argument`` (checked)."""
+    def get(self) -> float:
+        return self.weights[term]
+
+    def put(self, value: float) -> None:
+        self.weights[term] = check_number(argument, value)
+
+    return property(get, put, doc=f"weight of reward term {term!r} (settable: set_attr)")
+
+
+#: constructor arguments of rendering (the renderer is made at the first frame)
+RENDER_ARGUMENTS = ("render_mode", "width", "height")
+
+
+def fixed_property(name: str, get=None) -> property:
+    """A constructor argument that shaped the environment when it was built (its scene, vehicle,
+    spaces or time steps): set once by the constructor, held as ``_<name>`` (what the task's
+    per-step code reads: a property read costs 3-5 times an attribute's) unless ``get`` reads
+    it; setting it again raises AttributeError saying how to get another value (a ``set_attr``
+    of it did nothing)."""
+    private = "_" + name
+
+    def put(self, value) -> None:
+        if get is not None or private in self.__dict__:
+            raise AttributeError(fixed_message(self, name))
+        self.__dict__[private] = value
+
+    return property(get or operator.attrgetter(private), put,
+                    doc=f"constructor argument {name!r}, fixed when the environment is built")
+
+
+#: fixed values derived from constructor arguments: name -> how
+DERIVED = {"n_substeps": "control_dt / physics_dt"}
+
+
+def fixed_message(env, name: str) -> str:
+    """Why ``name`` cannot be set on ``env``, and what can."""
+    cls = type(env)
+    arguments = inspect.signature(cls.__init__).parameters
+    settable = sorted(k for k in dir(cls) if k not in dir(gym.Env) and k not in cls.fixed_names()
+                      and isinstance(getattr(cls, k), property) and getattr(cls, k).fset)
+    settable += [k for k in arguments if k in vars(env) and k not in RENDER_ARGUMENTS]
+    env_id = env.spec.id if env.spec is not None else cls.__name__
+    given = f"{name}=..." if name not in DERIVED else f"other arguments ({DERIVED[name]})"
+    return (f"{name} is fixed when the environment is built (it shaped the scene, the vehicle, "
+            f"the spaces or the time steps); build another: gym.make({env_id!r}, {given}). "
+            f"Settable between steps: {', '.join(settable)}")
+
+
+#: The task interface's methods under the private names they had before it became public: a
+#: subclass defining one is refused (it would never be called), naming the public method.
+RENAMED = {"_reset_task": "reset_task", "_start_task": "start_task",
+           "_apply_action": "apply_action", "_observation": "observation",
+           "_reward_terms": "reward_terms", "_termination": "termination",
+           "_check_option": "check_option", "_markers": "markers"}
+
+
+class StepOutcome(NamedTuple):
+    """The task's part of one control step (:meth:`TractionEnv.step_outcome`).
+
+    Attributes:
+        reading: the chassis reading the task's methods saw.
+        observation: the observation, not yet clipped to the space.
+        values: the reward terms' values, in ``reward_names`` order (the reward is their sum).
+        terminated, success: the task's termination and success.
+        diverged: the simulation diverged in this step (then: the episode's last observation
+            again, every term 0, not terminated: the episode is truncated).
+    """
+
+    reading: ChassisReading
+    observation: np.ndarray
+    values: list
+    terminated: bool
+    success: bool
+    diverged: bool
 
 
 def display_available() -> bool:
@@ -54,6 +163,11 @@ class TractionEnv(Snapshots, gym.Env):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        for old, new in RENAMED.items():
+            if old in cls.__dict__:
+                raise TypeError(f"{cls.__name__} defines {old}, which nothing calls: the task "
+                                f"interface is public, define {new} instead (same arguments; "
+                                "docs/architecture.md, \"Writing your own task\")")
         for argument, term in cls.__dict__.get("weight_arguments", {}).items():
             setattr(cls, argument, weight_property(argument, term))
         for argument in cls.__dict__.get("fixed_arguments", ()):
@@ -77,14 +191,16 @@ class TractionEnv(Snapshots, gym.Env):
     n_substeps = fixed_property("n_substeps")      # physics substeps per step (derived)
     vehicle = fixed_property("vehicle", lambda self: self.sim.params)
     #: reset options the task reads, besides ``terrain_seed``: name -> ``(lo, hi, unit)`` of a
-    #: number, or None for another kind, which the task's :meth:`_check_option` reads (task)
+    #: number, or None for another kind, which the task's :meth:`check_option` reads (task)
     reset_options: dict[str, tuple | None] = {}
     #: task attributes that change during an episode (saved by get_state) (task)
     task_state: tuple[str, ...] = ()
     #: the task's compiled action map (``envs/actions.py``), run by the physics loop's call;
-    #: ``actions.NONE``: the task maps actions in Python (:meth:`_apply_action`) (task)
+    #: ``actions.NONE``: the task maps actions in Python (:meth:`apply_action`) (task)
     action_map: int = actions.NONE
-    _obs_lo, _obs_hi = -OBS_LIMIT, OBS_LIMIT       # the space's bounds, read at each reset
+    #: the observation space's bounds observations are clipped to (:meth:`observation_bounds`),
+    #: read at each reset
+    clip_bounds: tuple = (-OBS_LIMIT, OBS_LIMIT)
 
     @classmethod
     def fixed_names(cls) -> tuple[str, ...]:
@@ -128,7 +244,7 @@ class TractionEnv(Snapshots, gym.Env):
         self._env_key: str | None = None           # (see _fingerprint)
         self._was_reset = False                  # (get_state needs an episode)
         self._steps = 0                          # control steps since the reset
-        self._last_obs: np.ndarray | None = None  # a diverged step returns it (see _task_step)
+        self._last_obs: np.ndarray | None = None  # a diverged step returns it (step_outcome)
         self.metadata = {**self.metadata, "render_fps": max(1, round(1.0 / control_dt)),
                          "render_modes": self.available_render_modes()}
         self.action_space = gym.spaces.Box(-1.0, 1.0, (len(self.action_names),), np.float32)
@@ -159,7 +275,7 @@ class TractionEnv(Snapshots, gym.Env):
     def data(self) -> mujoco.MjData:
         return self.sim.data
 
-    def _read_action(self, action) -> np.ndarray:
+    def read_action(self, action) -> np.ndarray:
         """The action as a float64 array of the action space's shape; ValueError if it cannot
         be read as real numbers (strings, objects, complex) or has the wrong shape."""
         try:
@@ -177,17 +293,13 @@ class TractionEnv(Snapshots, gym.Env):
     def _expected_action(self) -> str:
         return f"{self.action_space.shape} ({', '.join(self.action_names)})"
 
-    def _not_finite(self, channel: int, value: float) -> ValueError:
-        return ValueError(f"action[{channel}] ({self.action_names[channel]}) = {value} is not "
-                          "finite")
-
-    def _check_action(self, action) -> list[float]:
+    def check_action(self, action) -> list[float]:
         """The action as a list of floats clipped to [-1, 1] (for tasks that map in Python);
         ValueError naming the channel if it has the wrong shape or a value is not finite."""
         out = []
-        for i, x in enumerate(self._read_action(action).tolist()):
+        for i, x in enumerate(self.read_action(action).tolist()):
             if not math.isfinite(x):
-                raise self._not_finite(i, x)
+                raise actions.not_finite(self.action_names, i, x)
             out.append(-1.0 if x < -1.0 else 1.0 if x > 1.0 else x)
         return out
 
@@ -198,22 +310,22 @@ class TractionEnv(Snapshots, gym.Env):
         terrain_seed = options.pop("terrain_seed", int(self.np_random.integers(2**31 - 1)))
         self.scene.regenerate(terrain_seed)
         self._refresh_viewer_terrain()
-        self._reset_task(options)
+        self.reset_task(options)
         self._steps, self._was_reset = 0, True
         self.sim.step(1)
         diverged = self.sim.diverged()
         c = ChassisReading(self.sim.now)
-        self._start_task(c)                             # baselines from the state obs shows
+        self.start_task(c)                              # baselines from the state obs shows
         if diverged:
             self._last_obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
         else:
-            self._last_obs = self._observation(c)
+            self._last_obs = self.observation(c)
             if np.shape(self._last_obs) != self.observation_space.shape:
-                raise ValueError(f"{type(self).__name__}._observation returned shape "
+                raise ValueError(f"{type(self).__name__}.observation returned shape "
                                  f"{np.shape(self._last_obs)}; the observation space's is "
                                  f"{self.observation_space.shape}")
-        self._obs_lo, self._obs_hi = self._observation_bounds()
-        obs = np.clip(self._last_obs, self._obs_lo, self._obs_hi)   # (a new array: not aliased)
+        self.clip_bounds = self.observation_bounds()
+        obs = np.clip(self._last_obs, *self.clip_bounds)    # (a new array: not aliased)
         info = {**self._diagnostics(c), **dict.fromkeys(self._reward_keys, 0.0),
                 "is_success": False, "diverged": diverged}
         if self.render_mode == "human":                 # the window shows the new episode
@@ -236,40 +348,44 @@ class TractionEnv(Snapshots, gym.Env):
             if key == "terrain_seed":
                 out[key] = check_number("reset option terrain_seed", value, 0, integer=True)
             elif self.reset_options[key] is None:
-                out[key] = self._check_option(key, value)
+                out[key] = self.check_option(key, value)
             else:
                 lo, hi, unit = self.reset_options[key]
                 out[key] = check_number(f"reset option {key}", value, lo, hi, unit=unit)
         return out
 
-    def _check_option(self, name: str, value):
-        """A reset option that is not a number, checked and converted (ValueError naming it)
-        (task)."""
-        raise NotImplementedError(name)
-
     def step(self, action):
-        self._step_physics(action)
-        return self._finish_step()
+        self.step_physics(action)
+        o = self.step_outcome()
+        lo, hi = self.clip_bounds
+        obs = np.maximum(o.observation, lo)      # a new array: the env's own stays unaliased
+        np.minimum(obs, hi, out=obs)
+        info = self.step_info(o)
+        reward = float(sum(o.values))
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward, o.terminated, o.diverged, info
 
-    def _step_physics(self, action) -> None:
-        """Check and apply an action, run the control step's physics substeps."""
+    def step_physics(self, action) -> None:
+        """The physics of one control step: check and apply ``action``, run the substeps (the
+        native vector env does this for all its worlds in one call)."""
         if self.action_map == actions.NONE:
-            checked = self._check_action(action)
+            checked = self.check_action(action)
             self.sim.check_friction()                   # (the compiled call's, before any change)
             self.sim.action[0] = checked                # the row holds the step's action
-            self._apply_action(checked)
+            self.apply_action(checked)
             self.sim.step(self._n_substeps)
             return
         if (type(action) is np.ndarray and action.dtype is _FLOAT32
                 and action.shape == self._action_shape):            # the common case
-            bad = self.sim._step_float32(self._n_substeps, self.action_map, action)
+            bad = self.sim.step_action(self._n_substeps, self.action_map, action)
         else:
-            self.sim.action[0] = self._read_action(action)
+            self.sim.action[0] = self.read_action(action)
             bad = self.sim.step_mapped(self._n_substeps, self.action_map)
         if bad >= 0:
-            raise self._not_finite(bad, float(self.sim.action[0, bad]))
+            raise actions.not_finite(self.action_names, bad, float(self.sim.action[0, bad]))
 
-    def _observation_bounds(self) -> tuple:
+    def observation_bounds(self) -> tuple:
         """The observation space's bounds, clipped to at every step (so the space holds even in
         a diverging simulation): scalars when uniform, as the shipped tasks' +-OBS_LIMIT, else
         arrays (a task's own space; read at each reset)."""
@@ -277,62 +393,48 @@ class TractionEnv(Snapshots, gym.Env):
         return (lo.flat[0] if np.all(lo == lo.flat[0]) else lo,
                 hi.flat[0] if np.all(hi == hi.flat[0]) else hi)
 
-    def _finish_step(self):
-        """Observation, reward terms, termination and info after the physics substeps."""
-        diverged = self._diverged()
+    def step_outcome(self) -> StepOutcome:
+        """The task's part of a step, after its physics (once per step; it counts the steps):
+        the chassis reading, the task's reward terms, termination and observation (not yet
+        clipped: the vector env clips all worlds' at once). A diverged simulation (MuJoCo's bad
+        position, velocity or acceleration warning, or a non-finite state, flagged by the
+        compiled loop) has no valid state to show: the episode's last observation again (a
+        truncation's value bootstrap then reads a state the agent has seen), every term 0, not
+        terminated (it is truncated), and a warning logged once."""
+        self._steps += 1
+        diverged = self.sim.diverged()
         c = ChassisReading(self.sim.now)
-        obs, values, terminated, success = self._task_step(c, diverged)
-        obs = np.maximum(obs, self._obs_lo)         # a new array: the env's own stays unaliased
-        np.minimum(obs, self._obs_hi, out=obs)
-        info = self._step_info(c, values, success, diverged)
-        reward = float(sum(values))
-        if self.render_mode == "human":
-            self.render()
-        return obs, reward, terminated, diverged, info
-
-    def _task_step(self, c: ChassisReading, diverged: bool) -> tuple[np.ndarray, list, bool, bool]:
-        """The task's part of a step: ``(observation, reward-term values in reward_names order,
-        terminated, success)``; the observation not yet clipped (the vector env clips all
-        worlds' at once). A diverged world has no valid state to show: it gets the episode's
-        last observation again (a truncation's value bootstrap then reads a state the agent has
-        seen), reward terms 0 and no termination (it is truncated)."""
         if diverged:
-            return self._last_obs.copy(), [0.0] * len(self.reward_names), False, False
-        terms = self._reward_terms(c)
-        terminated, success = self._termination(c)
-        obs = self._last_obs = self._observation(c)   # after the terms: this step's state
+            if not self._warned_divergence:          # (MuJoCo may have reset data.time)
+                logger.warning("%s: simulation diverged in step %d of the episode (t = %.3f s); "
+                               "truncating the episode", type(self).__name__, self._steps,
+                               self._steps * self._control_dt)
+                self._warned_divergence = True
+            return StepOutcome(c, self._last_obs.copy(), [0.0] * len(self.reward_names), False,
+                               False, True)
+        terms = self.reward_terms(c)
+        terminated, success = self.termination(c)
+        obs = self._last_obs = self.observation(c)    # after the terms: this step's state
         try:                                          # (equal sizes, none missing: the same)
             values = [float(terms[k]) for k in self.reward_names]
         except KeyError:
             values = None
         if values is None or len(terms) != len(values):
-            raise ValueError(f"{type(self).__name__}._reward_terms returned {sorted(terms)}; "
+            raise ValueError(f"{type(self).__name__}.reward_terms returned {sorted(terms)}; "
                              f"expected the terms of reward_names, {list(self.reward_names)}")
-        return obs, values, terminated, success
+        return StepOutcome(c, obs, values, terminated, success, False)
 
-    def _step_info(self, c: ChassisReading, values: list, success: bool, diverged: bool) -> dict:
+    def step_info(self, o: StepOutcome) -> dict:
         """A step's info: the vehicle diagnostics, ``reward_<term>`` values, ``is_success``,
         ``diverged`` (the vector env's SB3 dicts are built here too)."""
-        info = self._diagnostics(c)
-        info.update(zip(self._reward_keys, values, strict=True))
-        info["is_success"], info["diverged"] = bool(success), diverged
+        info = self._diagnostics(o.reading)
+        info.update(zip(self._reward_keys, o.values, strict=True))
+        info["is_success"], info["diverged"] = bool(o.success), o.diverged
         return info
 
-    def _diverged(self) -> bool:
-        """After a step's physics (once per step; it counts the steps): MuJoCo's bad position,
-        velocity or acceleration warning, or a non-finite state (flagged by the compiled loop)."""
-        self._steps += 1
-        bad = self.sim.diverged()
-        if bad and not self._warned_divergence:      # (MuJoCo may have reset data.time)
-            logger.warning("%s: simulation diverged in step %d of the episode (t = %.3f s); "
-                           "truncating the episode", type(self).__name__, self._steps,
-                           self._steps * self._control_dt)
-            self._warned_divergence = True
-        return bad
-
     def _diagnostics(self, c: ChassisReading) -> dict:
-        """The vehicle diagnostics of the info (``envs/diagnostics.py``)."""
-        return diagnostics.of_world(c, self.sim.outputs.wheel[0], self.sim.outputs.vehicle[0])
+        """The vehicle diagnostics of the info (:func:`~.reading.diagnostics`)."""
+        return diagnostics(c, self.sim.outputs.wheel[0], self.sim.outputs.vehicle[0])
 
     # --- measurements (read MjData now; the step itself uses its one ChassisReading) -------
     def read_chassis(self) -> ChassisReading:
@@ -405,7 +507,7 @@ class TractionEnv(Snapshots, gym.Env):
 
     def render(self):
         """An ``rgb_array`` frame of :attr:`camera_name` ((height, width, 3) uint8) with the
-        task's markers (its target: :meth:`_markers`), or the ``human`` window updated (None);
+        task's markers (its target: :meth:`markers`), or the ``human`` window updated (None);
         None with a warning when the environment was made without a render mode."""
         if self.render_mode == "rgb_array":
             from traction.scenes.render import SceneRenderer
@@ -415,7 +517,7 @@ class TractionEnv(Snapshots, gym.Env):
                                                quality=self.render_quality)
             self.sim.pose_for_render()
             return self._renderer.frame(self.data, camera=self._camera_name,
-                                        markers=self._markers() if self._was_reset else ())
+                                        markers=self.markers() if self._was_reset else ())
         if self.render_mode == "human":
             import mujoco.viewer
 
@@ -438,37 +540,46 @@ class TractionEnv(Snapshots, gym.Env):
             self._viewer.close()
             self._viewer = None
 
-    # --- task interface (override) -----------------------------------------------------------
-    def _reset_task(self, options: dict) -> None:
-        """Place the vehicle, sample task targets (task)."""
+    # --- task interface (a task overrides these) ---------------------------------------------
+    def reset_task(self, options: dict) -> None:
+        """Place the vehicle (``self.sim.reset(pos=..., quat=..., velocity=...)``) and draw the
+        episode's targets from ``self.np_random``; ``options``: the reset options of
+        :attr:`reset_options`, checked (task)."""
         raise NotImplementedError
 
-    def _start_task(self, c: ChassisReading) -> None:
+    def start_task(self, reading: ChassisReading) -> None:
         """Take the task's baselines (distance to the goal, start pose) from the reset's reading,
         after its settling substep, so the first step's terms measure from what the reset's
         observation shows (task; nothing by default)."""
 
-    def _apply_action(self, action: list[float]) -> None:
+    def apply_action(self, action: list[float]) -> None:
         """Map a checked action (floats clipped to [-1, 1]) to vehicle commands (task, unless
         the task names a compiled :attr:`action_map`)."""
         raise NotImplementedError
 
-    def _observation(self, c: ChassisReading) -> np.ndarray:
-        """A fresh float64 observation array (task)."""
+    def observation(self, reading: ChassisReading) -> np.ndarray:
+        """A fresh float64 observation array of the observation space's shape (task); called
+        once per step, after :meth:`reward_terms` and :meth:`termination`, so running values
+        they update are this step's."""
         raise NotImplementedError
 
-    def _reward_terms(self, c: ChassisReading) -> dict[str, float]:
-        """Weighted reward terms keyed by :attr:`reward_names` (costs negative) (task); called
-        once per step, before :meth:`_termination` and :meth:`_observation`."""
+    def reward_terms(self, reading: ChassisReading) -> dict[str, float]:
+        """Weighted reward terms keyed by exactly the :attr:`reward_names` (costs negative)
+        (task); called once per step, first."""
         raise NotImplementedError
 
-    def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
+    def termination(self, reading: ChassisReading) -> tuple[bool, bool]:
         """``(terminated, success)`` (task); called once per step, after the reward terms and
         before the observation."""
         raise NotImplementedError
 
+    def check_option(self, name: str, value):
+        """A reset option that is not a number (``reset_options[name]`` None), checked and
+        converted; ValueError naming it (task)."""
+        raise NotImplementedError(name)
+
     # --- display (optional overrides) --------------------------------------------------------
-    def _markers(self) -> list:
+    def markers(self) -> list:
         """Shapes drawn into ``rgb_array`` frames, not part of the scene (the task's target:
         a heading, a goal, a line to follow), as :class:`traction.scenes.render.Marker`
         (task; none by default). Read the state now (:meth:`read_chassis`)."""

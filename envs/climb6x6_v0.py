@@ -13,8 +13,7 @@ from traction.vehicle_model import layout as L
 from traction.vehicle_model.params import check_number
 
 from . import actions
-from .arguments import finite_weights, positive, positive_setting
-from .base import OBS_LIMIT, TractionEnv
+from .base import OBS_LIMIT, TractionEnv, finite_weights, positive, positive_setting
 from .reading import ChassisReading
 from .vector import make_vector
 
@@ -237,7 +236,7 @@ class Climb6x6Env(TractionEnv):
             x = 40.0
         return np.array([x, 0.0, float(t.grid.height_at(x, 0.0))])
 
-    def _reset_task(self, options: dict) -> None:
+    def reset_task(self, options: dict) -> None:
         t = self.scene.terrain
         if "spawn" in options:
             pos, quat = self.scene.pose_on_ground(*options["spawn"])
@@ -252,10 +251,10 @@ class Climb6x6Env(TractionEnv):
         self._goal_xyz = tuple(self._goal().tolist())       # fixed for the episode
         self._no_ground = float(t.grid.heights.min()) - EDGE_DROP
 
-    def _start_task(self, c: ChassisReading) -> None:
+    def start_task(self, c: ChassisReading) -> None:
         self._prev_dist = self._goal_distance(c)
 
-    def _check_option(self, name: str, spawn) -> tuple[float, float, float]:
+    def check_option(self, name: str, spawn) -> tuple[float, float, float]:
         """The ``spawn`` reset option as ``(x, y, yaw)``; ValueError unless three finite
         numbers with (x, y) on the terrain (the grid's extent, the same for every seed) at least
         the vehicle's reach from its edges, so every wheel is on it at any yaw."""
@@ -273,7 +272,7 @@ class Climb6x6Env(TractionEnv):
         """Horizontal distance from the CoM to the goal (m)."""
         return math.hypot(self._goal_xyz[0] - c.com[0], self._goal_xyz[1] - c.com[1])
 
-    def _observation(self, c: ChassisReading) -> np.ndarray:
+    def observation(self, c: ChassisReading) -> np.ndarray:
         w, v = self.sim.outputs.wheel[0], self.sim.outputs.vehicle[0]
         g = self._goal_xyz
         obs = np.empty(90)
@@ -290,7 +289,7 @@ class Climb6x6Env(TractionEnv):
         obs[50:] -= z
         return obs
 
-    # reward terms: unweighted values, weights applied in _reward_terms
+    # reward terms: unweighted values, weights applied in reward_terms
     def _progress(self, c: ChassisReading) -> float:
         d = self._goal_distance(c)
         gain, self._prev_dist = self._prev_dist - d, d
@@ -306,8 +305,8 @@ class Climb6x6Env(TractionEnv):
                                          strict=True) if on > 0.5]
         return -(sum(slips) / len(slips) if slips else 0.0) * self._control_dt
 
-    def _reward_terms(self, c: ChassisReading) -> dict[str, float]:
-        terminated, success = self._termination(c)
+    def reward_terms(self, c: ChassisReading) -> dict[str, float]:
+        terminated, success = self.termination(c)
         values = {"progress": self._progress(c), "energy": self._energy(), "slip": self._slip(),
                   "success": float(success), "rollover": -float(self._rolled_over(c)),
                   "off_terrain": -float(self._off_terrain(c))}
@@ -319,12 +318,12 @@ class Climb6x6Env(TractionEnv):
     def _off_terrain(self, c: ChassisReading) -> bool:
         return not self.scene.terrain.grid.contains(c.com[0], c.com[1])
 
-    def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
+    def termination(self, c: ChassisReading) -> tuple[bool, bool]:
         success = self._goal_distance(c) < self._goal_radius
         return success or self._rolled_over(c) or self._off_terrain(c), success
 
     # --- display -----------------------------------------------------------------------------
-    def _markers(self) -> list:
+    def markers(self) -> list:
         """The goal: a tall red beacon and its `goal_radius` disc; a green arrow over the truck
         pointing toward it."""
         from traction.scenes.render import Marker

@@ -13,8 +13,7 @@ from traction.vehicle_model import layout as L
 from traction.vehicle_model.params import check_number
 
 from . import actions
-from .arguments import finite_weights, positive, positive_setting
-from .base import OBS_LIMIT, TractionEnv
+from .base import OBS_LIMIT, TractionEnv, finite_weights, positive, positive_setting
 from .reading import ChassisReading
 from .rewards import tolerance
 from .vector import make_vector
@@ -206,7 +205,7 @@ class DriftEnv(TractionEnv):
         check_number("target_sideslip_deg", value, 0.0, 80.0, hi_open=True, unit="deg")
         self.target = math.radians(value)
 
-    def _reset_task(self, options: dict) -> None:
+    def reset_task(self, options: dict) -> None:
         speed = float(options.get("speed", self.np_random.uniform(8.0, 10.0)))
         yaw = float(self.np_random.uniform(-0.05, 0.05))
         t = self.scene.terrain
@@ -246,7 +245,7 @@ class DriftEnv(TractionEnv):
     def _moving(self, c: ChassisReading) -> float:
         return min(1.0, math.hypot(c.velocity[0], c.velocity[1]) / 8.0)
 
-    def _observation(self, c: ChassisReading) -> np.ndarray:
+    def observation(self, c: ChassisReading) -> np.ndarray:
         w, v = self.sim.outputs.wheel[0], self.sim.outputs.vehicle[0]
         e = self.heading_error(c)
         beta, off = self._slide(c)
@@ -256,7 +255,7 @@ class DriftEnv(TractionEnv):
                          v[L.O_ENGINE_OMEGA] / self.vehicle.engine.max_omega, v[L.O_GEAR],
                          min(self._held / self._hold_seconds, 1.0)])
 
-    def _reward_terms(self, c: ChassisReading) -> dict[str, float]:
+    def reward_terms(self, c: ChassisReading) -> dict[str, float]:
         (beta, e), moving = self._slide(c), self._moving(c)
         drifting = abs(beta - self.target) < _BAND and abs(e) < 3.0 and moving > 0.5
         self._held = self._held + self._control_dt if drifting else 0.0
@@ -270,13 +269,13 @@ class DriftEnv(TractionEnv):
             "spin_out": w["spin_out"] * -float(abs(beta) > _SPIN_OUT),
             "off_pad": w["off_pad"] * -float(abs(e) > 15.0)}
 
-    def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
+    def termination(self, c: ChassisReading) -> tuple[bool, bool]:
         beta, e = self._slide(c)
         done = abs(beta) > _SPIN_OUT or abs(e) > 15.0
         return done, self._succeeded
 
     # --- display -----------------------------------------------------------------------------
-    def _markers(self) -> list:
+    def markers(self) -> list:
         """The circle to drive (a white line); above the car, the velocity's direction (cyan
         arrow) and the heading that has the target sideslip to it (green arrow): a drift on
         target points the car's nose along the green arrow."""

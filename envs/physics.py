@@ -1,7 +1,7 @@
 """The compiled physics substep loop: MuJoCo and the vehicle update without Python in between.
 
 One call of :func:`advance` runs ``n_substeps`` physics substeps for a batch of MuJoCo worlds
-(one vehicle each; their arrays held in one :class:`Worlds`)::
+(one vehicle each; their arrays held in one :class:`LoopData`)::
 
     actions -> action rows                if the call passes them (float32, flat)
     friction tables -> w.friction         each world's own table, read where it is; checked
@@ -41,7 +41,7 @@ from numba.extending import intrinsic
 
 from traction.vehicle_model import layout as L
 from traction.vehicle_model.jit import borrow, jit, jit_nogil
-from traction.vehicle_model.update import step_batch_with
+from traction.vehicle_model.update import borrow_packed, step_batch_with
 
 from . import actions
 
@@ -99,11 +99,11 @@ def mujoco_timers(enabled: bool) -> None:
     """Switch MuJoCo's stage timers (``MjData.timer``) on or off for the whole process.
 
     MuJoCo's Python bindings install a clock callback (``mjcb_time``) that times every stage of
-    every step; ``mujoco.set_mjcb_time(None)`` does not remove it. The clock reads cost 4-17 %
-    of a Traction env step (measured: Drift-v0 env steps/s x1.17 with them off, TankTurn x1.05,
-    Climb x1.04). Nothing in Traction reads ``MjData.timer``; the training script switches them
-    off. This is a global of the MuJoCo library: it affects every MjData in the process (their
-    ``timer`` fields stop counting) until switched on again.
+    every step; ``mujoco.set_mjcb_time(None)`` does not remove it. The clock reads cost a few
+    to over ten per cent of a Traction env step (the lighter the scene, the more). Nothing in
+    Traction reads ``MjData.timer``; the training script switches them off. This is a global
+    of the MuJoCo library: it affects every MjData in the process (their ``timer`` fields stop
+    counting) until switched on again.
     """
     _TIMER.value = _BINDINGS_TIMER if enabled else None
 
@@ -263,42 +263,42 @@ def gather(addr, index, sensor_adr, grid, grid_info, ground_type, patches, n_sen
 
 
 @structref.register
-class WorldsType(types.StructRef):
-    """The numba type of :class:`Worlds` (its fields' types fixed by the constructor's
+class LoopDataType(types.StructRef):
+    """The numba type of :class:`LoopData` (its fields' types fixed by the constructor's
     arguments)."""
 
     def preprocess_fields(self, fields):
         return tuple((name, types.unliteral(t)) for name, t in fields)
 
 
-class Worlds(structref.StructRefProxy):
+class LoopData(structref.StructRefProxy):
     """Every array and constant :func:`advance` reads or writes for a batch of worlds, held in
     one compiled struct (by reference: the arrays are shared, not copied).
 
-    A compiled call unboxes each array argument from Python at ~55 ns (39 arrays, the packed
-    parameters' 10 included: ~2 us per control step, ~0.2 us per substep at 10 substeps); it
-    unboxes this struct with one attribute read. Build it with :func:`worlds`; the fields are
-    :data:`WORLDS_FIELDS` (``s, x, g``: the update's scratch arrays,
+    A compiled call unboxes each array argument from Python one by one (39 arrays, the packed
+    parameters' 10 included: microseconds per call); it unboxes this struct with one attribute
+    read. Build it with :func:`loop_data`; the fields are
+    :data:`LOOP_FIELDS` (``s, x, g``: the update's scratch arrays,
     :func:`~traction.vehicle_model.update.scratch`).
     """
 
 
-WORLDS_FIELDS = ("functions", "models", "datas", "addr", "index", "sensor_adr", "grid",
+LOOP_FIELDS = ("functions", "models", "datas", "addr", "index", "sensor_adr", "grid",
                  "grid_info", "ground_type", "patches", "n_sensordata", "nv", "packed",
                  "wheel_state", "vehicle_state", "gears", "cmd_v", "cmd_w", "table_addr",
                  "friction", "dt",
                  "gravity", "out_w", "out_v", "kin", "hits", "wheel_angle", "now", "bad", "action",
                  "active", "s", "x", "g")
-structref.define_proxy(Worlds, WorldsType, WORLDS_FIELDS)
+structref.define_proxy(LoopData, LoopDataType, LOOP_FIELDS)
 
 
 @jit
-def worlds(functions, models, datas, addr, index, sensor_adr, grid, grid_info, ground_type,
+def loop_data(functions, models, datas, addr, index, sensor_adr, grid, grid_info, ground_type,
            patches, n_sensordata, nv, packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w,
            table_addr, friction, dt, gravity, out_w, out_v, kin, hits, wheel_angle, now, bad, action, active,
            s, x, g):
-    """A :class:`Worlds` (compiled and cached on disk, unlike the proxy's own constructor)."""
-    return Worlds(functions, models, datas, addr, index, sensor_adr, grid, grid_info,
+    """A :class:`LoopData` (compiled and cached on disk, unlike the proxy's own constructor)."""
+    return LoopData(functions, models, datas, addr, index, sensor_adr, grid, grid_info,
                   ground_type, patches, n_sensordata, nv, packed, wheel_state, vehicle_state,
                   gears, cmd_v, cmd_w, table_addr, friction, dt, gravity, out_w, out_v, kin, hits,
                   wheel_angle, now, bad, action, active, s, x, g)
@@ -306,8 +306,8 @@ def worlds(functions, models, datas, addr, index, sensor_adr, grid, grid_info, g
 
 @intrinsic
 def _meminfo_address(typingctx, w):
-    """The address of a :class:`Worlds` struct's meminfo (what :func:`_worlds_at` takes)."""
-    if not isinstance(w, WorldsType):
+    """The address of a :class:`LoopData` struct's meminfo (what :func:`_loop_data_at` takes)."""
+    if not isinstance(w, LoopDataType):
         return None
 
     def codegen(context, builder, signature, args):
@@ -318,12 +318,12 @@ def _meminfo_address(typingctx, w):
 
 
 @intrinsic
-def _worlds_at(typingctx, address, worlds_type):
-    """The :class:`Worlds` struct whose meminfo is at ``address``, of the type ``worlds_type``
+def _loop_data_at(typingctx, address, data_type):
+    """The :class:`LoopData` struct whose meminfo is at ``address``, of the type ``data_type``
     names: a new reference (the caller holds the struct while the callee runs)."""
-    if not isinstance(worlds_type, types.TypeRef) or not isinstance(address, types.Integer):
+    if not isinstance(data_type, types.TypeRef) or not isinstance(address, types.Integer):
         return None
-    typ = worlds_type.instance_type
+    typ = data_type.instance_type
 
     def codegen(context, builder, signature, args):
         st = cgutils.create_struct_proxy(typ)(context, builder)
@@ -331,12 +331,12 @@ def _worlds_at(typingctx, address, worlds_type):
         context.nrt.incref(builder, typ, st._getvalue())
         return st._getvalue()
 
-    return typ(address, worlds_type), codegen
+    return typ(address, data_type), codegen
 
 
 @jit
-def worlds_address(w) -> int:
-    """The address :func:`advance_at` takes for the :class:`Worlds` ``w``."""
+def loop_data_address(w) -> int:
+    """The address :func:`advance_at` takes for the :class:`LoopData` ``w``."""
     return _meminfo_address(w)
 
 
@@ -365,7 +365,7 @@ def load_tables(table_addr, friction) -> int:
 
 @jit
 def advance(n_substeps, w, action_map, action) -> int:
-    """Run ``n_substeps`` physics substeps of every world of the :class:`Worlds` ``w`` whose
+    """Run ``n_substeps`` physics substeps of every world of the :class:`LoopData` ``w`` whose
     ``w.active`` flag is set (see the module docstring); then write each such world's chassis
     row (after the last substep, at that instant: :func:`chassis_now`) to ``w.now`` and its
     :func:`diverged` flag to ``w.bad``. Every array is borrowed
@@ -384,18 +384,20 @@ def advance(n_substeps, w, action_map, action) -> int:
     addr, index, sensor_adr = borrow(w.addr), borrow(w.index), borrow(w.sensor_adr)
     grid, grid_info, patches = borrow(w.grid), borrow(w.grid_info), borrow(w.patches)
     ground_type, kin, hits = borrow(w.ground_type), borrow(w.kin), borrow(w.hits)
-    wheel_state, wheel_angle, out_v = borrow(w.wheel_state), borrow(w.wheel_angle), borrow(w.out_v)
+    packed, friction = borrow_packed(w.packed), borrow(w.friction)
+    wheel_state, vehicle_state, gears = borrow(w.wheel_state), borrow(w.vehicle_state), borrow(w.gears)
+    cmd_v, cmd_w, action_rows = borrow(w.cmd_v), borrow(w.cmd_w), borrow(w.action)
+    out_w, out_v, wheel_angle = borrow(w.out_w), borrow(w.out_v), borrow(w.wheel_angle)
+    s, x, g = borrow(w.s), borrow(w.x), borrow(w.g)
     now, bad, active = borrow(w.now), borrow(w.bad), borrow(w.active)
-    n_sensordata, nv, dt = w.n_sensordata, w.nv, w.dt
+    n_sensordata, nv, dt, gravity = w.n_sensordata, w.nv, w.dt, w.gravity
     n = models.shape[0]
-    if action.shape[0] > 0 and not actions.load_rows(borrow(action), borrow(w.action), active):
+    if action.shape[0] > 0 and not actions.load_rows(borrow(action), action_rows, active):
         return WRONG_ACTION_SIZE
-    bad_table = load_tables(borrow(w.table_addr), borrow(w.friction))
+    bad_table = load_tables(borrow(w.table_addr), friction)
     if bad_table >= 0:
         return BAD_FRICTION - bad_table
     if action_map != actions.NONE:
-        action_rows, gears = borrow(w.action), borrow(w.gears)
-        cmd_v, cmd_w = borrow(w.cmd_v), borrow(w.cmd_w)
         first_bad = actions.check(action_rows, active)
         if first_bad >= 0:
             return first_bad
@@ -408,8 +410,8 @@ def advance(n_substeps, w, action_map, action) -> int:
                 _call_step(functions[0], models[i], datas[i])
         gather(addr, index, sensor_adr, grid, grid_info, ground_type, patches, n_sensordata, nv,
                kin, hits)
-        step_batch_with(w.packed, wheel_state, w.vehicle_state, w.gears, w.cmd_v, w.cmd_w, kin,
-                        hits, w.friction, dt, w.gravity, w.out_w, out_v, active, w.s, w.x, w.g,
+        step_batch_with(packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits,
+                        friction, dt, gravity, out_w, out_v, active, s, x, g,
                         sub == n_substeps - 1,          # outputs that only report: last substep
                         sub == 0)                       # commands (steer angles): first substep
         for i in range(n):
@@ -430,10 +432,10 @@ def advance(n_substeps, w, action_map, action) -> int:
 
 
 @jit_nogil
-def advance_at(n_substeps, address, worlds_type, action_map, action) -> int:
-    """:func:`advance` of the :class:`Worlds` at ``address`` (:func:`worlds_address`), whose
-    numba type is ``worlds_type`` (``numba.typeof(w)``). Called from Python, an integer and a
-    type are unboxed in ~10 ns, the struct's proxy in ~100 ns; the caller must hold the struct
-    for the call. Releases the GIL while it runs: calls on separate sets of worlds may run in
-    separate threads (``traction.envs.loop.ThreadedLoop``)."""
-    return advance(n_substeps, _worlds_at(address, worlds_type), action_map, action)
+def advance_at(n_substeps, address, data_type, action_map, action) -> int:
+    """:func:`advance` of the :class:`LoopData` at ``address`` (:func:`loop_data_address`), whose
+    numba type is ``data_type`` (``numba.typeof(w)``). Called from Python, an integer and a
+    type unbox faster than the struct's proxy; the caller must hold the struct for the call.
+    Releases the GIL while it runs: calls on separate sets of worlds may run in separate threads
+    (``traction.envs.world.World``)."""
+    return advance(n_substeps, _loop_data_at(address, data_type), action_map, action)

@@ -1,14 +1,34 @@
-"""What a task reads off the chassis once per control step, as plain Python floats.
+"""What a control step reads off the vehicle: the chassis reading the task's methods get, and the
+vehicle diagnostics every step puts in its info.
 
 A :class:`ChassisReading` is built from the kinematics row the compiled physics loop writes after
 its last substep (``VehicleSim.now``), so one step's observation, reward terms, termination and
 info all see the same values without going back to MjData. The arithmetic on these 3-vectors is
-done on floats: each numpy call costs ~1 us of overhead, more than the arithmetic itself.
+done on plain Python floats: a numpy call's overhead is larger than the arithmetic itself.
+
+The info's diagnostics, for one world (:func:`diagnostics`, the single env) or all the worlds
+of a vector env at once (:func:`batch_diagnostics`, arrays over the worlds, with no dict per
+world):
+
+| key | value | unit |
+|---|---|---|
+| speed | CoM speed | m/s |
+| gear | engaged gear (-1 reverse, 0 neutral, also while a change is in progress) | - |
+| engine_rpm | engine speed | rev/min |
+| long_slip, lat_slip | per wheel: slip ratio, slip angle | -, rad |
+| tire_load | per wheel: tyre load | N |
+| wheel_contact | per wheel: on the ground | bool |
+
+Both read the same arrays (the chassis row and the vehicle outputs) with the same arithmetic, so
+a vector env's info holds, bit for bit, the values the single env's info would
+(``tests/envs/test_vector_native.py``).
 """
 
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from traction.vehicle_model import layout as L
 
@@ -54,3 +74,35 @@ class ChassisReading:
         return (r[0] * x[0] + r[3] * x[1] + r[6] * x[2],
                 r[1] * x[0] + r[4] * x[1] + r[7] * x[2],
                 r[2] * x[0] + r[5] * x[1] + r[8] * x[2])
+
+
+#: per-wheel diagnostics and their output columns
+_WHEEL = (("long_slip", L.O_LONG_SLIP), ("lat_slip", L.O_LAT_SLIP), ("tire_load", L.O_LOAD))
+_WHEEL_COLUMNS = [col for _, col in _WHEEL]
+
+
+def diagnostics(c: ChassisReading, wheel: np.ndarray, vehicle: np.ndarray) -> dict:
+    """One world's diagnostics from its reading and its output rows (``(n_wheels, cols)``,
+    ``(cols,)``): Python scalars and fresh per-wheel arrays."""
+    out = {"speed": c.speed, "gear": int(vehicle[L.O_GEAR]),
+           "engine_rpm": float(vehicle[L.O_ENGINE_OMEGA]) * 60 / (2 * math.pi)}
+    for key, col in _WHEEL:
+        out[key] = wheel[:, col].copy()
+    out["wheel_contact"] = wheel[:, L.O_CONTACT] > 0.5
+    return out
+
+
+def batch_diagnostics(now: np.ndarray, wheel: np.ndarray, vehicle: np.ndarray) -> dict:
+    """Every world's diagnostics as arrays over the worlds, from the batch's chassis rows
+    ``(n, N_KINEMATICS)`` and outputs ``(n, n_wheels, cols)``, ``(n, cols)``: the dtypes and
+    shapes Gymnasium's info batching gives for :func:`diagnostics`' values (float64, int64,
+    ``(n, n_wheels)`` float64 and bool)."""
+    vx, vy, vz = (now[:, L.K_VELOCITY + j] for j in range(3))
+    out = {"speed": np.sqrt(vx * vx + vy * vy + vz * vz),     # as ChassisReading.speed
+           "gear": vehicle[:, L.O_GEAR].astype(np.int64),
+           "engine_rpm": vehicle[:, L.O_ENGINE_OMEGA] * 60 / (2 * math.pi)}
+    columns = wheel[:, :, _WHEEL_COLUMNS]                    # one copy, (n, n_wheels, 3)
+    for j, (key, _) in enumerate(_WHEEL):
+        out[key] = columns[:, :, j]
+    out["wheel_contact"] = wheel[:, :, L.O_CONTACT] > 0.5
+    return out

@@ -12,8 +12,7 @@ from traction.vehicle_model import VehicleParams, vehicle_params
 from traction.vehicle_model import layout as L
 
 from . import actions
-from .arguments import finite_weights
-from .base import OBS_LIMIT, TractionEnv
+from .base import OBS_LIMIT, TractionEnv, finite_weights
 from .reading import ChassisReading
 from .vector import make_vector
 
@@ -177,7 +176,7 @@ class TankTurnEnv(TractionEnv):
         groups = self.vehicle.groups               # track speed = mean wheel spin x radius
         self._track_speed = groups / groups.sum(axis=0) * self.vehicle.wheels.radius[0]
 
-    def _reset_task(self, options: dict) -> None:
+    def reset_task(self, options: dict) -> None:
         yaw = float(options.get("yaw", self.np_random.uniform(-np.pi, np.pi)))
         offset = float(options.get("target_offset", self.np_random.uniform(-np.pi, np.pi)))
         pos, quat = self.scene.pose_on_ground(0.0, 0.0, yaw)
@@ -185,7 +184,7 @@ class TankTurnEnv(TractionEnv):
         self.target = _wrap(yaw + offset)
         self._held = 0.0
 
-    def _start_task(self, c: ChassisReading) -> None:
+    def start_task(self, c: ChassisReading) -> None:
         self.start = self._prev_pos = c.com
         self._prev_err = abs(self.heading_error(c))
 
@@ -193,7 +192,7 @@ class TankTurnEnv(TractionEnv):
         """Target heading minus heading (rad), wrapped to [-pi, pi)."""
         return _wrap(self.target - (c or self.read_chassis()).yaw)
 
-    def _observation(self, c: ChassisReading) -> np.ndarray:
+    def observation(self, c: ChassisReading) -> np.ndarray:
         e = self.heading_error(c)
         track = self.sim.state.wheel[0, :, L.OMEGA] @ self._track_speed
         dx, dy, _ = c.to_body((c.com[0] - self.start[0], c.com[1] - self.start[1],
@@ -204,7 +203,7 @@ class TankTurnEnv(TractionEnv):
         obs[7:] = dx, dy
         return obs
 
-    def _reward_terms(self, c: ChassisReading) -> dict[str, float]:
+    def reward_terms(self, c: ChassisReading) -> dict[str, float]:
         err = abs(self.heading_error(c))
         pos, prev = c.com, self._prev_pos
         values = {"heading": self._prev_err - err, "aim": _aim(err) - _aim(self._prev_err),
@@ -218,12 +217,12 @@ class TankTurnEnv(TractionEnv):
     def _off_arena(self, c: ChassisReading) -> bool:
         return not self.scene.terrain.grid.contains(c.com[0], c.com[1])
 
-    def _termination(self, c: ChassisReading) -> tuple[bool, bool]:
+    def termination(self, c: ChassisReading) -> tuple[bool, bool]:
         success = self._held >= self.HOLD_SECONDS - 1e-9
         return success or self._off_arena(c), success
 
     # --- display -----------------------------------------------------------------------------
-    def _markers(self) -> list:
+    def markers(self) -> list:
         """The target heading (green arrow) and the heading now (white arrow) from above the
         CoM, over the cabin, reaching past the hull."""
         from traction.scenes.render import Marker

@@ -2,18 +2,18 @@
 
 ``gym.make_vec("Traction/Climb6x6-v0", num_envs=64, vectorization_mode="vector_entry_point")``
 returns a :class:`TractionVectorEnv`. It holds N task environments (each its own MuJoCo model
-and data, terrain, RNG and task state) whose simulators are bound into one
-:class:`~traction.envs.sim_batch.SimBatch`: per control step the actions are copied into the
-batch's action rows and one compiled call checks and maps them (the task's action map) and
-advances every world's substeps (``mj_step1`` for all -> one vehicle update for all ->
-``mj_step2`` for all, per substep), then each world's task computes its observation, reward
-terms and termination with the same code as the single environment (``_task_step``), so both
-give identical trajectories. The observations are clipped all at once; ``step`` builds
+and data, terrain, RNG and task state) whose simulators are the rows of one
+:class:`~traction.envs.world.World`: per control step the actions are copied into the world's
+action rows and one compiled call checks and maps them (the task's action map) and advances
+every world's substeps (``mj_step1`` for all -> one vehicle update for all -> ``mj_step2`` for
+all, per substep), then each world's task computes its observation, reward terms and
+termination with the same code as the single environment (``TractionEnv.step_outcome``), so
+both give identical trajectories. The observations are clipped all at once; ``step`` builds
 Gymnasium's batched info straight from the step's per-world values and the vehicle diagnostics
-of all worlds at once (``diagnostics.of_batch``, the values the single environment gives),
-without one dict per world (those and their per-key batching cost ~10 us per world at N = 64,
-Drift-v0); the SB3 adapter, which wants one dict per world, gets them built as the single
-environment builds its own (:meth:`TractionVectorEnv.infos`). Each world reads its own
+of all worlds at once (``reading.batch_diagnostics``, the values the single environment gives),
+without one dict per world (those and their per-key batching cost more than a light task's
+step); the SB3 adapter, which wants one dict per world, gets them from the same arrays with
+the single environment's keys, values and types (:meth:`TractionVectorEnv.infos`). Each world reads its own
 friction table (``envs[i].sim.friction_table``) at every step, as each env of a
 ``SyncVectorEnv`` does: an edit applies to that world only (grip randomised per world).
 
@@ -21,9 +21,8 @@ friction table (``envs[i].sim.friction_table``) at every step, as each env of a
 loop over its share of the worlds (the loop releases the GIL); the worlds are independent, so
 the trajectories are bit for bit those of one thread. The task code after the physics still
 runs in the calling thread, and handing work to a thread costs some tens of microseconds per
-step: on a 2-core machine, Drift-v0 with 2 threads gave 1.3-1.5x the env steps per second at
-N = 64, 1.26x at N = 16 and 0.88x at N = 4 (see ``docs/performance-log.md``, 2026-11-24,
-sixth session).
+step: threads pay at tens of worlds, not at a few (``python -m traction.train.perf`` measures
+them).
 
 Autoreset follows Gymnasium 1.x ``AutoresetMode.NEXT_STEP`` by default (``SAME_STEP`` on
 request): a sub-environment that terminated or truncated is reset by the *next* ``step`` call
@@ -47,22 +46,26 @@ from gymnasium.vector.utils import batch_space
 from traction.vehicle_model.params import check_number
 
 from . import actions as action_maps
-from . import diagnostics
-from .arguments import set_each
-from .reading import ChassisReading
-from .sim_batch import SimBatch
+from .base import StepOutcome
+from .reading import ChassisReading, batch_diagnostics
 from .snapshot import refuse_copies
+from .world import World
 
 
 class StepResults(NamedTuple):
-    """The info values of one vector step, lists over the worlds: reward-term values (in
-    ``reward_names`` order), success and divergence flags, and the chassis reading the step's
-    task code used (None for a world reset in the step)."""
+    """The results of one vector step: the info values, lists over the worlds (reward-term
+    values in ``reward_names`` order, success and divergence flags, and the chassis reading the
+    step's task code used, None for a world reset in the step), and the step's observations,
+    rewards, terminations and truncations (the vector env's buffers: copy them to keep them)."""
 
     values: list
     success: list
     diverged: list
     readings: list
+    observations: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
 
 
 class TractionVectorEnv(VectorEnv):
@@ -100,8 +103,9 @@ class TractionVectorEnv(VectorEnv):
                              "record with a single env: gym.make(id, telemetry=n), or single "
                              "envs side by side: gym.make_vec(id, n, vectorization_mode='sync', "
                              "telemetry=n)")
-        self.envs = [env_class(**kwargs) for _ in range(num_envs)]
-        self.batch = SimBatch([e.sim for e in self.envs], num_threads)
+        self.world = World(num_envs, num_threads)
+        with self.world.filled():                  # each env's VehicleSim is a row of it
+            self.envs = [env_class(**kwargs) for _ in range(num_envs)]
         first = self.envs[0]
         self.num_envs = num_envs
         self.max_episode_steps = max_episode_steps
@@ -126,6 +130,7 @@ class TractionVectorEnv(VectorEnv):
         self._every.setflags(write=False)
         self._all = list(range(num_envs))
         self._zeros = (0.0,) * len(first.reward_names)         # a reset world's reward terms
+        self._reward_keys = tuple(f"reward_{k}" for k in first.reward_names)
         self._was_reset = False
 
     def reset(self, *, seed: int | list[int | None] | None = None,
@@ -193,10 +198,10 @@ class TractionVectorEnv(VectorEnv):
 
     def step(self, actions):
         r = self.step_batch(actions)
-        a = self.batch.arrays                       # every world's state after steps and resets
-        info = diagnostics.of_batch(a.now, a.outputs.wheel, a.outputs.vehicle)
+        a = self.world.arrays                       # every world's state after steps and resets
+        info = batch_diagnostics(a.now, a.outputs.wheel, a.outputs.vehicle)
         values = np.array(r.values).reshape(self.num_envs, -1)
-        for j, key in enumerate(self.envs[0]._reward_keys):
+        for j, key in enumerate(self._reward_keys):
             info[key] = values[:, j]
         info["is_success"] = np.array(r.success, np.bool_)
         info["diverged"] = np.array(r.diverged, np.bool_)
@@ -210,7 +215,8 @@ class TractionVectorEnv(VectorEnv):
     def _batch_infos(self, infos: list[dict]) -> dict:
         """Gymnasium's batched info (``VectorEnv._add_info``: per key an array of the values and
         a ``_key`` mask) of the sub-environments' reset infos, built a key at a time when every
-        one reports the same flat keys (64 x 14 ``_add_info`` assignments cost ~0.7 ms), else
+        one reports the same flat keys (an ``_add_info`` per key and world costs milliseconds
+        at tens of worlds), else
         environment by environment. (``step`` builds its info from arrays, see there.)"""
         keys = infos[0].keys()
         if ("final_obs" in keys or any(info.keys() != keys for info in infos)
@@ -239,7 +245,7 @@ class TractionVectorEnv(VectorEnv):
         buffers and return the info's values (:class:`StepResults`; :meth:`step` batches them
         as Gymnasium does, :meth:`infos` makes one dict per world, as SB3 wants).
 
-        Each world runs its task's own code (:meth:`TractionEnv._task_step`, as the single
+        Each world runs its task's own code (:meth:`TractionEnv.step_outcome`, as the single
         env's ``step`` does) and its reward is summed as there; the observations are clipped
         all at once. :attr:`final` holds, per world whose episode ended and was reset in this
         step (``SAME_STEP``), its last observation and info.
@@ -255,7 +261,7 @@ class TractionVectorEnv(VectorEnv):
             raise ValueError(self._action_error(actions))
         same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
         stepping = self._every if same_step else ~self._autoreset
-        self._step_physics(actions, stepping)
+        self.step_physics(actions, stepping)
         steps = self._all if same_step else np.flatnonzero(stepping).tolist()
         r, terminated = self._task_steps(steps)
         elapsed, truncated, limit = self._elapsed.tolist(), list(r.diverged), self.max_episode_steps
@@ -287,19 +293,18 @@ class TractionVectorEnv(VectorEnv):
         readings, rewards, terminated, obs = [None] * n, [0.0] * n, [False] * n, []
         for i in steps:
             env = self.envs[i]
-            bad = env._diverged()
-            readings[i] = c = ChassisReading(env.sim.now)
-            o, v, terminated[i], succeeded = env._task_step(c, bad)
-            obs.append(o)
-            values[i], rewards[i] = v, float(sum(v))            # as the single env's step
-            success[i], diverged[i] = bool(succeeded), bad
+            o = env.step_outcome()
+            obs.append(o.observation)
+            readings[i], values[i], rewards[i] = o.reading, o.values, float(sum(o.values))
+            terminated[i], success[i], diverged[i] = o.terminated, bool(o.success), o.diverged
             if self.render_mode == "human":
                 env.render()
         if obs:                                             # clipped all at once
-            first = self.envs[0]                            # (every world's space is its)
-            self._obs[steps] = np.minimum(np.maximum(np.array(obs), first._obs_lo), first._obs_hi)
+            lo, hi = self.envs[0].clip_bounds               # (every world's space is its)
+            self._obs[steps] = np.minimum(np.maximum(np.array(obs), lo), hi)
         self._rewards[:], self._terminated[:] = rewards, terminated
-        return StepResults(values, success, diverged, readings), terminated
+        return StepResults(values, success, diverged, readings, self._obs, self._rewards,
+                           self._terminated, self._truncated), terminated
 
     def _reset_worlds(self, worlds: list[int], r: StepResults) -> None:
         """Reset the sub-environments ``worlds``: their observation, and reward 0, terminated
@@ -312,17 +317,33 @@ class TractionVectorEnv(VectorEnv):
 
     def infos(self, r: StepResults, worlds=None) -> list[dict]:
         """One info dict per world (all, or those in ``worlds``) from a step's results and the
-        worlds' state now, built as the single env's step builds it (``_step_info``)."""
-        return [self.envs[i]._step_info(r.readings[i] or ChassisReading(self.envs[i].sim.now),
-                                        r.values[i], r.success[i], r.diverged[i])
-                for i in (range(self.num_envs) if worlds is None else worlds)]
+        worlds' state now, holding the keys, values and types the single env's step gives
+        (``TractionEnv.step_info``). Every world's at once are built from the diagnostics of all
+        worlds computed as arrays (``reading.batch_diagnostics``, the same arithmetic): a
+        ``step_info`` per world costs several microseconds more per world and step, a sizeable
+        share of a light task's step."""
+        if worlds is not None:
+            return [self.envs[i].step_info(StepOutcome(
+                r.readings[i] or ChassisReading(self.envs[i].sim.now), None, r.values[i], False,
+                r.success[i], r.diverged[i])) for i in worlds]
+        a = self.world.arrays
+        batch = batch_diagnostics(a.now, a.outputs.wheel, a.outputs.vehicle)
+        scalars = [batch.pop(k).tolist() for k in ("speed", "gear", "engine_rpm")]
+        wheels = list(batch)
+        rows = [batch[k] for k in wheels]
+        keys = ("speed", "gear", "engine_rpm", *wheels, *self._reward_keys, "is_success",
+                "diverged")
+        return [dict(zip(keys, (speed, gear, rpm, *(w[i] for w in rows), *values,
+                                bool(success), bool(bad)), strict=True))
+                for i, (speed, gear, rpm, values, success, bad)
+                in enumerate(zip(*scalars, r.values, r.success, r.diverged, strict=True))]
 
     def _check_open(self, call: str) -> None:
-        if self.batch.closed:       # (before any world's commands or state change)
+        if self.world.closed:       # (before any world's commands or state change)
             raise RuntimeError(f"{call}() after close(): the vector environment is closed (its "
                                "sub-environments step on their own)")
 
-    def _step_physics(self, actions: np.ndarray, stepping: np.ndarray) -> None:
+    def step_physics(self, actions: np.ndarray, stepping: np.ndarray) -> None:
         """Check and apply the actions of the sub-environments flagged in ``stepping`` (an
         array of the batched action space's shape), then run every world's physics substeps
         in one compiled call (which also checks, clips and maps the actions when the task has a
@@ -332,25 +353,26 @@ class TractionVectorEnv(VectorEnv):
             checked = {}
             for i in np.flatnonzero(stepping):
                 try:
-                    checked[i] = self.envs[i]._check_action(actions[i])
+                    checked[i] = self.envs[i].check_action(actions[i])
                 except ValueError as e:
                     raise ValueError(f"sub-environment {i}: {e}") from None
             for env in self.envs:                           # (the compiled call's, in advance)
                 env.sim.check_friction()
             for i, a in checked.items():                    # all checked before any is applied
-                self.batch.action[i] = a
-                self.envs[i]._apply_action(a)
-            self.batch.step(self.n_substeps, stepping)
+                self.envs[i].sim.action[0] = a
+                self.envs[i].apply_action(a)
+            self.world.step(self.n_substeps, stepping)
             return
+        rows = self.world.arrays.action
         if actions.dtype == np.float32:         # the action space's: copied in the compiled call
-            bad = self.batch.step(self.n_substeps, stepping, first.action_map, actions)
+            bad = self.world.step(self.n_substeps, stepping, first.action_map, actions)
         else:
-            self.batch.action[...] = actions
-            bad = self.batch.step(self.n_substeps, stepping, first.action_map)
+            rows[...] = actions
+            bad = self.world.step(self.n_substeps, stepping, first.action_map)
         if bad >= 0:
-            i, j = divmod(bad, self.batch.action.shape[1])
-            raise ValueError(f"sub-environment {i}: "
-                             f"{first._not_finite(j, float(self.batch.action[i, j]))}")
+            i, j = divmod(bad, rows.shape[1])
+            error = action_maps.not_finite(first.action_names, j, float(rows[i, j]))
+            raise ValueError(f"sub-environment {i}: {error}")
 
     def _seeds(self, seed) -> list:
         if seed is None:
@@ -367,7 +389,7 @@ class TractionVectorEnv(VectorEnv):
         return tuple(env.render() for env in self.envs)
 
     def close_extras(self, **kwargs):
-        self.batch.close()
+        self.world.close()
         for env in self.envs:
             env.close()
 
@@ -402,6 +424,27 @@ class TractionVectorEnv(VectorEnv):
             raise ValueError(f"set_attr({name!r}, values): {len(values)} values; expected one "
                              f"per world ({self.num_envs}) or a single value")
         set_each(self.envs, name, values)
+
+
+_UNSET = object()
+
+
+def set_each(objects, name: str, values) -> None:
+    """``setattr(objects[i], name, values[i])`` for each, all or none: when one raises (a
+    setting checks its value), the ones set before get their old values back (or lose the
+    attribute they did not have) and the error is raised."""
+    before = []
+    try:
+        for obj, value in zip(objects, values, strict=True):
+            before.append(getattr(obj, name, _UNSET))
+            setattr(obj, name, value)
+    except Exception:
+        for obj, old in zip(objects, before[:-1], strict=False):
+            if old is _UNSET:
+                delattr(obj, name)
+            else:
+                setattr(obj, name, old)
+        raise
 
 
 #: arguments of the vector env itself, not of its sub-environments

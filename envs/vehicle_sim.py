@@ -1,17 +1,15 @@
-"""The MuJoCo <-> vehicle_model bridge: the only code that reads or writes MjData for vehicles.
+"""The MuJoCo <-> vehicle_model bridge for one vehicle: the only code that reads or writes
+MjData for vehicles (besides ``snapshot.py``, which saves and restores the whole of it).
 
-A :class:`VehicleSim` is one MuJoCo world with one vehicle. Its physics substeps run in the
-compiled loop of ``physics.py`` (``mj_step1 -> gather -> vehicle update -> xfrc_applied ->
-mj_step2``). Several sims of the same vehicle and scene kind can be stepped together with one
-batched vehicle update per substep (:class:`~traction.envs.sim_batch.SimBatch`, used by the
-native vector environment); each sim's state, commands and outputs are then row views of the
-batch's arrays.
+A :class:`VehicleSim` is one MuJoCo world with one vehicle, a view of one row of a
+:class:`~traction.envs.world.World` (a world of its own, or of a vector env's). Its physics
+substeps run in the compiled loop of ``physics.py`` (``mj_step1 -> gather -> vehicle update ->
+xfrc_applied -> mj_step2``).
 """
 
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 
 import mujoco
 import numpy as np
@@ -22,9 +20,9 @@ from traction.vehicle_model import layout as L
 from traction.vehicle_model.telemetry import Telemetry
 
 from . import physics
-from .loop import NO_ACTION, Arrays, Loop, bad_friction, substeps
 from .snapshot import refuse_copies
 from .surfaces import SurfaceLookup
+from .world import NO_ACTION, World, bad_friction, substeps
 
 _SCALAR_COMMANDS = {"throttle": L.THROTTLE, "brake": L.BRAKE, "handbrake": L.HANDBRAKE,
                     "steer": L.STEER}
@@ -87,8 +85,14 @@ def _command_values(name: str, value, dtype) -> np.ndarray:
 class VehicleSim:
     """One MuJoCo world with one vehicle, stepped at the model's timestep.
 
+    Built inside :meth:`World.filled <traction.envs.world.World.filled>`, it takes the next row
+    of that world (a native vector env's); otherwise it has a world of its own.
+
     Attributes:
         model, data: the MuJoCo model and data.
+        world, row: its :class:`~traction.envs.world.World` and its row there.
+        rows: that row of every array the compiled loop reads and writes, ``(1, ...)`` views
+            (``state``, ``commands``, ``outputs``, the update's inputs ``kin`` and ``hits``, ...).
         params: vehicle parameters.
         state: vehicle state (``n_vehicles = 1``).
         commands: the driver's commands applied at every substep (set with ``set_commands``).
@@ -122,10 +126,12 @@ class VehicleSim:
         self.data = mujoco.MjData(self.model)
         self.params = scene.vehicle
         self.scene = scene
-        self._batch_row: int | None = None       # the world's row in a SimBatch, if in one
+        self.n_actions = n_actions
         self._unread = _unread_commands(self.params.differential.type)
         self.params.validate(self.params.name)       # also parameters built in code
-        self.friction_table = friction_table         # (the scene's if None; checked)
+        table = scene.friction_table.same_surfaces(friction_table)   # (the scene's if None)
+        table.check_tire_types(self.params.tires.tire_type, self.params.name)
+        self._friction_table = table
         self.dt = float(self.model.opt.timestep)
         self.gravity = float(np.linalg.norm(self.model.opt.gravity))
         vm.check_timestep(self.params, self.dt, self.gravity)
@@ -145,81 +151,38 @@ class VehicleSim:
         self._kin_row = np.zeros(L.N_KINEMATICS)
         mujoco.mj_forward(self.model, self.data)
         self.surfaces = SurfaceLookup(self.model, self.data, scene)   # static geoms: once
-        self._bind(self._own_arrays(n_actions), 0)
+        self.world = World.of_new_sim()
+        self.row = self.world.add(self)
+        self.world.point_at_table(self.row, table.values)
+        self.rows = self.world.rows(self.row)
+        r = self.rows
+        self.state, self.commands, self.outputs = r.state, r.commands, r.outputs
+        self.wheel_angle, self.now, self.action = r.wheel_angle, r.now[0], r.action
+        self._call = self.world.row_call(self.row)
         self.reset()
 
     @property
     def friction_table(self) -> vm.FrictionTable:
-        """Tyre/surface friction, this world's own (also in a :class:`SimBatch`): edit it in
-        place (``set``, ``values[...]``, or assign ``values``) or assign another table of the
-        same surfaces with a column for each of the vehicle's tyre types (in a batch: as many
-        tyre types as the batch's tables). Read at every step (values checked there)."""
+        """Tyre/surface friction, this world's own (also in a vector env): edit it in place
+        (``set``, ``values[...]``, or assign ``values``) or assign another table of the same
+        surfaces with a column for each of the vehicle's tyre types (in a vector env: as many
+        tyre types as the other worlds' tables). Read at every step (values checked there)."""
         return self._friction_table
 
     @friction_table.setter
     def friction_table(self, table: vm.FrictionTable) -> None:
         table = self.scene.friction_table.same_surfaces(table)
         table.check_tire_types(self.params.tires.tire_type, self.params.name)
-        own = getattr(self, "_own", None)
-        if own is not None and table.values.shape != own.friction.shape[1:]:
-            if self._batch_row is not None:
-                raise ValueError(f"friction_table: {len(table.tires)} tyre types; this world's "
-                                 f"vector env reads tables of {own.friction.shape[2]} (give it "
-                                 "a table with those tyre types)")
-            self._friction_table = table
-            self._bind(self._own_arrays(own.action.shape[1]), 0)    # a new table shape
+        self.world.point_at_table(self.row, table.values)
         self._friction_table = table
-        if own is not None:
-            self._point_at_table()
-
-    def _point_at_table(self) -> None:
-        """Give the compiled loop this world's table: its values' address, and the array held
-        by the arrays it is read from (a batch's too), so the address stays valid."""
-        o, values = self._own, self._friction_table.values
-        o.tables[0], o.table_addr[0] = values, values.ctypes.data
 
     def check_friction(self, doing: str = "stepped") -> None:
-        """VehicleConfigError naming this world's table (and its world in a batch) if a value
-        is not finite and >= 0 (the compiled loop refuses it too)."""
+        """VehicleConfigError naming this world's table (and its world in a vector env) if a
+        value is not finite and >= 0 (the compiled loop refuses it too)."""
         try:
             self._friction_table.checked_values()
         except vm.VehicleConfigError:
-            raise bad_friction(self._batch_row, doing) from None
-
-    def _own_arrays(self, n_actions: int) -> Arrays:
-        """New arrays for this world alone (with the current friction table's shape)."""
-        return Arrays(1, self.params.n_wheels, self.surfaces.grid_shape(),
-                      self.surfaces.n_patches, n_actions, self._friction_table.values.shape)
-
-    def _bind(self, arrays: Arrays, row: int) -> None:
-        """Use row ``row`` of ``arrays`` for this world (its own storage, or a batch's),
-        carrying over the current state, commands and outputs."""
-        old = getattr(self, "_own", None)
-        self._own = SimpleNamespace(**arrays.rows(row))
-        self._own.active = np.ones(1, np.bool_)  # not the batch's row: stepped alone, it steps
-        if old is not None:
-            for name in ("state", "commands", "outputs"):
-                for buf, value in vars(getattr(old, name)).items():
-                    getattr(getattr(self._own, name), buf)[...] = value
-            self._own.wheel_angle[...] = old.wheel_angle
-            self._own.now[...], self._own.bad[...] = old.now, old.bad
-            self._own.action[...] = old.action
-        o = self._own
-        o.models[0], o.datas[0] = self.model._address, self.data._address
-        d = self.data
-        o.addr[0] = [d.xpos.ctypes.data, d.xmat.ctypes.data, d.xipos.ctypes.data,
-                     d.qvel.ctypes.data, d.sensordata.ctypes.data, d.xfrc_applied.ctypes.data,
-                     d.qpos.ctypes.data, d.warning.number.ctypes.data,
-                     self.model.body_ipos.ctypes.data]
-        o.index[0] = [self.body, self.qvel_adr, self.model.nbody, self.model.nq, self.qpos_adr]
-        o.sensor_adr[0] = self.sensor_adr
-        self._point_at_table()
-        self.surfaces.write(o.grid[0], o.grid_info[0], o.patches[0])
-        o.ground_type[0] = self.surfaces.ground_type
-        self.state, self.commands, self.outputs = o.state, o.commands, o.outputs
-        self.wheel_angle = o.wheel_angle
-        self.now, self._bad, self.action = o.now[0], o.bad, o.action
-        self._loop = Loop(o, self, self._batch_row)
+            raise bad_friction(self.world.world_name(self.row), doing) from None
 
     # --- episode ---------------------------------------------------------------------------
     def reset(self, pos=None, quat=None, velocity=None) -> None:
@@ -255,17 +218,16 @@ class VehicleSim:
         self.wheel_angle[...] = 0.0
         if self.telemetry is not None:
             self.telemetry.clear()                       # samples stay in time order
-        o = self._own
-        self.surfaces.write(o.grid[0], o.grid_info[0], o.patches[0])   # terrain may be new
+        self.world.write_surfaces(self.row)                   # the terrain may be new
         mujoco.mj_forward(self.model, self.data)
         self.refresh()
 
     def refresh(self) -> None:
         """Re-read :attr:`now` and the divergence flag from MjData (the compiled loop writes
         them after every step; call this after editing MjData by hand)."""
-        o = self._own
-        physics.chassis_now(o.addr[0], o.index[0], self.model.nv, self.now)
-        self._bad[0] = physics.diverged(o.addr[0], o.index[0], self.model.nv, o.state.wheel[0])
+        r = self.rows
+        physics.chassis_now(r.addr[0], r.index[0], self.model.nv, self.now)
+        r.bad[0] = physics.diverged(r.addr[0], r.index[0], self.model.nv, r.state.wheel[0])
 
     def restore(self, now: np.ndarray, diverged: bool, warnings: np.ndarray) -> None:
         """After MjData's state, the terrain and the vehicle arrays were restored from a
@@ -273,17 +235,16 @@ class VehicleSim:
         (``mj_forward``), and put back the snapshot's MuJoCo warning counts (the divergence
         check reads them), chassis row and divergence flag (the compiled loop wrote those after
         the snapshot's step; the next step reads them)."""
-        o = self._own
-        self.surfaces.write(o.grid[0], o.grid_info[0], o.patches[0])
+        self.world.write_surfaces(self.row)
         mujoco.mj_forward(self.model, self.data)
         self.data.warning.number[:] = warnings
-        self.now[...], self._bad[0] = now, diverged
+        self.now[...], self.rows.bad[0] = now, diverged
 
     def diverged(self) -> bool:
         """MuJoCo met a bad position, velocity or acceleration since the last reset (and reset
         the world itself), or a position, velocity or wheel spin is not finite (as of the last
         step or refresh)."""
-        return bool(self._bad[0])
+        return bool(self.rows.bad[0])
 
     def set_commands(self, **values) -> None:
         """Set command fields (see :class:`~traction.vehicle_model.Commands`); scalars broadcast.
@@ -323,10 +284,10 @@ class VehicleSim:
             TypeError: ``n_substeps`` is not an integer. ValueError: it is negative.
         """
         if self.telemetry is None:
-            self._loop.run(n_substeps)
+            self._call.run(n_substeps)
             return
         for _ in range(substeps(n_substeps)):
-            self._loop.run(1)
+            self._call.run(1)
             self.telemetry.record(self.data.time - self.dt, self.outputs, self.state, self.commands)
 
     def step_mapped(self, n_substeps: int, action_map: int) -> int:
@@ -339,16 +300,16 @@ class VehicleSim:
         Raises:
             ValueError: ``action_map`` is unknown or does not fit :attr:`action`'s width.
         """
-        return self._step_float32(n_substeps, action_map, NO_ACTION)
+        return self.step_action(n_substeps, action_map, NO_ACTION)
 
-    def _step_float32(self, n_substeps: int, action_map: int, action: np.ndarray) -> int:
+    def step_action(self, n_substeps: int, action_map: int, action: np.ndarray) -> int:
         """:meth:`step_mapped` after copying ``action`` (if not empty) into :attr:`action`, in
-        the same compiled call (a separate copy costs a second call, ~0.3 us with its Python
-        side). For the environments' common case: the caller has checked that ``action`` is a
-        float32 array of the row's shape (the compiled call does not check types)."""
+        the same compiled call (a separate copy costs a second call and its Python side). For
+        the environments' common case: the caller has checked that ``action`` is a float32
+        array of the row's shape (the compiled call does not check types)."""
         if self.telemetry is None:
-            return self._loop.run(n_substeps, action_map, action)
-        bad = self._loop.run(0, action_map, action)
+            return self._call.run(n_substeps, action_map, action)
+        bad = self._call.run(0, action_map, action)
         if bad < 0:
             self.step(n_substeps)
         return bad
@@ -361,10 +322,10 @@ class VehicleSim:
     def gather(self) -> tuple[vm.ChassisKinematics, vm.GroundHits]:
         """What the vehicle update sees now: chassis kinematics and wheel ray hits read from
         MjData by the compiled loop's ``physics.gather`` (after ``mj_forward`` or a step)."""
-        o, m = self._own, self.model
-        physics.gather(o.addr, o.index, o.sensor_adr, o.grid, o.grid_info, o.ground_type,
-                       o.patches, m.nsensordata, m.nv, o.kin, o.hits)
-        h = o.hits[0]
+        r, m = self.rows, self.model
+        physics.gather(r.addr, r.index, r.sensor_adr, r.grid, r.grid_info, r.ground_type,
+                       r.patches, m.nsensordata, m.nv, r.kin, r.hits)
+        h = r.hits[0]
         kin = self.kinematics()
         hits = vm.GroundHits(h[None, :, L.H_DIST].copy(), h[None, :, L.H_NORMAL:L.H_NORMAL + 3].copy(),
                              h[None, :, L.H_SURFACE].astype(np.int64))
@@ -375,7 +336,7 @@ class VehicleSim:
         ``K_COM``, ``K_VELOCITY``, ``K_ANGULAR``), all at one instant (the pose from ``qpos``,
         not MjData's poses, which after a step are still those it started from), by compiled
         code; the array is reused by the next call."""
-        physics.chassis_now(self._own.addr[0], self._own.index[0], self.model.nv, self._kin_row)
+        physics.chassis_now(self.rows.addr[0], self.rows.index[0], self.model.nv, self._kin_row)
         return self._kin_row
 
     def kinematics(self) -> vm.ChassisKinematics:

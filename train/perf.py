@@ -55,8 +55,8 @@ import numpy as np
 import traction.envs
 from traction.envs.physics import STEP_FUNCTIONS, _call_step
 from traction.train.checks import writable_dir
-from traction.vehicle_model.jit import first_compile, jit
-from traction.vehicle_model.update import scratch, step_batch_with
+from traction.vehicle_model.jit import borrow, first_compile, jit
+from traction.vehicle_model.update import borrow_packed, scratch, step_batch_with
 
 
 def _rate(fn, seconds: float) -> float:
@@ -143,15 +143,17 @@ def _snapshot(envs) -> list:
 def _repeat_update(k, packed, ws, vs, gears, cv, cw, kin, hits, friction, dt, gravity, ow, ov,
                    active):
     s, x, g = scratch(packed.wheel.shape[0])       # once per call, as in the physics loop
+    arrays = (borrow(ws), borrow(vs), borrow(gears), borrow(cv), borrow(cw), borrow(kin),
+              borrow(hits), borrow(friction))      # passed as the physics loop passes them
     for _ in range(k):
-        step_batch_with(packed, ws, vs, gears, cv, cw, kin, hits, friction, dt, gravity, ow, ov,
-                        active, s, x, g)
+        step_batch_with(borrow_packed(packed), *arrays, dt, gravity, borrow(ow), borrow(ov),
+                        borrow(active), borrow(s), borrow(x), borrow(g))
 
 
 def vehicle_update(env, n_vehicles: int, seconds: float) -> float:
     """Microseconds per vehicle per substep of the compiled update on the env's inputs."""
     sim = env.sim
-    o = sim._own
+    o = sim.rows
     rep = lambda a: np.ascontiguousarray(np.repeat(a, n_vehicles, axis=0))  # noqa: E731
     args = (sim.params.packed, rep(o.state.wheel), rep(o.state.vehicle), rep(o.state.gears),
             rep(o.commands.vehicle), rep(o.commands.wheel), rep(o.kin), rep(o.hits),
@@ -168,7 +170,7 @@ def _physics_of(env):
     """``step(env, action)`` running the physics of one control step of ``env`` (check and map
     the action, the substeps); bound once, so the timing holds no walk through Gymnasium's
     wrappers to the unwrapped env (0.3-0.5 us per control step)."""
-    physics = env.unwrapped._step_physics
+    physics = env.unwrapped.step_physics
     return lambda _, a: physics(a)
 
 
@@ -266,7 +268,7 @@ def single_env(env_id: str, actions: np.ndarray, seconds: float) -> dict:
         physics = max(physics, _replay(env, actions, part, physics_step)[0] * u.n_substeps)
         bare = max(bare, bare_mujoco([u.model], states, part))
     env.reset(seed=0)
-    paired = paired_cost([u], u._step_physics, env.step, actions, PAIR_EVERY,
+    paired = paired_cost([u], u.step_physics, env.step, actions, PAIR_EVERY,
                          PAIR_REPEATS if seconds >= 1.0 else 3)
     result = {"env_steps_per_s": steps, "sim_s_per_wall_s": steps * u.control_dt,
               "physics_substeps_per_s": physics, "bare_mujoco_substeps_per_s": bare,
@@ -309,7 +311,7 @@ def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: f
     every = np.ones(n, np.bool_)
 
     def physics(a) -> None:
-        u._step_physics(a, every)
+        u.step_physics(a, every)
     seconds /= ROUNDS
     timed(physics)                                 # warm-up; states along the drive
     steps, substeps, bare_n, steps_threaded = 0.0, 0.0, 0.0, 0.0
@@ -323,7 +325,7 @@ def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: f
                          PAIR_REPEATS // 2 if seconds >= 0.3 else 2)
     venv.close()
     threaded.close()
-    return {"env_steps_per_s": steps, "threads": threaded.unwrapped.batch.threads,   # (<= n)
+    return {"env_steps_per_s": steps, "threads": threaded.unwrapped.world.threads,   # (<= n)
             "env_steps_per_s_threaded": steps_threaded, "physics_vehicle_substeps_per_s": substeps,
             "physics_cost_per_vehicle_substep_vs_bare_mujoco": bare / substeps,
             "bare_mujoco_same_worlds_substeps_per_s": bare_n,

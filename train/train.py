@@ -143,7 +143,7 @@ def _reward_terms_callback():
             adapter = self.training_env.unwrapped
             terms = getattr(adapter, "reward_terms", None)
             if terms is not None:
-                for key, column in zip(adapter._reward_keys, terms.mean(axis=0).tolist(),
+                for key, column in zip(adapter.reward_keys, terms.mean(axis=0).tolist(),
                                        strict=True):
                     self.logger.record_mean(f"reward_terms/{key[7:]}", column)
                 return True

@@ -1,16 +1,17 @@
-"""The one compiler setting of the vehicle update: numba ``njit`` with an on-disk cache.
+"""The compiler settings of the vehicle update: numba ``njit`` with an on-disk cache.
 
-Compiled functions are cached on disk so only the first import after an install (or an edit)
-compiles; ``error_model="numpy"`` gives inf/NaN instead of raising on division by zero (the update
-guards its denominators); ``fastmath={"contract"}`` fuses multiply-adds (see :data:`jit`).
+Compiled functions are cached on disk so only the first use after an install, an upgrade or an
+edit of the compiled sources compiles (the folder: :mod:`~traction.vehicle_model.kernel_cache`);
+``error_model="numpy"`` gives inf/NaN instead of raising on division by zero (the update guards
+its denominators); ``fastmath={"contract"}`` fuses multiply-adds (see :data:`jit`).
 
-Compiled code is cached once per content of the traction sources (not per checkout), and any
-edit or upgrade starts a fresh cache: see :mod:`~traction.vehicle_model.kernel_cache`.
+The parts of the update are pasted into their callers (numba's inlining, ``inline=``), all but
+the update itself, which is compiled once and called (:func:`pasted`).
 
 Also here: :func:`borrow` (an array without reference counting, for compiled entry points),
-:func:`borrow_rows` (the same with the row width a compile-time constant),
-:func:`interp` (scalar piecewise-linear lookup) and :func:`first_compile` (a first use that
-compiles does so with a faster inliner, and says so instead of a silent wait of up to a minute).
+:func:`borrow_rows` (the same with the row width a compile-time constant), :func:`interp`
+(scalar piecewise-linear lookup) and :func:`first_compile` (a first use that compiles says so
+instead of a silent wait of a minute or two).
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from . import kernel_cache
-from .inliner import one_copy_per_function
 
 #: This source tree's folder of compiled code (:mod:`~traction.vehicle_model.kernel_cache`).
 CACHE_FOLDER = kernel_cache.folder()
@@ -41,47 +41,60 @@ NOTICE_AFTER = 3.0
 @contextlib.contextmanager
 def first_compile(dispatcher, what: str):
     """Around a call that may compile ``dispatcher`` (a numba function), when it has nothing
-    compiled in this process yet: numba's inliner copies each inlined function once instead of
-    once per basic block (:mod:`~traction.vehicle_model.inliner`: the update compiles in half
-    the time), and if the call is still running after :data:`NOTICE_AFTER` seconds, a warning
-    is logged that ``what`` is being compiled, for how long, and where the result is cached. A
-    first use after an install compiles the whole update for about a minute; without the notice
-    that looks like a hang."""
+    compiled in this process yet: if the call is still running after :data:`NOTICE_AFTER`
+    seconds, a warning is logged that ``what`` is being compiled, and where the result is
+    cached. A first use after an install compiles the whole update for a minute or two; without
+    the notice that looks like a hang."""
     if dispatcher.overloads:
         yield
         return
     timer = threading.Timer(NOTICE_AFTER, logger.warning, (
-        "compiling %s: once per version of traction and its dependencies (an install, an "
-        "upgrade or an edit), under a minute on 2 cores; later runs load it from %s", what,
-        CACHE_FOLDER))
+        "compiling %s: once per version of traction's compiled code and its dependencies (an "
+        "install, an upgrade or an edit), a minute or two on 2 cores; later runs load it from "
+        "%s", what, CACHE_FOLDER))
     timer.daemon = True
     timer.start()
     try:
-        with one_copy_per_function():
-            yield
+        yield
     finally:
         timer.cancel()
 
 
-#: The decorator of the vehicle update's parts. ``inline="always"`` makes numba paste a part into
-#: its compiled caller (at the IR level), so the whole substep compiles into one function: a call
-#: between compiled functions passes every array as a struct of seven fields and changes its
-#: reference count, which cost as much as the physics of a small part (measured: the PhysX tyre
-#: through the model switch, 148 ns per wheel as calls, 66 ns inlined). Called from Python, a
-#: part is an ordinary compiled function.
+#: The compiled functions that are called rather than pasted into their callers (module and
+#: qualified name): the whole vehicle update for a batch. Every compiled caller (the physics
+#: loop, the benchmark's update loop, ``update.step`` from Python) then shares its one
+#: compilation (compiled once, cached once), and pasting it would copy its intermediate
+#: representation, one basic block at a time, into each caller: numba's copy of a function that
+#: large takes minutes (it copies the function's whole scope of variables for every block). A
+#: call per substep costs little when its arrays are borrowed (:func:`borrow`): the physics loop
+#: passes them so.
+CALLED = frozenset({"traction.vehicle_model.update.step_batch_with"})
+
+
+def pasted(call, caller_ir, callee_ir) -> bool:
+    """Numba's inlining cost model (the ``inline=`` option of :data:`jit`): paste every part
+    into its caller except the functions of :data:`CALLED`."""
+    f = callee_ir.func_id
+    return f"{f.modname}.{f.func_qualname}" not in CALLED
+
+
+#: The decorator of the vehicle update's parts. Its inlining (:func:`pasted`) makes numba paste
+#: a part into its compiled caller at the IR level, so the whole update compiles into one
+#: function: a call between compiled functions passes every array as a struct of seven fields
+#: and changes its reference count, which costs as much as the physics of a small part. Called
+#: from Python, a part is an ordinary compiled function.
 #:
 #: ``fastmath={"contract"}`` lets LLVM fuse a multiplication and an addition into one FMA
 #: instruction (one rounding instead of two: as accurate or more). No other fast-math licence is
 #: taken: NaN and infinity keep their IEEE meaning (the divergence checks rely on it), nothing is
 #: reassociated or approximated. The rotations, cross and dot products of the update are chains
-#: of such pairs (measured: the Drift car's update 626 -> 600 ns; rollouts change in the last
-#: bits, and stay bit-identical from run to run on one machine).
-jit = numba.njit(cache=True, error_model="numpy", inline="always", fastmath={"contract"})
+#: of such pairs; rollouts differ from uncontracted arithmetic in the last bits, and stay
+#: bit-identical from run to run on one machine.
+jit = numba.njit(cache=True, error_model="numpy", inline=pasted, fastmath={"contract"})
 #: Not inlined: functions with object-mode blocks (which cannot be inlined).
 jit_call = numba.njit(cache=True, error_model="numpy", fastmath={"contract"})
 #: Entry points called from Python that release the GIL while they run, so that several Python
-#: threads can each run one (the simulator loop over a share of a vector env's worlds). The
-#: release and reacquisition cost nothing measurable (Drift single env, A/B per control step).
+#: threads can each run one (the simulator loop over a share of a vector env's worlds).
 jit_nogil = numba.njit(cache=True, error_model="numpy", fastmath={"contract"}, nogil=True)
 
 
@@ -107,10 +120,11 @@ def borrow(typingctx, array):
     meminfo and no parent object, for use only while the caller holds the array.
 
     Every view made in compiled code (``wheels[w]``, ``out[:, COL]``, an array bound to an
-    inlined part's argument) changes the reference count of its array's meminfo, and numba does
-    that with an out-of-line call and an atomic add, which stalls the pipeline (measured: most
-    of the PhysX tyre's 150 ns per wheel). Views of a borrowed array carry the null meminfo, for
-    which those calls return at once. The update's entry point borrows every array it is given
+    inlined part's argument, an array passed to a compiled function) changes the reference
+    count of its array's meminfo, and numba does that with an out-of-line call and an atomic
+    add, which stalls the pipeline: in the update's per-wheel loops that cost more than the
+    arithmetic. Views of a borrowed array carry the null meminfo, for which those calls return
+    at once. The update borrows every array it is given
     (:func:`~traction.vehicle_model.update.step_batch_with`), as does the simulator loop that
     calls it (``traction.envs.physics.advance``); nothing they borrow outlives the call.
     """
@@ -132,10 +146,10 @@ def borrow_rows(typingctx, array, width):
     """:func:`borrow` of a C-contiguous ``array`` whose last axis has ``width`` entries, a
     compile-time constant (a ``layout`` column count), with that width and every stride constant
     (or a product with a constant): LLVM then folds each ``row[COLUMN]`` access into a fixed
-    offset instead of a multiplication by a stride held in a register (measured: the update
-    alone 7 % faster for the Drift car, 3-4 % for the tank and the 6x6 truck; bit-identical).
-    The caller checks ``array.shape[-1] == width`` first: for a wider or narrower array the
-    result reads the wrong columns."""
+    offset instead of a multiplication by a stride held in a register (the same results; a few
+    per cent of the update alone, under 5 % of an env step). The caller checks
+    ``array.shape[-1] == width`` first: for a wider or narrower array the result reads the wrong
+    columns."""
     if (not isinstance(array, types.Array) or array.layout != "C"
             or not isinstance(width, types.IntegerLiteral)):
         return None

@@ -1,27 +1,21 @@
-"""Where the compiled update is kept on disk, under which key, and for how long.
+"""Where compiled code is kept on disk: one folder per content of the compiled sources.
 
-Three things numba's own cache does not do for a package like this one:
+Numba's on-disk cache (``cache=True``) checks a cached function against its own source file
+only. But a compiled function holds the machine code of every compiled function it calls, from
+whichever file: the physics loop in ``envs/physics.py`` holds the whole vehicle update and the
+action maps. So the cache folder numba writes to (its ``CACHE_DIR`` setting, which the
+environment variable ``NUMBA_CACHE_DIR`` gives) is pointed at a folder named after a hash of
+those sources (:data:`SOURCES`) and of the versions whose values compiled code bakes in (Python,
+numba, llvmlite, numpy, and MuJoCo: the physics loop holds MuJoCo's warning numbers):
+``<base>/numba-<hash>``, with ``<base>`` the user's ``NUMBA_CACHE_DIR`` if set, else
+``~/.cache/traction`` (``$XDG_CACHE_HOME/traction``). An edit of a compiled source or an upgrade
+starts a fresh folder; an edit elsewhere (a task, a tool, a scene) does not.
 
-1. **Callees in other files.** Numba checks a cached function against its own source file only,
-   but a compiled caller contains its inlined callees from other files (``envs/physics.py``'s
-   loop contains the whole vehicle update). So the cache lives in a folder named after a hash of
-   every traction source file and of the versions whose values compiled code bakes in (Python,
-   numba, llvmlite, numpy, MuJoCo: the physics loop holds MuJoCo's warning numbers). Any edit or
-   upgrade starts a fresh folder: ``~/.cache/traction/numba-<hash>`` (below
-   ``$NUMBA_CACHE_DIR`` or ``$XDG_CACHE_HOME`` when set).
-2. **One cache per content, not per path.** Numba files a function's cache under a hash of its
-   source folder's path, so a second checkout, a CI clone or a second virtual environment with
-   the same sources compiled everything again (up to a minute per entry point). :class:`Locator`
-   files traction's functions under their package folder's name in the hashed folder, so the
-   same sources with the same versions load what any of them compiled.
-3. **Old folders.** Each edit or upgrade leaves one folder behind (about 4 MB). Every import
-   marks its folder used and :func:`prune` removes the others beyond the
-   :data:`KEEP` most recently used once they have not been used for :data:`IDLE_DAYS`.
-
-Only traction's own functions are affected: other libraries' numba functions keep numba's
-locators and settings. If this numba has no locator list to extend (its internals changed),
-:func:`install` falls back to numba's ``CACHE_DIR`` setting with the same folder (then each
-checkout compiles once for itself, as before).
+The setting is the process's: numba functions of other libraries defined after traction is
+imported are cached in the same folder (each still checked against its own file). Each edit or
+upgrade leaves a folder behind (a few MB): every import marks its folder used, and
+:func:`prune` removes the others beyond the :data:`KEEP` most recently used once they have not
+been used for :data:`IDLE_DAYS`.
 """
 
 from __future__ import annotations
@@ -40,12 +34,14 @@ from pathlib import Path
 import llvmlite
 import numba
 import numpy as np
-from numba.core import caching
 
 logger = logging.getLogger(__name__)
 
-#: traction's package folders (their ``.py`` files are hashed and their functions cached here)
-PACKAGES = ("vehicle_model", "envs", "scenes", "train")
+#: The sources whose compiled code other files' compiled functions contain (folders: every
+#: ``.py`` in them), relative to the folder holding traction's packages. Numba checks each cached
+#: function against its own file; these are the rest. ``tests/vehicle_model/test_kernel_cache.py``
+#: checks that every compiled function calls compiled code from its own file or these only.
+SOURCES = ("vehicle_model", "envs/physics.py", "envs/actions.py")
 #: folders kept whatever their age: the most recently used ones
 KEEP = 8
 #: days a folder beyond the :data:`KEEP` newest is kept after its last use
@@ -65,18 +61,27 @@ def _version(dist: str) -> str:
         return "-"
 
 
+def source_files() -> list[Path]:
+    """The files of :data:`SOURCES`, in a fixed order."""
+    root = source_root()
+    files = []
+    for source in SOURCES:
+        path = root / source
+        files += sorted(path.glob("*.py")) if path.is_dir() else [path]
+    return files
+
+
 def digest() -> str:
-    """16 hex digits of the hash of every traction source file and the versions baked into
-    compiled code."""
+    """16 hex digits of the hash of the :data:`SOURCES` (each file's path and text) and the
+    versions baked into compiled code."""
     root = source_root()
     h = hashlib.sha256()
     for part in (sys.version, numba.__version__, llvmlite.__version__, np.__version__,
                  _version("mujoco")):
         h.update(part.encode() + b"\0")
-    for folder in PACKAGES:
-        for path in sorted((root / folder).glob("*.py")):
-            h.update(f"{folder}/{path.name}\0".encode())
-            h.update(path.read_bytes())
+    for path in source_files():
+        h.update(path.relative_to(root).as_posix().encode() + b"\0")
+        h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -122,47 +127,7 @@ def folder() -> Path:
     return path
 
 
-#: numba's locator of a cache folder given by the user (absent if numba's internals change)
-_BASE = getattr(caching, "UserProvidedCacheLocator", None)
-
-
-class Locator(_BASE or object):
-    """Numba's cache locator for traction's own source files: ``<folder>/<package folder name>``,
-    whatever the path of the checkout or environment, with the folder's hash as the source stamp
-    (it covers the file and every callee it may inline)."""
-
-    folder = ""
-
-    def __init__(self, py_func, py_file):
-        self._py_file = py_file
-        self._lineno = py_func.__code__.co_firstlineno
-        self._cache_path = os.path.join(self.folder, Path(py_file).parent.name)
-
-    def get_source_stamp(self):
-        return os.path.basename(self.folder)
-
-    @classmethod
-    def from_function(cls, py_func, py_file):
-        path = Path(py_file).resolve()
-        if not cls.folder or path.parent.parent != source_root() or path.parent.name not in PACKAGES:
-            return None
-        self = cls(py_func, py_file)
-        try:
-            self.ensure_cache_path()
-        except OSError:
-            return None
-        return self
-
-
-def install(path: Path) -> bool:
-    """Cache traction's compiled functions in ``path``: through :class:`Locator` when this numba
-    has a locator list to extend (returns True), else through numba's ``CACHE_DIR``."""
-    Locator.folder = str(path)
-    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
-    classes = getattr(impl, "_locator_classes", None)
-    if _BASE is None or not isinstance(classes, list):
-        numba.config.CACHE_DIR = str(path)
-        return False
-    if Locator not in classes:
-        classes.insert(0, Locator)
-    return True
+def install(path: Path) -> None:
+    """Point numba's cache folder setting at ``path`` (before traction's compiled functions are
+    defined: numba reads it when a ``cache=True`` function is decorated)."""
+    numba.config.CACHE_DIR = str(path)

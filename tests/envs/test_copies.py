@@ -14,7 +14,6 @@ from vehicle_variants import with_model
 
 import traction.envs
 import traction.vehicle_model as vm
-from traction.envs import SimBatch
 from traction.envs.drift_v0 import DriftEnv
 from traction.envs.tank_turn_v0 import TankTurnEnv
 from traction.vehicle_model import layout as L
@@ -121,7 +120,7 @@ def test_objects_holding_mujoco_addresses_refuse_copies_by_name():
     venv = gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point")
     env = gym.make("Traction/Drift-v0").unwrapped
     for obj, name in ((venv.unwrapped, "TractionVectorEnv"), (env.sim, "VehicleSim"),
-                      (SimBatch([env.sim]), "SimBatch")):
+                      (env.sim.world, "World")):
         for attempt in (copy.copy, copy.deepcopy, pickle.dumps):
             with pytest.raises(TypeError, match=f"a {name} cannot be copied or pickled: it "
                                                 "holds addresses of this process's MuJoCo data"):

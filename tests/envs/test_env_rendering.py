@@ -44,7 +44,7 @@ def test_render_shows_the_camera_named_and_a_bad_name_is_refused(env_id):
         env.set_wrapper_attr("camera_name", camera)
         frames[camera] = env.render()
         assert np.array_equal(frames[camera], own.frame(u.data, camera=camera,
-                                                        markers=u._markers()))
+                                                        markers=u.markers()))
     own.close()
     assert not np.array_equal(frames["top"], frames["chase"])
     assert not np.array_equal(frames["chase"], frames["driver"])
@@ -132,7 +132,7 @@ def test_each_task_draws_its_target_into_its_frames(env_id):
     for _ in range(5):
         env.step(np.zeros(env.action_space.shape, np.float32))
     u = env.unwrapped
-    markers = u._markers()
+    markers = u.markers()
     c = u.read_chassis()
     arrows = _arrows(markers)
     if env_id == "Traction/TankTurn-v0":

@@ -154,14 +154,14 @@ def test_bad_actions_raise_clearly(env_id):
 
 def test_actions_are_checked_and_clipped_channel_by_channel():
     u = gym.make("Traction/Drift-v0").unwrapped
-    assert u._check_action(np.array([0.5, -3.0, 7.0, -1.0], np.float32)) == [0.5, -1.0, 1.0, -1.0]
-    assert u._check_action([1, 0, 2, -2]) == [1.0, 0.0, 1.0, -1.0]        # ints, a list
+    assert u.check_action(np.array([0.5, -3.0, 7.0, -1.0], np.float32)) == [0.5, -1.0, 1.0, -1.0]
+    assert u.check_action([1, 0, 2, -2]) == [1.0, 0.0, 1.0, -1.0]        # ints, a list
     big = np.array([1e308, 1e308, -0.25, 0.0])                           # the sum overflows
-    assert u._check_action(big) == [1.0, 1.0, -0.25, 0.0]
+    assert u.check_action(big) == [1.0, 1.0, -0.25, 0.0]
     with pytest.raises(ValueError, match=r"action\[2\] \(brake\) = -inf"):
-        u._check_action(np.array([0.0, 0.0, -np.inf, 0.0]))
+        u.check_action(np.array([0.0, 0.0, -np.inf, 0.0]))
     with pytest.raises(ValueError, match="cannot be read as real numbers"):
-        u._check_action(["a", 0, 0, 0])
+        u.check_action(["a", 0, 0, 0])
 
 
 def _commands(u) -> dict:
@@ -247,7 +247,7 @@ class _PythonMappedDrift(DriftEnv):
 
     action_map = actions.NONE
 
-    def _apply_action(self, a: list[float]) -> None:
+    def apply_action(self, a: list[float]) -> None:
         cmd = self.sim.commands.vehicle[0]
         cmd[L.STEER], cmd[L.THROTTLE] = a[0], (a[1] + 1.0) / 2.0
         cmd[L.BRAKE], cmd[L.HANDBRAKE] = (a[2] + 1.0) / 2.0, (a[3] + 1.0) / 2.0
@@ -293,7 +293,7 @@ def test_the_vector_env_runs_a_python_mapped_task_like_the_compiled_map():
     for cls in (DriftEnv, _PythonMappedDrift):
         venv = TractionVectorEnv(cls, 2)
         venv.reset(seed=5)
-        out.append([np.concatenate([venv.step(a)[0].ravel(), venv.batch.action.ravel()])
+        out.append([np.concatenate([venv.step(a)[0].ravel(), venv.world.arrays.action.ravel()])
                     for a in acts])
         bad = acts[0].copy()
         bad[1, 2] = np.nan

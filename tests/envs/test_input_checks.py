@@ -9,7 +9,7 @@ import pytest
 from gymnasium.error import ResetNeeded
 
 import traction.envs  # noqa: F401  (registers the environments)
-from traction.envs import SimBatch, VehicleSim, physics
+from traction.envs import VehicleSim, World, physics
 from traction.scenes import build_scene
 from traction.vehicle_model import load_vehicle
 
@@ -298,25 +298,26 @@ def test_vehicle_sim_reset_pose_is_checked_before_anything_changes(kwargs, match
         sim.step(-1)                                     # with telemetry too
 
 
-def test_a_batch_refuses_sims_that_record_telemetry():
-    """A batch steps its worlds in one call and records nothing, so a sim recording telemetry
-    is refused by name (its buffer stayed empty and gave header-only CSVs)."""
-    sims = [VehicleSim(build_scene("sedan"), telemetry=t) for t in (0, 100)]
-    with pytest.raises(ValueError, match=r"SimBatch: sims\[1\] records telemetry"):
-        SimBatch(sims)
+def test_a_world_of_several_refuses_sims_that_record_telemetry():
+    """A world of several steps them in one call and records nothing, so a sim recording
+    telemetry is refused by name (its buffer stayed empty and gave header-only CSVs)."""
+    with pytest.raises(ValueError, match=r"World: sim 1 records telemetry"), World(2).filled():
+        [VehicleSim(build_scene("sedan"), telemetry=t) for t in (0, 100)]
 
 
-# A SimBatch steps every world with the first sim's packed vehicle
-# parameters, so a sim of another vehicle (here the same sedan with weaker brakes) must be
-# refused; the check comparing each sim with itself went unseen.
-def test_a_batch_refuses_sims_of_other_vehicle_parameters():
+# A world steps every row with the first sim's packed vehicle parameters, so a sim of another
+# vehicle (here the same sedan with weaker brakes) must be refused; the check comparing each sim
+# with itself went unseen.
+def test_a_world_refuses_sims_of_other_vehicle_parameters():
     p = load_vehicle("sedan")
     weak = dataclasses.replace(p, wheels=dataclasses.replace(
         p.wheels, max_brake_torque=np.asarray(p.wheels.max_brake_torque) * 0.5))
-    sims = [VehicleSim(build_scene(p)), VehicleSim(build_scene(weak))]
-    with pytest.raises(ValueError, match="SimBatch: every sim must use the same vehicle parameters"):
-        SimBatch(sims)
-    SimBatch([sims[0], VehicleSim(build_scene(p))]).close()      # equal parameters: fine
+    with pytest.raises(ValueError, match="World: every sim must use the same vehicle parameters"):
+        with World(2).filled():
+            [VehicleSim(build_scene(p)), VehicleSim(build_scene(weak))]
+    with World(2).filled() as world:                                  # equal parameters: fine
+        [VehicleSim(build_scene(p)) for _ in range(2)]
+    world.close()
 
 
 # A control step shorter than half a physics step.
@@ -356,3 +357,20 @@ def test_reset_at_exactly_the_maximum_chassis_speed_is_allowed():
     assert np.linalg.norm(sim.com_velocity()) == pytest.approx(top)
     with pytest.raises(ValueError, match="allowed: a speed up to"):
         sim.reset(velocity=[top * (1 + 1e-9), 0.0, 0.0])
+
+
+def test_a_world_is_filled_with_exactly_its_rows():
+    """Sims built inside ``World.filled`` take its rows in order; one more than it has rows, or
+    fewer by the end of the block, is refused by count; a sim built outside gets a world of
+    its own."""
+    with World(2).filled() as world:
+        sims = [VehicleSim(build_scene("sedan")) for _ in range(2)]
+        with pytest.raises(ValueError, match="World: all its 2 worlds have their sim"):
+            VehicleSim(build_scene("sedan"))
+    assert [s.row for s in sims] == [0, 1] and all(s.world is world for s in sims)
+    alone = VehicleSim(build_scene("sedan"))
+    assert (alone.world.size, alone.row) == (1, 0) and alone.world is not world
+    with pytest.raises(ValueError, match=r"World: 1 sims built for its 3 worlds"):
+        with World(3).filled():
+            VehicleSim(build_scene("sedan"))
+    world.close()

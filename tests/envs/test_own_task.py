@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+from traction.envs.base import RENAMED, TractionEnv
 from traction.train import train
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
@@ -65,3 +66,13 @@ def test_the_guides_task_vectorises_copies_and_trains(stop_env_module):
     a = _drive(singles[0])
     assert np.array_equal(clone.step(a)[0], envs[0].unwrapped.step(a)[0])
     train.check_env("my_tasks:MyTasks/Stop-v0", {})
+
+
+@pytest.mark.parametrize(("old", "new"), sorted(RENAMED.items()))
+def test_a_task_written_against_the_private_names_is_refused_naming_the_public_one(old, new):
+    """Before the task interface was public its methods were ``_observation`` and so on; a task
+    still defining one would silently never be called, so its class is refused at once."""
+    with pytest.raises(TypeError, match=rf"^Old defines {old}, which nothing calls: the task "
+                                        rf"interface is public, define {new} instead"):
+        type("Old", (TractionEnv,), {old: lambda self, *args: None})
+    type("New", (TractionEnv,), {new: lambda self, *args: None})        # the public name: fine

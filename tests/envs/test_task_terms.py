@@ -95,7 +95,7 @@ def _yawed(env, yaw, velocity, spins=None):
               quat=[math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)], velocity=velocity)
     if spins is not None:
         sim.state.wheel[0, :, L.OMEGA] = spins
-    return u._observation(u.read_chassis())
+    return u.observation(u.read_chassis())
 
 
 @pytest.mark.parametrize("env_id", ["Traction/Drift-v0", "Traction/TankTurn-v0"])
@@ -195,7 +195,7 @@ def test_drift_sideslip_is_positive_with_the_velocity_right_of_the_nose(side):
     assert obs[1] == pytest.approx(side * beta, abs=1e-6)       # (|vx| + 1e-6 in atan2)
     c = u.read_chassis()
     assert u.sideslip(c) == pytest.approx(side * beta, abs=1e-6)
-    term = u._reward_terms(c)["sideslip"]
+    term = u.reward_terms(c)["sideslip"]
     assert term == pytest.approx(u.weights["sideslip"] if side > 0 else 0.0, abs=1e-6)
 
 
@@ -261,13 +261,13 @@ class _Terms(TankTurnEnv):
         super().__init__(**kwargs)
         self.drop, self.add, self.obs_size = drop, add, obs_size
 
-    def _reward_terms(self, c):
-        terms = super()._reward_terms(c)
+    def reward_terms(self, c):
+        terms = super().reward_terms(c)
         terms.pop(self.drop, None)
         return {**terms, **({self.add: 1.0} if self.add else {})}
 
-    def _observation(self, c):
-        return super()._observation(c)[:self.obs_size]
+    def observation(self, c):
+        return super().observation(c)[:self.obs_size]
 
 
 @pytest.mark.parametrize("kwargs", [{"drop": "hold"}, {"add": "style"}])
@@ -275,13 +275,13 @@ def test_reward_terms_other_than_declared_are_named(kwargs):
     """A term left out raised a bare KeyError; one not in reward_names was silently dropped."""
     env = _Terms(**kwargs)
     env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"_Terms._reward_terms returned \[.*\]; expected the "
+    with pytest.raises(ValueError, match=r"_Terms.reward_terms returned \[.*\]; expected the "
                                          r"terms of reward_names, \['heading', "):
         env.step(np.zeros(2, np.float32))
 
 
 def test_an_observation_of_another_shape_than_the_space_is_named():
     """It passed in a single env and failed inside numpy in the vector env."""
-    with pytest.raises(ValueError, match=r"_Terms._observation returned shape \(8,\); the "
+    with pytest.raises(ValueError, match=r"_Terms.observation returned shape \(8,\); the "
                                          r"observation space's is \(9,\)"):
         _Terms(obs_size=8).reset(seed=0)

@@ -173,14 +173,14 @@ def test_float32_and_float64_actions_step_the_vector_env_alike():
         got32, got64 = venvs[0].step(a), venvs[1].step(a.astype(np.float64))
         for g, e in zip(got32[:4], got64[:4], strict=True):
             assert np.array_equal(g, e)
-    assert np.array_equal(venvs[0].unwrapped.batch.action, venvs[1].unwrapped.batch.action)
+    assert np.array_equal(venvs[0].unwrapped.world.arrays.action, venvs[1].unwrapped.world.arrays.action)
     bad = np.zeros((2, 4), np.float32)
     bad[1, 2] = np.nan
     for v, b in zip(venvs, (bad, bad.astype(np.float64)), strict=True):
         with pytest.raises(ValueError, match=r"sub-environment 1: action\[2\] \(\w+\) = nan"):
             v.step(b)
     with pytest.raises(ValueError, match=r"action: float32 \(3, 4\); expected float32 \(2, 4\)"):
-        venvs[0].unwrapped.batch.step(1, action=np.zeros((3, 4), np.float32))
+        venvs[0].unwrapped.world.step(1, action=np.zeros((3, 4), np.float32))
 
 
 def test_substep_count_must_be_a_non_negative_integer():
@@ -359,8 +359,8 @@ class _NarrowTank(TankTurnEnv):
         super().__init__(**kwargs)
         self.observation_space = gym.spaces.Box(-1.0, 1.0, (9,), np.float64)
 
-    def _observation(self, c):
-        obs = super()._observation(c)
+    def observation(self, c):
+        obs = super().observation(c)
         obs[7:] = 3.0, -2.0
         return obs
 
@@ -370,8 +370,8 @@ class _WideTank(_NarrowTank):
         super().__init__(**kwargs)
         self.observation_space = gym.spaces.Box(-5000.0, 5000.0, (9,), np.float64)
 
-    def _observation(self, c):
-        obs = super()._observation(c)
+    def observation(self, c):
+        obs = super().observation(c)
         obs[7] = 2500.0                              # m, say, on a large terrain
         return obs
 

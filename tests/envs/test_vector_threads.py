@@ -5,7 +5,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from traction.envs import SimBatch
+from traction.envs import World
 
 
 def _make(env_id, n, threads, **kw):
@@ -14,7 +14,7 @@ def _make(env_id, n, threads, **kw):
 
 
 def _state(venv):
-    a = venv.unwrapped.batch.arrays
+    a = venv.unwrapped.world.arrays
     return [a.state.wheel.copy(), a.state.vehicle.copy(), a.outputs.wheel.copy(),
             a.outputs.vehicle.copy(), a.now.copy(), a.wheel_angle.copy()]
 
@@ -27,7 +27,7 @@ def _state(venv):
 def test_threads_give_the_one_thread_trajectories_bit_for_bit(env_id, n, threads):
     one, many = _make(env_id, n, 1, max_episode_steps=6), _make(env_id, n, threads,
                                                                 max_episode_steps=6)
-    assert many.unwrapped.batch.threads == min(threads, n)
+    assert many.unwrapped.world.threads == min(threads, n)
     rng = np.random.default_rng(2)
     actions = rng.uniform(-1, 1, (16, *one.action_space.shape)).astype(np.float32)
     for v in (one, many):
@@ -59,22 +59,21 @@ def test_a_bad_action_in_any_share_stops_every_world():
         venv.step(bad)
     for g, e in zip(_state(venv), before, strict=True):
         assert np.array_equal(g, e)
-    rows = venv.unwrapped.batch.action.copy()
+    rows = venv.unwrapped.world.arrays.action.copy()
     with pytest.raises(ValueError, match="n_substeps = -2"):
-        venv.unwrapped.batch.step(-2, action=np.ones((4, 4), np.float32))
-    assert np.array_equal(venv.unwrapped.batch.action, rows)   # rejected before they load
+        venv.unwrapped.world.step(-2, action=np.ones((4, 4), np.float32))
+    assert np.array_equal(venv.unwrapped.world.arrays.action, rows)   # rejected before they load
     venv.close()
     with pytest.raises(RuntimeError):                   # the threads are stopped
-        venv.unwrapped.batch.step(1)
+        venv.unwrapped.world.step(1)
 
 
 @pytest.mark.parametrize("threads", [0, -1, 1.5, "2"])
 def test_thread_count_must_be_a_positive_integer(threads):
     with pytest.raises(ValueError, match=r"num_threads = .*; allowed: an integer >= 1"):
         _make("Traction/Drift-v0", 2, threads)
-    env = gym.make("Traction/Drift-v0").unwrapped
     with pytest.raises(ValueError, match=r"threads = .*; allowed: an integer >= 1"):
-        SimBatch([env.sim], threads)
+        World(2, threads)
 
 
 def test_sb3_adapter_with_threads_steps_as_with_one():

@@ -1,4 +1,4 @@
-"""Friction per world: each world of a batch (the native vector env) reads its own sim's
+"""Friction per world: each world of a World (the native vector env) reads its own sim's
 friction table, as separate environments do, so grip can be randomised per world; a value that
 is not finite and >= 0 is refused by name before anything is stepped."""
 
@@ -10,7 +10,7 @@ import pytest
 
 import traction.envs  # noqa: F401  (registers the environments)
 from traction import vehicle_model as vm
-from traction.envs import SimBatch, VehicleSim
+from traction.envs import VehicleSim, World
 from traction.scenes import build_scene
 
 G = 9.81
@@ -23,13 +23,13 @@ def _peak(params) -> float:
     return float(peak[0])
 
 
-def test_each_world_of_a_batch_brakes_on_its_own_friction():
-    """Three sedans braking from 20 m/s in one batch, on tarmac of friction 1, 0.5 and 0.25
+def test_each_world_brakes_on_its_own_friction():
+    """Three sedans braking from 20 m/s in one World, on tarmac of friction 1, 0.5 and 0.25
     (each world's table edited): each stops within v0^2 / (2 mu_eff g), 1 % short to 10 % long
     (the stop criterion, friction ramp-up, brake dive and the crawl to the stop), as a sedan
     alone does (tests/envs/test_tire_scenarios.py)."""
-    sims = [VehicleSim(build_scene("sedan", "flat")) for _ in range(3)]
-    batch = SimBatch(sims)
+    with World(3).filled() as world:
+        sims = [VehicleSim(build_scene("sedan", "flat")) for _ in range(3)]
     mus, v0 = (1.0, 0.5, 0.25), 20.0
     for sim, mu in zip(sims, mus, strict=True):
         tire = int(sim.params.tires.tire_type[0])
@@ -40,7 +40,7 @@ def test_each_world_of_a_batch_brakes_on_its_own_friction():
     x0 = [sim.com_position()[0] for sim in sims]
     stopped = [None] * 3
     for _ in range(int(10.0 / sims[0].dt)):
-        batch.step(1)
+        world.step(1)
         for i, sim in enumerate(sims):
             if stopped[i] is None and sim.forward_speed() < 0.01:
                 stopped[i] = sim.com_position()[0] - x0[i]
@@ -49,7 +49,7 @@ def test_each_world_of_a_batch_brakes_on_its_own_friction():
     for dist, mu in zip(stopped, mus, strict=True):
         ideal = v0**2 / (2 * mu * _peak(sims[0].params) * G)
         assert dist is not None and 0.99 * ideal <= dist <= 1.10 * ideal, (mu, dist, ideal)
-    batch.close()
+    world.close()
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -87,7 +87,7 @@ def test_a_bad_friction_value_is_refused_naming_the_world_before_any_world_steps
     venv.reset(seed=0)
     a = np.zeros((3, *venv.single_action_space.shape), np.float32)
     venv.step(a)
-    arrays = venv.unwrapped.batch.arrays
+    arrays = venv.unwrapped.world.arrays
     before = (arrays.state.wheel.copy(), arrays.now.copy(), arrays.commands.vehicle.copy())
     times = [e.data.time for e in venv.unwrapped.envs]
     for bad in (np.nan, -0.1, np.inf):
@@ -105,7 +105,7 @@ def test_a_bad_friction_value_is_refused_naming_the_world_before_any_world_steps
 
 def test_a_single_sim_refuses_a_bad_value_and_takes_a_table_of_another_shape():
     """Alone, a sim names its table for a bad value, steps nothing, and takes a table with more
-    tyre types (its arrays rebuilt, its state kept): with friction 0 the driven car gains no
+    tyre types (its friction rows rebuilt, its state kept): with friction 0 the driven car gains no
     speed, with the table's 1.0 it does."""
     sim = VehicleSim(build_scene("sedan_rwd", "flat"))
     sim.step(200)
@@ -129,22 +129,21 @@ def test_a_single_sim_refuses_a_bad_value_and_takes_a_table_of_another_shape():
     assert sim.forward_speed() > 2.0                                     # 1 s at full throttle
 
 
-def test_a_batch_reads_tables_of_one_shape():
+def test_a_world_reads_tables_of_one_shape():
     scene = build_scene("sedan", "flat")
     surfaces = scene.friction_table.surfaces
     wide = vm.FrictionTable(surfaces, ["road", "offroad", "track", "slick"],
                             np.ones((len(surfaces), 4)))
-    sims = [VehicleSim(build_scene("sedan", "flat")), VehicleSim(scene, friction_table=wide)]
-    with pytest.raises(ValueError, match=r"SimBatch: sims\[1\]'s friction table has shape "
-                                         r"\(7, 4\), sims\[0\]'s \(7, 3\)"):
-        SimBatch(sims)
-    sims = [VehicleSim(build_scene("sedan", "flat")) for _ in range(2)]
-    batch = SimBatch(sims)
+    with pytest.raises(ValueError, match=r"World: sim 1's friction table has shape "
+                                         r"\(7, 4\), sim 0's \(7, 3\)"), World(2).filled():
+        [VehicleSim(build_scene("sedan", "flat")), VehicleSim(scene, friction_table=wide)]
+    with World(2).filled() as world:
+        sims = [VehicleSim(build_scene("sedan", "flat")) for _ in range(2)]
     with pytest.raises(ValueError, match=r"friction_table: 4 tyre types; this world's vector env "
                                          r"reads tables of 3"):
         sims[1].friction_table = wide
     assert sims[1].friction_table is not wide
-    batch.close()
+    world.close()
 
 
 def test_a_vector_worlds_snapshot_restores_only_its_own_table():
@@ -237,41 +236,36 @@ def test_a_bad_friction_value_is_refused_before_a_reset_changes_anything(how):
 
 def test_the_read_table_cannot_move_or_be_freed_under_a_world():
     """The loop reads a table's values where they are, so they are held where it reads them:
-    a resize of the array is refused (numpy: it is referenced), a batch built again over the
-    same sims leaves the first one reading the tables it held, and a copy of a table has its
-    own values. Closing the stale first batch leaves the sims to the second."""
-    sims = [VehicleSim(build_scene("sedan", "flat")) for _ in range(2)]
+    a resize of the array is refused (numpy: it is referenced), a table replaced is no longer
+    read (its memory may be reused: the new one is), and a copy of a table has its own values.
+    A sim's arrays are its world's rows, from its construction on."""
+    with World(2).filled() as world:
+        sims = [VehicleSim(build_scene("sedan", "flat")) for _ in range(2)]
     with pytest.raises(ValueError, match="cannot resize"):
         sims[0].friction_table.values.resize((70, 3))
-    first = SimBatch(sims)
-    old = sims[0].friction_table.values.copy()
-    second = SimBatch(sims)
-    sims[0].friction_table = vm.FrictionTable.default()          # the old table: only first's
+    sims[0].friction_table = vm.FrictionTable.default()          # the old one: no longer held
     sims[0].friction_table.values[...] = 0.5
     junk = [np.full(21, 1e300) for _ in range(1000)]             # (memory freed would be reused)
-    first.step(1)
-    assert np.array_equal(first.arrays.friction[0], old) and len(junk) == 1000
-    second.step(1)
-    assert np.all(second.arrays.friction[0] == 0.5)
+    world.step(1)
+    assert np.all(world.arrays.friction[0] == 0.5) and len(junk) == 1000
     table = vm.FrictionTable.default()
     twin = copy.copy(table)
     twin.values = np.zeros((7, 3))
     assert np.array_equal(table.values, vm.FrictionTable.default().values)
-    first.close()                              # stale: the sims are second's, and stay so
     sims[0].reset(velocity=[5.0, 0.0, 0.0])                            # rolling, wheels still
-    second.step(50)
-    assert np.shares_memory(sims[0].now, second.arrays.now)
-    rolling = 5.0 / sims[0].params.wheels.radius                       # spun up by second's steps
+    world.step(50)
+    assert np.shares_memory(sims[0].now, world.arrays.now)
+    rolling = 5.0 / sims[0].params.wheels.radius                       # spun up by the world's
     np.testing.assert_allclose(sims[0].state.omega[0], rolling, rtol=0.1)
-    second.close()
+    world.close()
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_a_closed_vector_env_gives_each_world_its_sim_back(threads):
+def test_a_closed_vector_env_leaves_each_world_its_sim(threads):
     """After ``venv.close()`` each world's env steps on its own from the state it had, bit for
     bit as an env that was never in a vector env, and its sim takes a table with more tyre
-    types (a batch reads one shape; it once kept refusing with the vector env's message). The
-    closed batch refuses to step, with one message for one and two threads."""
+    types (a vector env's world reads one shape; it once kept refusing with the vector env's
+    message). The closed world refuses to step, with one message for one and two threads."""
     venv = gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point",
                         num_threads=threads)
     alone = gym.make("Traction/Drift-v0")
@@ -292,8 +286,8 @@ def test_a_closed_vector_env_gives_each_world_its_sim_back(threads):
     world.sim.friction_table = vm.FrictionTable(surfaces, ["road", "offroad", "track", "slick"],
                                                 np.ones((len(surfaces), 4)))
     world.step(actions[0, 1])
-    with pytest.raises(RuntimeError, match="SimBatch is closed: its sims step on their own"):
-        venv.unwrapped.batch.step(1)
+    with pytest.raises(RuntimeError, match="World is closed: its sims step on their own"):
+        venv.unwrapped.world.step(1)
     venv.close()                                         # twice: nothing
 
 

@@ -80,7 +80,7 @@ def test_paired_cost_is_physics_time_over_bare_time_with_each_sides_minimum(monk
 
     monkeypatch.setattr(perf, "_restored_time", timed)
     actions = np.zeros((4, 2), np.float32)
-    ratio = perf.paired_cost([env.unwrapped], env.unwrapped._step_physics, env.step, actions,
+    ratio = perf.paired_cost([env.unwrapped], env.unwrapped.step_physics, env.step, actions,
                              every=2, repeats=2, sweeps=1)
     # two snapshots x two repeats each side; snapshot 0 saw the fast runs
     assert calls == {"physics": 4, "bare": 4}

@@ -120,7 +120,7 @@ def test_infos_are_dummy_vec_envs_key_for_key_and_reward_terms_match(env_id):
     ours.reset()
     ref.reset()
     rng = np.random.default_rng(0)
-    keys = ours._reward_keys
+    keys = ours.reward_keys
     for _ in range(12):
         a = rng.uniform(-1, 1, (2, ours.action_space.shape[0])).astype(np.float32)
         infos, expected = ours.step(a)[3], ref.step(a)[3]
