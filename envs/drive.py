@@ -1,6 +1,6 @@
 """Drive a vehicle yourself in MuJoCo's viewer (needs a display)::
 
-    python -m traction.envs.drive Traction/Drift-v0          # an environment's vehicle and scene
+    python -m traction.envs.drive Traction/Drift-v1          # an environment's vehicle and scene
     python -m traction.envs.drive --vehicle sedan_rwd --terrain skidpad
 
 Keys: Up throttle, Down brake (reverse gear once stopped), Left/Right steer, Space handbrake,
@@ -102,7 +102,7 @@ def main(argv=None) -> None:
     from .base import display_available
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("env_id", nargs="?", help="e.g. Traction/Drift-v0 (else --vehicle/--terrain)")
+    ap.add_argument("env_id", nargs="?", help="e.g. Traction/Drift-v1 (else --vehicle/--terrain)")
     ap.add_argument("--vehicle", default="sedan_rwd")
     ap.add_argument("--terrain", default="skidpad")
     ap.add_argument("--seed", type=int, default=0)

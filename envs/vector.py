@@ -1,6 +1,6 @@
 """The native vector environment: N worlds, one compiled physics loop, one batched vehicle update.
 
-``gym.make_vec("Traction/Climb6x6-v0", num_envs=64, vectorization_mode="vector_entry_point")``
+``gym.make_vec("Traction/Climb6x6-v1", num_envs=64, vectorization_mode="vector_entry_point")``
 returns a :class:`TractionVectorEnv`. It holds N task environments (each its own MuJoCo model
 and data, terrain, RNG and task state) whose simulators are the rows of one
 :class:`~traction.envs.world.World`: per control step the actions are copied into the world's

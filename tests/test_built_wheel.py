@@ -64,12 +64,12 @@ from traction.vehicle_model import load_vehicle
 assert traction.envs.__file__.startswith(ROOT), traction.envs.__file__
 for name in ("sedan", "sedan_rwd", "tank", "truck_6x6"):
     load_vehicle(name)
-assert train.hyperparameters("ppo", "Traction/Drift-v0", {})["n_steps"] > 0
-assert train.hyperparameters("sac", "Traction/Drift-v0", {})["batch_size"] > 0
+assert train.hyperparameters("ppo", "Traction/Drift-v1", {})["n_steps"] > 0
+assert train.hyperparameters("sac", "Traction/Drift-v1", {})["batch_size"] > 0
 from traction.train import pretrained
-assert pretrained.available() == ["Traction/TankTurn-v0"]
-assert (pretrained.folder("Traction/TankTurn-v0") / "vecnormalize.pkl").is_file()
-for eid in ("Traction/Climb6x6-v0", "Traction/Drift-v0", "Traction/TankTurn-v0"):
+assert pretrained.available() == ["Traction/TankTurn-v1"]
+assert (pretrained.folder("Traction/TankTurn-v1") / "vecnormalize.pkl").is_file()
+for eid in ("Traction/Climb6x6-v1", "Traction/Drift-v1", "Traction/TankTurn-v1"):
     env = gym.make(eid)
     obs, _ = env.reset(seed=0)
     for _ in range(3):

@@ -31,7 +31,7 @@ import pytest
 
 import traction.envs
 from traction.envs import TractionVectorEnv, VehicleSim, actions
-from traction.envs.drift_v0 import DriftEnv
+from traction.envs.drift_v1 import DriftEnv
 from traction.scenes import build_scene
 from traction.vehicle_model import preset_names
 
@@ -98,7 +98,7 @@ def single_env(env_id: str) -> str:
 
 
 class PythonMappedDrift(DriftEnv):
-    """Drift-v0 with its action mapped in Python (a task without a compiled action map)."""
+    """Drift-v1 with its action mapped in Python (a task without a compiled action map)."""
 
     action_map = actions.NONE
 
@@ -244,7 +244,7 @@ def alike() -> list[tuple[str, str]]:
         pairs.append((f"vector {env_id}", f"vector, 2 threads, {env_id}"))
         pairs.append((f"vector {env_id}", f"single envs as the vector's worlds, {env_id}"))
     for kind in ("single", "vector"):
-        pairs.append((f"{kind} Traction/Drift-v0", f"{kind} python-mapped Drift"))
+        pairs.append((f"{kind} Traction/Drift-v1", f"{kind} python-mapped Drift"))
     return pairs
 
 

@@ -63,7 +63,7 @@ def _async(ns):
 
 
 #: each block's claims, by a line that identifies the block
-CLAIMS = {'gym.make("Traction/TankTurn-v0", render_mode': _quick_start, "telemetry=2000": _telemetry,
+CLAIMS = {'gym.make("Traction/TankTurn-v1", render_mode': _quick_start, "telemetry=2000": _telemetry,
           'build_scene("sedan_rwd", "slope"': _coupling, 'vectorization_mode="vector_entry_point"':
           _vector, 'vectorization_mode="async"': _async, "VehicleState.zeros": _standalone,
           "VideoWriter(": _video}

@@ -1,7 +1,7 @@
 """A curriculum for training: an environment argument moved from an easy value to the target
 over the run::
 
-    python -m traction.train.train --env Traction/Climb6x6-v0 --timesteps 1000000 \\
+    python -m traction.train.train --env Traction/Climb6x6-v1 --timesteps 1000000 \\
         --curriculum difficulty=0.3:0.8
 
 ``NAME=START:END`` ramps the argument ``NAME`` of every training world linearly from ``START``

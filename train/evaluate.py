@@ -1,7 +1,7 @@
 """Evaluate a trained run folder (model + normalisation statistics, never updated)::
 
     python -m traction.train.evaluate runs/tank_ppo --episodes 20 [--video] [--model best]
-    python -m traction.train.evaluate --pretrained Traction/TankTurn-v0 --episodes 10 [--video]
+    python -m traction.train.evaluate --pretrained Traction/TankTurn-v1 --episodes 10 [--video]
 
 ``--model final`` (the default) evaluates ``model.zip`` with ``vecnormalize.pkl`` and writes
 ``evaluation.json``; ``--model best`` evaluates the model training's evaluations kept,
@@ -302,7 +302,7 @@ def main(argv=None) -> dict:
     ap.add_argument("run", type=Path, nargs="?", help="training run folder")
     ap.add_argument("--pretrained", metavar="ID", default=None,
                     help="instead of a run: the agent shipped for this task, e.g. "
-                         "Traction/TankTurn-v0")
+                         "Traction/TankTurn-v1")
     ap.add_argument("--out", type=Path, default=None,
                     help="where evaluation.json (and the video) go (default: beside the model; "
                          "with --pretrained: runs/pretrained/<task name>)")

@@ -62,7 +62,7 @@ class TaskSpec:
     """What a factory is told about the task variant its controller will drive.
 
     Attributes:
-        env_id: the registered environment id (``Traction/TankTurn-v0``).
+        env_id: the registered environment id (``Traction/TankTurn-v1``).
         variant: the suite's variant name (``tank_turn_standard``).
         env_kwargs: the environment arguments of the variant (``{"drive_mode": "standard"}``).
         observation_space, action_space: the environment's spaces (``Box``).

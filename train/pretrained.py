@@ -1,6 +1,6 @@
 """Trained agents shipped with the package, run without training::
 
-    python -m traction.train.evaluate --pretrained Traction/TankTurn-v0 --episodes 10 [--video]
+    python -m traction.train.evaluate --pretrained Traction/TankTurn-v1 --episodes 10 [--video]
 
 Each lives in ``train/pretrained/<task name>/`` (package data) as a trimmed run folder: the
 model (``model.zip``), its observation statistics (``vecnormalize.pkl``), the run's
@@ -35,7 +35,7 @@ def package_folder() -> Path:
 
 
 def name_of(env_id: str) -> str:
-    """The folder name of ``env_id``'s agent: the id's name part (``TankTurn-v0``)."""
+    """The folder name of ``env_id``'s agent: the id's name part (``TankTurn-v1``)."""
     return env_id.rpartition(":")[2].split("/")[-1]
 
 

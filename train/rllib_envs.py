@@ -10,7 +10,7 @@ Traction id, so::
 
     register_rllib_envs()
     config = (PPOConfig()
-              .environment("Traction/TankTurn-v0", env_config={"drive_mode": "standard"})
+              .environment("Traction/TankTurn-v1", env_config={"drive_mode": "standard"})
               .env_runners(num_envs_per_env_runner=16, gym_env_vectorize_mode="vector_entry_point"))
     algo = config.build_algo()
     print(algo.train()["env_runners"]["episode_return_mean"])

@@ -24,7 +24,7 @@ class TractionSB3VecEnv(VecEnv):
     """SB3 ``VecEnv`` over ``num_envs`` copies of a registered Traction task.
 
     Args:
-        env_id: registered id, e.g. ``"Traction/TankTurn-v0"``.
+        env_id: registered id, e.g. ``"Traction/TankTurn-v1"``.
         num_envs: number of sub-environments.
         **kwargs: passed to every sub-environment (e.g. ``render_mode``, task arguments);
             ``max_episode_steps`` overrides the registered time limit as in ``gym.make`` (None

@@ -36,7 +36,7 @@ FIRST_SEED = 1000
 
 
 def env_id(task: str) -> str:
-    """The registered id of ``task`` (``"Climb6x6"`` -> ``"Traction/Climb6x6-v0"``), read from
+    """The registered id of ``task`` (``"Climb6x6"`` -> ``"Traction/Climb6x6-v1"``), read from
     :data:`traction.envs.ENV_IDS`, so the suites follow a version bump of the ids."""
     ids = [i for i in ENV_IDS if i.startswith(f"Traction/{task}-")]
     if len(ids) != 1:

@@ -1,6 +1,6 @@
 """Train every (task, seed) as a Ray Tune trial and report them with confidence intervals::
 
-    python -m traction.train.sweep --envs Traction/TankTurn-v0 Traction/Climb6x6-v0 \\
+    python -m traction.train.sweep --envs Traction/TankTurn-v1 Traction/Climb6x6-v1 \\
         --algo ppo --seeds 0-9 --timesteps 1000000 --out runs/sweep [--address ray://head:10001]
 
 Each trial is one ``train`` run (the shipped hyperparameters, ``--hp`` and ``--env-kwarg`` on
@@ -91,7 +91,7 @@ def seeds_arg(text: str) -> list[int]:
 
 
 def trial_name(env_id: str, seed: int) -> str:
-    """The trial's run folder name: the id's name part and the seed (``TankTurn-v0_s3``)."""
+    """The trial's run folder name: the id's name part and the seed (``TankTurn-v1_s3``)."""
     return f"{env_id.rpartition(':')[2].split('/')[-1]}_s{seed}"
 
 

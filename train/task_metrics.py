@@ -29,9 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from traction.envs.climb6x6_v0 import Climb6x6Env
-from traction.envs.drift_v0 import DriftEnv
-from traction.envs.tank_turn_v0 import TankTurnEnv
+from traction.envs.climb6x6_v1 import Climb6x6Env
+from traction.envs.drift_v1 import DriftEnv
+from traction.envs.tank_turn_v1 import TankTurnEnv
 
 
 @dataclass(frozen=True)

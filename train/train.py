@@ -1,6 +1,6 @@
 """Train a Stable-Baselines3 agent on a Traction environment::
 
-    python -m traction.train.train --env Traction/TankTurn-v0 --algo ppo --timesteps 300000 \\
+    python -m traction.train.train --env Traction/TankTurn-v1 --algo ppo --timesteps 300000 \\
         --seed 0 --out runs/tank_ppo [--hp learning_rate=1e-4] [--env-kwarg drive_mode=standard]
 
 Hyperparameters come from ``train/hyperparams/<algo>.yml`` (``default`` entry, then the env id's
@@ -291,7 +291,7 @@ def run_prepared(p: dict, out: Path, progress_bar: bool = True,
 
 def main(argv=None) -> Path:
     ap = argparse.ArgumentParser(description="Train an SB3 agent on a Traction environment.")
-    ap.add_argument("--env", required=True, help="environment id, e.g. Traction/TankTurn-v0; "
+    ap.add_argument("--env", required=True, help="environment id, e.g. Traction/TankTurn-v1; "
                     "your own task: module:Namespace/Name-v0 (importing module registers it)")
     ap.add_argument("--algo", default="ppo", choices=ALGOS)
     ap.add_argument("--timesteps", type=positive_int_arg, default=200_000,
@@ -299,7 +299,7 @@ def main(argv=None) -> Path:
     ap.add_argument("--seed", type=seed_arg, default=0)
     ap.add_argument("--out", type=Path, default=None,
                     help="run folder (default: runs/<env name>_<algo>_<seed>, e.g. "
-                    "runs/TankTurn-v0_ppo_0; it must be new or empty)")
+                    "runs/TankTurn-v1_ppo_0; it must be new or empty)")
     ap.add_argument("--hp", type=assignment, action="append", default=[],
                     help="hyperparameter override NAME=VALUE (repeatable; YAML-style values)")
     ap.add_argument("--env-kwarg", type=assignment, action="append", default=[],

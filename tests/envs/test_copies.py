@@ -14,8 +14,8 @@ from vehicle_variants import with_model
 
 import traction.envs
 import traction.vehicle_model as vm
-from traction.envs.drift_v0 import DriftEnv
-from traction.envs.tank_turn_v0 import TankTurnEnv
+from traction.envs.drift_v1 import DriftEnv
+from traction.envs.tank_turn_v1 import TankTurnEnv
 from traction.vehicle_model import layout as L
 from traction.vehicle_model import tire_custom
 
@@ -61,8 +61,8 @@ def test_a_copy_keeps_the_loaded_vehicle_and_settings_changed_since(tmp_path, mo
     car = tmp_path / "car.toml"
     car.write_text((Path(vm.__file__).parent / "presets" / "sedan_rwd.toml").read_text())
     monkeypatch.chdir(tmp_path)
-    env = gym.make("Traction/Drift-v0", vehicle="car.toml")
-    plain = gym.make("Traction/Drift-v0", vehicle="car.toml")
+    env = gym.make("Traction/Drift-v1", vehicle="car.toml")
+    plain = gym.make("Traction/Drift-v1", vehicle="car.toml")
     for e in (env, plain):
         e.reset(seed=2)
     u = env.unwrapped
@@ -87,9 +87,9 @@ def test_a_copy_of_a_fresh_env_outlives_the_original():
     original was gone (a segfault; run in a child process so a regression cannot kill pytest)."""
     code = """
 import copy, gc, gymnasium as gym, numpy as np, traction.envs
-env = gym.make("Traction/TankTurn-v0")
+env = gym.make("Traction/TankTurn-v1")
 twin = copy.deepcopy(env)
-ref = gym.make("Traction/TankTurn-v0")
+ref = gym.make("Traction/TankTurn-v1")
 del env
 gc.collect()
 a = np.full(2, 0.5, np.float32)
@@ -105,7 +105,7 @@ print("ok")
 def test_a_pickle_from_before_a_reward_term_was_added_gets_its_default_weight():
     """TankTurn's ``off_arena`` term came after pickles of its weights were made: unpickled, the
     saved weights are kept and the new term takes its default (it raised KeyError on step)."""
-    env = gym.make("Traction/TankTurn-v0", translation_weight=3.0).unwrapped
+    env = gym.make("Traction/TankTurn-v1", translation_weight=3.0).unwrapped
     env.reset(seed=0)
     state = copy.deepcopy(env.__getstate__())
     del state["settings"]["weights"]["off_arena"]                # as pickled before the term
@@ -117,8 +117,8 @@ def test_a_pickle_from_before_a_reward_term_was_added_gets_its_default_weight():
 
 
 def test_objects_holding_mujoco_addresses_refuse_copies_by_name():
-    venv = gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point")
-    env = gym.make("Traction/Drift-v0").unwrapped
+    venv = gym.make_vec("Traction/Drift-v1", num_envs=2, vectorization_mode="vector_entry_point")
+    env = gym.make("Traction/Drift-v1").unwrapped
     for obj, name in ((venv.unwrapped, "TractionVectorEnv"), (env.sim, "VehicleSim"),
                       (env.sim.world, "World")):
         for attempt in (copy.copy, copy.deepcopy, pickle.dumps):
@@ -132,20 +132,20 @@ def test_specs_pickle_and_serialise_and_the_async_vector_env_sends_them():
         spec = gym.spec(env_id)
         assert pickle.loads(pickle.dumps(spec)) == spec
         assert gym.envs.registration.EnvSpec.from_json(spec.to_json()) == spec
-    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=2, vectorization_mode="async")
+    venv = gym.make_vec("Traction/TankTurn-v1", num_envs=2, vectorization_mode="async")
     venv.reset(seed=0)
-    assert [s.id for s in venv.get_attr("spec")] == ["Traction/TankTurn-v0"] * 2
+    assert [s.id for s in venv.get_attr("spec")] == ["Traction/TankTurn-v1"] * 2
     venv.step(np.zeros((2, 2), np.float32))                  # still alive
     venv.close()
 
 
 def test_native_sub_env_specs_remake_the_env_and_seeds_read_as_in_sync_vector_env():
-    native = gym.make_vec("Traction/TankTurn-v0", num_envs=2, autoreset_mode="SameStep",
+    native = gym.make_vec("Traction/TankTurn-v1", num_envs=2, autoreset_mode="SameStep",
                           vectorization_mode="vector_entry_point", num_threads=2)
     spec = native.unwrapped.envs[0].spec
     assert spec.kwargs == {} and spec.max_episode_steps == 400
     gym.make(spec).close()
-    sync = gym.make_vec("Traction/TankTurn-v0", num_envs=2, vectorization_mode="sync")
+    sync = gym.make_vec("Traction/TankTurn-v1", num_envs=2, vectorization_mode="sync")
     for v in (native, sync):
         v.reset(seed=7)
     assert native.unwrapped.np_random_seed == sync.unwrapped.np_random_seed == (7, 8)
@@ -155,7 +155,7 @@ def test_native_sub_env_specs_remake_the_env_and_seeds_read_as_in_sync_vector_en
 def test_a_snapshot_carries_the_friction_table():
     """set_state restores the friction table's values (an env with another table replayed
     otherwise), and refuses a table of other surfaces by name."""
-    env, fresh = (gym.make("Traction/Drift-v0").unwrapped for _ in range(2))
+    env, fresh = (gym.make("Traction/Drift-v1").unwrapped for _ in range(2))
     for e in (env, fresh):
         e.reset(seed=4)
     env.sim.friction_table.values[...] *= 0.2
@@ -187,13 +187,13 @@ def test_a_snapshot_with_a_custom_tyre_fits_another_registry_order(monkeypatch):
     vm.register_tire_model("grip_for_snapshots", _grip)
     p = dataclasses.replace(with_model("sedan_rwd", "custom"), custom_tire=_grip)
     monkeypatch.setattr(tire_custom, "_BY_INDEX", [print, len])
-    env = gym.make("Traction/Drift-v0", vehicle=p).unwrapped
+    env = gym.make("Traction/Drift-v1", vehicle=p).unwrapped
     env.reset(seed=3)
     a = np.array([0.1, 0.6, 0.0, 0.0], np.float32)
     env.step(a)
     state = env.get_state()
     monkeypatch.setattr(tire_custom, "_BY_INDEX", [])
-    other = gym.make("Traction/Drift-v0", vehicle=pickle.loads(pickle.dumps(p))).unwrapped
+    other = gym.make("Traction/Drift-v1", vehicle=pickle.loads(pickle.dumps(p))).unwrapped
     other.reset(seed=9)
     other.set_state(state)
     assert tire_custom._BY_INDEX == [_grip]             # index 0 here, 2 in the original
@@ -223,7 +223,7 @@ def test_a_snapshot_with_another_custom_tyre_of_the_same_name_is_refused(registe
         if register:
             vm.register_tire_model(f"grip_x{k:g}", tyre)
         p = dataclasses.replace(with_model("sedan_rwd", "custom"), custom_tire=tyre)
-        envs.append(gym.make("Traction/Drift-v0", vehicle=p).unwrapped)
+        envs.append(gym.make("Traction/Drift-v1", vehicle=p).unwrapped)
         envs[-1].reset(seed=0)
     with pytest.raises(ValueError, match="other vehicle parameters"):
         envs[1].set_state(envs[0].get_state())
@@ -236,7 +236,7 @@ def test_a_snapshot_with_another_custom_tyre_of_the_same_name_is_refused(registe
 def test_a_restored_episode_counts_its_steps_from_the_snapshot(diverging_step_warning):
     """Four steps, a snapshot, restored into an env fresh from its reset; one step later the
     world blows up: the warning names step 5 of the episode (t = 5 control steps), not step 1."""
-    env, fresh = (gym.make("Traction/TankTurn-v0") for _ in range(2))
+    env, fresh = (gym.make("Traction/TankTurn-v1") for _ in range(2))
     a = np.zeros(2, np.float32)
     env.reset(seed=0)
     fresh.reset(seed=1)
@@ -252,7 +252,7 @@ def test_a_snapshot_missing_or_adding_task_state_is_refused_before_anything_is_w
     """set_state needs the task state this environment keeps (Drift: ``_held`` and
     ``_succeeded``): a snapshot without one of them, or with one it does not keep, is refused
     by name, and the environment steps on as before."""
-    env = gym.make("Traction/Drift-v0").unwrapped
+    env = gym.make("Traction/Drift-v1").unwrapped
     env.reset(seed=2)
     a = np.array([0.1, 0.5, 0.0, 0.0], np.float32)
     env.step(a)
@@ -275,7 +275,7 @@ def test_a_snapshot_missing_or_adding_task_state_is_refused_before_anything_is_w
 def test_a_snapshot_with_other_tyre_types_in_its_friction_table_is_refused():
     """The friction table is surfaces x tyre types: a snapshot whose table names other tyre
     types (same surfaces, same shape) would restore values into the wrong cells: refused."""
-    env = gym.make("Traction/Drift-v0").unwrapped
+    env = gym.make("Traction/Drift-v1").unwrapped
     env.reset(seed=4)
     state = env.get_state()
     surfaces, tires, values = state["friction"]

@@ -64,7 +64,7 @@ def test_render_shows_the_camera_named_and_a_bad_name_is_refused(env_id):
     venv.close()
 
 
-@pytest.mark.parametrize("env_id", ["Traction/Climb6x6-v0", "Traction/TankTurn-v0"])
+@pytest.mark.parametrize("env_id", ["Traction/Climb6x6-v1", "Traction/TankTurn-v1"])
 def test_each_renderer_draws_its_own_new_terrain(env_id):
     """Two rendering envs in one process: after a reset to a new terrain each frame equals a
     fresh env's. The heightfield upload went to whichever GL context had rendered last, so the
@@ -135,10 +135,10 @@ def test_each_task_draws_its_target_into_its_frames(env_id):
     markers = u.markers()
     c = u.read_chassis()
     arrows = _arrows(markers)
-    if env_id == "Traction/TankTurn-v0":
+    if env_id == "Traction/TankTurn-v1":
         assert _wrapped(_heading(arrows[0]) - u.target) == pytest.approx(0, abs=1e-9)
         assert _wrapped(_heading(arrows[1]) - c.yaw) == pytest.approx(0, abs=1e-9)
-    elif env_id == "Traction/Drift-v0":
+    elif env_id == "Traction/Drift-v1":
         ring = [m for m in markers if m not in arrows]
         assert len(ring) >= 48 and all(np.hypot(*m.pos[:2]) == pytest.approx(u.radius)
                                        for m in ring)
@@ -162,10 +162,10 @@ def test_the_readout_gives_the_task_quantities_with_units(env_id):
     env.reset(seed=0)
     env.step(env.action_space.sample())
     readout = env.unwrapped.readout()
-    expected = {"Traction/TankTurn-v0": {"heading error": "deg", "held": "s", "moved": "m"},
-                "Traction/Drift-v0": {"sideslip": "deg", "off circle": "m", "drift held": "s",
+    expected = {"Traction/TankTurn-v1": {"heading error": "deg", "held": "s", "moved": "m"},
+                "Traction/Drift-v1": {"sideslip": "deg", "off circle": "m", "drift held": "s",
                                       "speed": "m/s"},
-                "Traction/Climb6x6-v0": {"to goal": "m", "speed": "m/s", "gear": "",
+                "Traction/Climb6x6-v1": {"to goal": "m", "speed": "m/s", "gear": "",
                                          "tilt": "deg"}}[env_id]
     assert list(readout) == list(expected)
     assert all(unit in readout[k] for k, unit in expected.items())
@@ -192,10 +192,10 @@ ASYNC_FORK = """
 import gymnasium as gym
 import traction.envs
 
-env = gym.make("Traction/TankTurn-v0", render_mode="rgb_array", width=32, height=24)
+env = gym.make("Traction/TankTurn-v1", render_mode="rgb_array", width=32, height=24)
 env.reset(seed=0)
 env.render()
-envs = gym.make_vec("Traction/TankTurn-v0", num_envs=2, vectorization_mode="async",
+envs = gym.make_vec("Traction/TankTurn-v1", num_envs=2, vectorization_mode="async",
                     render_mode="rgb_array", width=32, height=24)     # forks on Linux
 envs.reset(seed=0)
 try:

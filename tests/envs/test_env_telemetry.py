@@ -49,7 +49,7 @@ def test_telemetry_records_every_substep_and_leaves_the_rollout_bit_for_bit(env_
 
 
 def test_reset_and_set_state_start_a_new_recording_in_time_order(tmp_path):
-    env = gym.make("Traction/TankTurn-v0", telemetry=50)
+    env = gym.make("Traction/TankTurn-v1", telemetry=50)
     u = env.unwrapped
     env.reset(seed=0)
     for _ in range(8):                                  # 8 x 10 substeps: the ring wraps
@@ -71,7 +71,7 @@ def test_reset_and_set_state_start_a_new_recording_in_time_order(tmp_path):
 
 
 def test_telemetry_is_fixed_copied_as_an_argument_and_checked():
-    env = gym.make("Traction/Drift-v0", telemetry=20)
+    env = gym.make("Traction/Drift-v1", telemetry=20)
     env.reset(seed=0)
     env.step(np.zeros(4, np.float32))
     twin = copy.deepcopy(env.unwrapped)                 # rebuilt from its arguments
@@ -80,18 +80,18 @@ def test_telemetry_is_fixed_copied_as_an_argument_and_checked():
         env.unwrapped.telemetry = 100
     for bad in (-1, 2.5, True):
         with pytest.raises(ValueError, match=rf"telemetry = {bad}; allowed: an integer >= 0"):
-            gym.make("Traction/Drift-v0", telemetry=bad)
+            gym.make("Traction/Drift-v1", telemetry=bad)
 
 
 def test_a_native_vector_env_refuses_telemetry_naming_what_records_it():
     with pytest.raises(ValueError, match=r"telemetry = 10; allowed: 0 in a native vector env.*"
                        r"gym.make\(id, telemetry=n\), or .*vectorization_mode='sync'"):
-        gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point",
+        gym.make_vec("Traction/Drift-v1", num_envs=2, vectorization_mode="vector_entry_point",
                      telemetry=10)
-    envs = gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point",
+    envs = gym.make_vec("Traction/Drift-v1", num_envs=2, vectorization_mode="vector_entry_point",
                         telemetry=0)
     envs.close()
-    envs = gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="sync", telemetry=25)
+    envs = gym.make_vec("Traction/Drift-v1", num_envs=2, vectorization_mode="sync", telemetry=25)
     envs.reset(seed=0)
     envs.step(np.zeros((2, 4), np.float32))
     assert [len(e.unwrapped.sim.telemetry.arrays()["time"]) for e in envs.envs] == [11, 11]

@@ -10,13 +10,13 @@ from gymnasium.utils.env_checker import check_env
 
 import traction.envs
 from traction.envs import ENV_IDS, TractionVectorEnv, actions
-from traction.envs.drift_v0 import DriftEnv
+from traction.envs.drift_v1 import DriftEnv
 from traction.vehicle_model import layout as L
 
 #: Observation channels a random policy may never change within a short rollout: contact flags
 #: (wheels rarely leave the ground), the gear (no autobox shift), and the drift-hold progress.
-EVENT_CHANNELS = {"Traction/Climb6x6-v0": range(24, 30), "Traction/Drift-v0": (17, 18),
-                  "Traction/TankTurn-v0": ()}
+EVENT_CHANNELS = {"Traction/Climb6x6-v1": range(24, 30), "Traction/Drift-v1": (17, 18),
+                  "Traction/TankTurn-v1": ()}
 
 
 @pytest.fixture(scope="module", params=ENV_IDS)
@@ -29,6 +29,15 @@ def test_registered_and_made_by_id(env_id):
     assert env.spec.max_episode_steps > 0
     assert env.unwrapped.model is env.unwrapped.sim.model and env.unwrapped.data is not None
     env.close()
+
+
+def test_the_v0_ids_are_deprecated_in_favour_of_v1(env_id):
+    """The physics changed (Version History), so the tasks went to v1 and only v1 is
+    registered: asking for v0 gets Gymnasium's own DeprecatedEnv naming the v1 id."""
+    old = env_id.replace("-v1", "-v0")
+    assert env_id.endswith("-v1") and old not in gym.registry
+    with pytest.raises(gym.error.DeprecatedEnv, match=f"Please use `{env_id}`"):
+        gym.make(old)
 
 
 def test_gymnasium_checker_passes_without_warnings(env_id):
@@ -153,7 +162,7 @@ def test_bad_actions_raise_clearly(env_id):
 
 
 def test_actions_are_checked_and_clipped_channel_by_channel():
-    u = gym.make("Traction/Drift-v0").unwrapped
+    u = gym.make("Traction/Drift-v1").unwrapped
     assert u.check_action(np.array([0.5, -3.0, 7.0, -1.0], np.float32)) == [0.5, -1.0, 1.0, -1.0]
     assert u.check_action([1, 0, 2, -2]) == [1.0, 0.0, 1.0, -1.0]        # ints, a list
     big = np.array([1e308, 1e308, -0.25, 0.0])                           # the sum overflows
@@ -178,7 +187,7 @@ def _commands(u) -> dict:
     [0.5, -3, 7, -1]])                                                   # a list, ints
 def test_compiled_action_map_clips_each_channel_and_maps_the_pedals(action):
     """Drift's compiled map: steer as is, pedals (a + 1) / 2, after clipping to [-1, 1]."""
-    u = gym.make("Traction/Drift-v0").unwrapped
+    u = gym.make("Traction/Drift-v1").unwrapped
     u.reset(seed=0)
     if isinstance(action, np.ndarray) and action.strides[0] < 0:
         action = action[::-1]
@@ -188,7 +197,7 @@ def test_compiled_action_map_clips_each_channel_and_maps_the_pedals(action):
 
 
 def test_compiled_action_map_rejects_a_non_finite_channel_before_anything_moves():
-    u = gym.make("Traction/Drift-v0").unwrapped
+    u = gym.make("Traction/Drift-v1").unwrapped
     u.reset(seed=0)
     u.step(np.array([0.2, 0.4, -1.0, -1.0], np.float32))
     before = (_commands(u), u.data.time, u.data.qpos.copy(), u.sim.state.wheel.copy())
@@ -207,7 +216,7 @@ def test_tank_and_truck_maps():
     """TankTurn: stick per track, engine throttle the larger stick's magnitude (both back
     reverses the tank); Climb: drive forward is
     throttle, drive back from a stop selects reverse with the pedal roles swapped."""
-    u = gym.make("Traction/TankTurn-v0").unwrapped
+    u = gym.make("Traction/TankTurn-v1").unwrapped
     u.reset(seed=0)
     u.step(np.array([-0.25, 2.0], np.float32))
     c = u.sim.commands.vehicle[0]
@@ -216,7 +225,7 @@ def test_tank_and_truck_maps():
         u.step(np.array([-0.5, -0.75], np.float32))
     assert (c[L.THRUST], c[L.THRUST + 1], c[L.THROTTLE]) == (-0.5, -0.75, 0.75)
     assert u.read_chassis().velocity_body[0] < -0.5                     # m/s, backing up
-    u = gym.make("Traction/Climb6x6-v0", action_mode="wheel_torques").unwrapped
+    u = gym.make("Traction/Climb6x6-v1", action_mode="wheel_torques").unwrapped
     u.reset(seed=0)
     u.step(np.array([0.5, -0.25, *np.linspace(-1.0, 1.0, 6)], np.float32))
     c = u.sim.commands.vehicle[0]
@@ -230,7 +239,7 @@ def test_climb_lever_back_brakes_a_truck_driving_forward_at_any_heading():
     """The drive lever's forward speed is along the chassis x axis in the world (a column of
     the rotation): facing +y at over 1 m/s, lever back brakes and keeps the forward gear (a
     row of the rotation reads ~0 there and selected reverse at full throttle)."""
-    env = gym.make("Traction/Climb6x6-v0")
+    env = gym.make("Traction/Climb6x6-v1")
     u = env.unwrapped
     env.reset(seed=0, options={"spawn": (-38.0, 0.0, np.pi / 2)})     # facing +y, level start
     for _ in range(50):                                               # 2 s forward
@@ -310,9 +319,9 @@ def test_the_vector_env_runs_a_python_mapped_task_like_the_compiled_map():
 
 
 #: reset options fixing a start: the terrain and the task's pose options
-FIXED_START = {"Traction/Climb6x6-v0": {"terrain_seed": 4, "spawn": (-30.0, 1.0, 0.1)},
-               "Traction/Drift-v0": {"terrain_seed": 4, "speed": 9.0},
-               "Traction/TankTurn-v0": {"terrain_seed": 4, "yaw": 0.3, "target_offset": 1.0}}
+FIXED_START = {"Traction/Climb6x6-v1": {"terrain_seed": 4, "spawn": (-30.0, 1.0, 0.1)},
+               "Traction/Drift-v1": {"terrain_seed": 4, "speed": 9.0},
+               "Traction/TankTurn-v1": {"terrain_seed": 4, "yaw": 0.3, "target_offset": 1.0}}
 #: Drift still draws its start yaw (+-0.05 rad) from the RNG: these channels do not depend on
 #: it on the flat pad (speed, forward velocity, long slips, engine, gear, hold timer)
 DRIFT_YAW_FREE = [0, 3, 8, 9, 10, 11, 16, 17, 18]
@@ -328,7 +337,7 @@ def test_reset_randomises_and_options_fix(env_id):
     yaw_a = env.unwrapped.read_chassis().yaw
     b, _ = env.reset(seed=2, options=options)
     yaw_b = env.unwrapped.read_chassis().yaw
-    if env_id != "Traction/Drift-v0":
+    if env_id != "Traction/Drift-v1":
         assert a.tobytes() == b.tobytes()                      # the options fix everything
     else:
         assert a[DRIFT_YAW_FREE].tobytes() == b[DRIFT_YAW_FREE].tobytes()
@@ -376,7 +385,7 @@ def test_info_diagnostics(env_id):
 
 def test_info_tire_loads_carry_the_weight_at_rest_on_level_ground():
     """Drift's skidpad is flat: braked from a standing start, the tyre loads sum to M g."""
-    env = gym.make("Traction/Drift-v0")
+    env = gym.make("Traction/Drift-v1")
     env.reset(seed=0, options={"speed": 0.0})
     for _ in range(50):                                         # 2 s, full brake, no throttle
         _, _, _, _, info = env.step(np.array([0.0, -1.0, 1.0, 1.0], np.float32))

@@ -31,10 +31,10 @@ def _one_gear_car():
     ({"hold_seconds": 0.0}, r"hold_seconds = 0.0; allowed: > 0"),
     ({"hold_seconds": -1.0}, r"hold_seconds = -1.0"),
     ({"circle_weight": float("nan")}, r"reward term 'circle' = nan"),
-    ({"vehicle": "truck_6x6"}, r"has 6 wheels; Drift-v0's observation"),
+    ({"vehicle": "truck_6x6"}, r"has 6 wheels; Drift-v1's observation"),
     ({"vehicle": "sedan"}, r"vehicle 'sedan' has no engine \(differential type 'direct'\)"),
     ({"radius": 2.0}, r"radius = 2.0; allowed: \[5, 60\] m"),
-    ({"vehicle": _one_gear_car()}, r"vehicle 'sedan_rwd' has 1 forward gear\(s\); Drift-v0 "
+    ({"vehicle": _one_gear_car()}, r"vehicle 'sedan_rwd' has 1 forward gear\(s\); Drift-v1 "
      r"starts each episode in second gear"),
     ({"target_sideslip_deg": "30"}, r"target_sideslip_deg = '30'; allowed: \[0, 80\) deg"),
     ({"target_sideslip_deg": None}, r"target_sideslip_deg = None; allowed: \[0, 80\) deg"),
@@ -42,18 +42,18 @@ def _one_gear_car():
 ])
 def test_drift_arguments_are_checked(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        gym.make("Traction/Drift-v0", **kwargs)
+        gym.make("Traction/Drift-v1", **kwargs)
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"vehicle": "sedan_rwd"}, r"has 4 wheels; Climb6x6-v0's observation"),
+    ({"vehicle": "sedan_rwd"}, r"has 4 wheels; Climb6x6-v1's observation"),
     ({"goal_radius": -1.0}, r"goal_radius = -1.0"),
     ({"slip_weight": float("inf")}, r"reward term 'slip' = inf"),
     ({"terrain": "crest", "difficulty": float("nan")}, r"difficulty = nan; allowed: \[0, 1\]"),
 ])
 def test_climb_arguments_are_checked(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        gym.make("Traction/Climb6x6-v0", **kwargs)
+        gym.make("Traction/Climb6x6-v1", **kwargs)
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -63,11 +63,11 @@ def test_climb_arguments_are_checked(kwargs, match):
 ])
 def test_frame_size_is_checked_when_the_env_is_made(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        gym.make("Traction/TankTurn-v0", render_mode="rgb_array", **kwargs)
+        gym.make("Traction/TankTurn-v1", render_mode="rgb_array", **kwargs)
 
 
-@pytest.mark.parametrize("env_id", ["Traction/Drift-v0", "Traction/Climb6x6-v0",
-                                    "Traction/TankTurn-v0"])
+@pytest.mark.parametrize("env_id", ["Traction/Drift-v1", "Traction/Climb6x6-v1",
+                                    "Traction/TankTurn-v1"])
 @pytest.mark.parametrize("vehicle", [3, None, ["tank"]])
 def test_vehicle_argument_of_a_wrong_type_is_named(env_id, vehicle):
     with pytest.raises(ValueError, match=r"vehicle = .*; allowed: a preset name \(sedan, "):
@@ -76,26 +76,26 @@ def test_vehicle_argument_of_a_wrong_type_is_named(env_id, vehicle):
 
 def test_tank_weights_are_checked():
     with pytest.raises(ValueError, match=r"reward term 'hold' = nan"):
-        gym.make("Traction/TankTurn-v0", hold_bonus=float("nan"))
+        gym.make("Traction/TankTurn-v1", hold_bonus=float("nan"))
 
 
 @pytest.mark.parametrize("env_id, options, match", [
-    ("Traction/TankTurn-v0", {"yaw": float("nan")}, r"reset option yaw = nan"),
-    ("Traction/TankTurn-v0", {"target_offset": float("inf")}, r"reset option target_offset = inf"),
-    ("Traction/TankTurn-v0", {"yaw": "1"}, r"reset option yaw = '1'"),
-    ("Traction/Drift-v0", {"speed": float("nan")}, r"reset option speed = nan"),
-    ("Traction/Drift-v0", {"speed": -3.0}, r"reset option speed = -3.0; allowed: \[0, 40\] m/s"),
-    ("Traction/Drift-v0", {"spawn": (0, 0, 0)}, r"reset option 'spawn' is unknown; allowed: "
+    ("Traction/TankTurn-v1", {"yaw": float("nan")}, r"reset option yaw = nan"),
+    ("Traction/TankTurn-v1", {"target_offset": float("inf")}, r"reset option target_offset = inf"),
+    ("Traction/TankTurn-v1", {"yaw": "1"}, r"reset option yaw = '1'"),
+    ("Traction/Drift-v1", {"speed": float("nan")}, r"reset option speed = nan"),
+    ("Traction/Drift-v1", {"speed": -3.0}, r"reset option speed = -3.0; allowed: \[0, 40\] m/s"),
+    ("Traction/Drift-v1", {"spawn": (0, 0, 0)}, r"reset option 'spawn' is unknown; allowed: "
                                                 r"terrain_seed, speed"),
-    ("Traction/Climb6x6-v0", {"spawn": (np.nan, 0, 0)}, r"reset option spawn x = nan"),
-    ("Traction/Climb6x6-v0", {"spawn": (1e6, 0, 0)}, r"reset option spawn x = 1000000.0"),
-    ("Traction/Climb6x6-v0", {"spawn": (-49.0, 0, 0)}, r"reset option spawn x = -49.0; allowed: "
+    ("Traction/Climb6x6-v1", {"spawn": (np.nan, 0, 0)}, r"reset option spawn x = nan"),
+    ("Traction/Climb6x6-v1", {"spawn": (1e6, 0, 0)}, r"reset option spawn x = 1000000.0"),
+    ("Traction/Climb6x6-v1", {"spawn": (-49.0, 0, 0)}, r"reset option spawn x = -49.0; allowed: "
      r"\[-47.3909, 47.3909\] m"),                      # the truck's wheels off the 100 m grid
-    ("Traction/Climb6x6-v0", {"spawn": (1,)}, r"reset option spawn = \(1,\); allowed: \(x m, y m"),
-    ("Traction/Climb6x6-v0", {"terrain_seed": "abc"}, r"terrain_seed = 'abc'; allowed: an integer >= 0"),
-    ("Traction/Climb6x6-v0", {"terrain_seed": 1.5}, r"terrain_seed = 1.5"),
-    ("Traction/Climb6x6-v0", {"terrain_seed": -5}, r"terrain_seed = -5"),
-    ("Traction/Climb6x6-v0", {"spwan": (0, 0, 0)}, r"reset option 'spwan' is unknown"),
+    ("Traction/Climb6x6-v1", {"spawn": (1,)}, r"reset option spawn = \(1,\); allowed: \(x m, y m"),
+    ("Traction/Climb6x6-v1", {"terrain_seed": "abc"}, r"terrain_seed = 'abc'; allowed: an integer >= 0"),
+    ("Traction/Climb6x6-v1", {"terrain_seed": 1.5}, r"terrain_seed = 1.5"),
+    ("Traction/Climb6x6-v1", {"terrain_seed": -5}, r"terrain_seed = -5"),
+    ("Traction/Climb6x6-v1", {"spwan": (0, 0, 0)}, r"reset option 'spwan' is unknown"),
 ])
 def test_reset_options_are_checked(env_id, options, match):
     env = gym.make(env_id)
@@ -107,7 +107,7 @@ def test_reset_options_are_checked(env_id, options, match):
 @pytest.mark.parametrize("yaw", [-6.0, -4.0, 4.0, 6.0])
 def test_a_spawn_yaw_may_be_any_angle_of_a_turn_either_way(yaw):
     """Climb's spawn yaw is allowed in [-2 pi, 2 pi]: 4 rad is -2.28 rad, and so on."""
-    env = gym.make("Traction/Climb6x6-v0")
+    env = gym.make("Traction/Climb6x6-v1")
     env.reset(seed=0, options={"spawn": (-30.0, 0.0, yaw)})
     wrapped = (yaw + np.pi) % (2 * np.pi) - np.pi
     assert env.unwrapped.heading() == pytest.approx(wrapped, abs=1e-3)
@@ -117,9 +117,9 @@ def test_a_spawn_yaw_may_be_any_angle_of_a_turn_either_way(yaw):
 
 
 @pytest.mark.parametrize("env_id, bad", [
-    ("Traction/Climb6x6-v0", {"spawn": (1e6, 0, 0)}),
-    ("Traction/Drift-v0", {"speed": 99.0}),
-    ("Traction/TankTurn-v0", {"terrain_seed": 1, "yaw": 9.0}),
+    ("Traction/Climb6x6-v1", {"spawn": (1e6, 0, 0)}),
+    ("Traction/Drift-v1", {"speed": 99.0}),
+    ("Traction/TankTurn-v1", {"terrain_seed": 1, "yaw": 9.0}),
 ])
 def test_a_refused_reset_changes_nothing(env_id, bad):
     """Every option is checked before the RNG is reseeded or the terrain regenerated: after a
@@ -139,14 +139,14 @@ def test_a_refused_reset_changes_nothing(env_id, bad):
 
 
 def test_complex_actions_are_refused():
-    env = gym.make("Traction/TankTurn-v0")
+    env = gym.make("Traction/TankTurn-v1")
     env.reset(seed=0)
     with pytest.raises(ValueError, match=r"cannot be read as real numbers; expected \(2,\) "
                                          r"\(left, right\)"):
         env.step(np.array([0.5 + 3j, 0.1j]))
     with pytest.raises(ValueError, match=r"'ab' cannot be read .*; expected \(2,\) \(left, "):
         env.step("ab")
-    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    venv = gym.make_vec("Traction/TankTurn-v1", num_envs=2, vectorization_mode="vector_entry_point")
     venv.reset(seed=0)
     with pytest.raises(ValueError, match=r"cannot be read as real numbers \(dtype complex128\); "
                                          r"expected \(2, 2\) \(num_envs, left, right\)"):
@@ -158,7 +158,7 @@ def test_human_rendering_without_a_display_is_refused(monkeypatch):
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     monkeypatch.setattr("sys.platform", "linux")
     with pytest.raises(RuntimeError, match="'human' needs a display"):
-        gym.make("Traction/TankTurn-v0", render_mode="human")
+        gym.make("Traction/TankTurn-v1", render_mode="human")
 
 
 @pytest.mark.parametrize("argv, display, message", [
@@ -186,28 +186,28 @@ def test_drive_cli_gives_usage_errors_before_opening_a_window(monkeypatch, capsy
 @pytest.mark.parametrize("steps", [0, -2, 2.5, "3", True])
 def test_vector_time_limit_is_checked(steps):
     with pytest.raises(ValueError, match="max_episode_steps = .*; allowed: an integer >= 1"):
-        gym.make_vec("Traction/TankTurn-v0", num_envs=2, vectorization_mode="vector_entry_point",
+        gym.make_vec("Traction/TankTurn-v1", num_envs=2, vectorization_mode="vector_entry_point",
                      max_episode_steps=steps)
 
 
 @pytest.mark.parametrize("steps, limit", [(None, 400), (-1, None), (7, 7)])
 def test_vector_time_limit_reads_as_in_gym_make(steps, limit):
-    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=1, vectorization_mode="vector_entry_point",
+    venv = gym.make_vec("Traction/TankTurn-v1", num_envs=1, vectorization_mode="vector_entry_point",
                         max_episode_steps=steps)
-    single = gym.make("Traction/TankTurn-v0", max_episode_steps=steps)
+    single = gym.make("Traction/TankTurn-v1", max_episode_steps=steps)
     assert venv.unwrapped.max_episode_steps == limit
     assert getattr(single, "_max_episode_steps", None) == limit      # TimeLimit's, if wrapped
 
 
 def test_vector_step_before_reset_is_refused():
-    venv = gym.make_vec("Traction/Climb6x6-v0", num_envs=2,
+    venv = gym.make_vec("Traction/Climb6x6-v1", num_envs=2,
                         vectorization_mode="vector_entry_point")
     with pytest.raises(ResetNeeded, match="step\\(\\) before reset\\(\\)"):
         venv.step(np.zeros((2, 2), np.float32))
 
 
 def test_vector_partial_reset_resets_only_the_masked_worlds():
-    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=3, vectorization_mode="vector_entry_point")
+    venv = gym.make_vec("Traction/TankTurn-v1", num_envs=3, vectorization_mode="vector_entry_point")
     venv.reset(seed=0)
     for _ in range(10):
         obs, *_ = venv.step(np.tile(np.float32([1.0, -1.0]), (3, 1)))
@@ -218,7 +218,7 @@ def test_vector_partial_reset_resets_only_the_masked_worlds():
     assert after[0] == times[0] and after[2] == times[2] and after[1] < times[1]
     assert np.array_equal(new[[0, 2]], obs[[0, 2]]) and not np.array_equal(new[1], obs[1])
     assert info["_is_success"].tolist() == [False, True, False]
-    single = gym.make("Traction/TankTurn-v0")                      # world 1 got seed 5 + 1
+    single = gym.make("Traction/TankTurn-v1")                      # world 1 got seed 5 + 1
     assert np.array_equal(single.reset(seed=6)[0], new[1])
     for bad in (np.array([1, 0, 0]), np.array([False, False, False]), np.array([True, False])):
         with pytest.raises(ValueError, match="reset_mask"):
@@ -325,12 +325,12 @@ def test_a_world_refuses_sims_of_other_vehicle_parameters():
 def test_a_control_step_of_no_physics_substep_is_refused(control_dt):
     """control_dt / physics_dt rounds to 0 substeps: a step would advance nothing."""
     with pytest.raises(ValueError, match="must be a positive multiple of physics_dt"):
-        gym.make("Traction/Drift-v0", control_dt=control_dt)
+        gym.make("Traction/Drift-v1", control_dt=control_dt)
 
 
 @pytest.mark.parametrize("seeds", [[1, 2, 3], [1]])
 def test_vector_reset_needs_exactly_one_seed_per_world(seeds):
-    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    venv = gym.make_vec("Traction/TankTurn-v1", num_envs=2, vectorization_mode="vector_entry_point")
     with pytest.raises(ValueError, match=rf"reset\(seed=...\) got {len(seeds)} seeds; expected 2"):
         venv.reset(seed=seeds)
     venv.close()

@@ -8,7 +8,7 @@ import pytest
 import traction.envs  # noqa: F401
 from traction.envs.reading import ChassisReading
 
-ENV_IDS = ["Traction/Climb6x6-v0", "Traction/Drift-v0", "Traction/TankTurn-v0"]
+ENV_IDS = ["Traction/Climb6x6-v1", "Traction/Drift-v1", "Traction/TankTurn-v1"]
 
 
 def _driven(env_id, steps=40):
@@ -51,7 +51,7 @@ def test_reading_matches_mujoco(env_id):
 
 def test_divergence_flag_for_a_non_finite_state():
     """A NaN velocity (MuJoCo raised no warning yet) is flagged by ``refresh``; a reset clears it."""
-    u = _driven("Traction/Drift-v0", 2)
+    u = _driven("Traction/Drift-v1", 2)
     assert not u.sim.diverged()
     u.data.qvel[2] = np.nan
     u.sim.refresh()
@@ -64,7 +64,7 @@ def test_divergence_flag_for_a_non_finite_state():
 
 
 def test_heights_in_frame_match_height_at():
-    u = _driven("Traction/Climb6x6-v0", 1)
+    u = _driven("Traction/Climb6x6-v1", 1)
     grid = u.scene.terrain.grid
     ahead, side = np.array([0.0, 1.5, 9.0, 3.0]), np.array([0.0, -2.0, 2.0, 1.0])
     x, y, yaw = 3.2, -1.1, 0.7
@@ -85,7 +85,7 @@ def test_heights_in_frame_match_height_at():
 def test_info_wheel_contact_is_false_in_the_air_and_true_on_the_ground():
     """A car dropped from 3 m above its spawn pose: in its first step no tyre touches the ground
     (contact False, load 0); at rest a second later all four do (contact True, load > 0)."""
-    env = gym.make("Traction/Drift-v0")
+    env = gym.make("Traction/Drift-v1")
     env.reset(seed=0)
     sim = env.unwrapped.sim
     sim.reset(pos=sim.scene.spawn_pos + np.array([0.0, 0.0, 3.0]))

@@ -70,7 +70,7 @@ def test_get_state_set_state_replays_bit_for_bit(env_id):
 
 
 def test_a_snapshot_of_another_environment_is_refused_before_anything_changes():
-    tank, drift = gym.make("Traction/TankTurn-v0").unwrapped, gym.make("Traction/Drift-v0").unwrapped
+    tank, drift = gym.make("Traction/TankTurn-v1").unwrapped, gym.make("Traction/Drift-v1").unwrapped
     with pytest.raises(gym.error.ResetNeeded, match="get_state before the first reset"):
         tank.get_state()
     tank.reset(seed=2)
@@ -88,7 +88,7 @@ def test_a_snapshot_of_another_environment_is_refused_before_anything_changes():
     heavy = dataclasses.replace(heavy, chassis=dataclasses.replace(heavy.chassis, mass=20000.0))
 
     def snapshot_of(**kwargs):
-        other = gym.make("Traction/TankTurn-v0", **kwargs).unwrapped
+        other = gym.make("Traction/TankTurn-v1", **kwargs).unwrapped
         other.reset(seed=2)
         return other.get_state()
 
@@ -116,7 +116,7 @@ def test_a_snapshot_of_another_environment_is_refused_before_anything_changes():
 def test_a_restored_snapshot_draws_the_same_next_terrain_seed():
     """The RNG is part of a snapshot: an unseeded reset after set_state draws the terrain the
     original's unseeded reset drew."""
-    env = gym.make("Traction/Climb6x6-v0").unwrapped
+    env = gym.make("Traction/Climb6x6-v1").unwrapped
     env.reset(seed=0)
     env.step(np.float32([1.0, 0.0]))
     snapshot = env.get_state()
@@ -126,7 +126,7 @@ def test_a_restored_snapshot_draws_the_same_next_terrain_seed():
 
 
 def test_mujoco_timers_switch_off_and_on_without_changing_the_rollout():
-    code = ROLLOUT.format(env_id="Traction/Drift-v0").replace("print(h.hexdigest())",
+    code = ROLLOUT.format(env_id="Traction/Drift-v1").replace("print(h.hexdigest())",
                                                               "out = h.hexdigest()")
     rollouts, timed = [], []
     try:
@@ -153,7 +153,7 @@ def test_absurd_strut_diverges_with_a_flag_and_resets_cleanly(caplog):
         p.suspension, spring_strength=np.full(4, 1e8), damper_rate=np.full(4, 1e7)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)       # the spring-alpha warning
-        env = gym.make("Traction/Drift-v0", vehicle=p)
+        env = gym.make("Traction/Drift-v1", vehicle=p)
     env.reset(seed=0, options={"speed": 0.0})
     with caplog.at_level(logging.WARNING, logger="traction.envs.base"):
         for _ in range(200):
@@ -172,7 +172,7 @@ def test_absurd_strut_diverges_with_a_flag_and_resets_cleanly(caplog):
 
 
 def test_set_state_after_a_reset_restores_surfaces_poses_and_the_rendered_terrain():
-    env = gym.make("Traction/Climb6x6-v0", render_mode="rgb_array", width=96, height=72).unwrapped
+    env = gym.make("Traction/Climb6x6-v1", render_mode="rgb_array", width=96, height=72).unwrapped
     env.reset(seed=4)
     for _ in range(40):
         env.step(np.float32([1.0, 0.0]))
@@ -209,7 +209,7 @@ def test_a_finite_blow_up_is_flagged_as_divergence(caplog):
     p = dataclasses.replace(p, chassis=dataclasses.replace(p.chassis, inertia=[0.5, 0.5, 0.5]))
     with pytest.warns(RuntimeWarning, match=r"dampers: dt x the chassis's fastest damping rate "
                                             r".* = 321.20 > 1"):
-        env = gym.make("Traction/Drift-v0", vehicle=p)
+        env = gym.make("Traction/Drift-v1", vehicle=p)
     env.reset(seed=0)
     u = env.unwrapped
     speeds = []
@@ -242,7 +242,7 @@ def test_a_velocity_mujoco_resets_the_world_for_is_flagged_as_divergence():
     """The diverged step repeats the episode's last observation (the world has no valid state
     to show), so a value bootstrap on the truncation reads a state the agent has seen; the
     returned array is the caller's: changing it in place does not change what is repeated."""
-    env = gym.make("Traction/Drift-v0")
+    env = gym.make("Traction/Drift-v1")
     u = env.unwrapped
     env.reset(seed=0)
     for _ in range(5):
@@ -289,7 +289,7 @@ def test_a_divergence_right_after_reset_or_a_restore_repeats_that_observation(en
 def test_a_native_vector_env_ends_a_diverged_world_with_its_last_observation():
     """Same-step autoreset puts the diverged world's last observation in final_obs; the other
     world steps on."""
-    envs = gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point",
+    envs = gym.make_vec("Traction/Drift-v1", num_envs=2, vectorization_mode="vector_entry_point",
                         autoreset_mode="SameStep")
     envs.reset(seed=0)
     a = np.zeros((2, 4), np.float32)
@@ -305,7 +305,7 @@ def test_a_native_vector_env_ends_a_diverged_world_with_its_last_observation():
 
 
 def test_a_snapshot_taken_before_a_divergence_restores_a_healthy_world():
-    env = gym.make("Traction/Drift-v0")
+    env = gym.make("Traction/Drift-v1")
     u = env.unwrapped
     env.reset(seed=0)
     snapshot = u.get_state()
@@ -332,7 +332,7 @@ def test_a_human_mode_window_gets_each_new_terrain_and_episode():
         def close(self):
             pass
 
-    env = gym.make("Traction/Climb6x6-v0")
+    env = gym.make("Traction/Climb6x6-v1")
     u = env.unwrapped
     env.reset(seed=0)
     saved = u.get_state()
@@ -372,7 +372,7 @@ def test_the_divergence_warning_names_the_step_of_the_episode_it_happened_in(
         diverging_step_warning):
     """Five steps of one episode, a reset, two steps, then a blow-up: the warning says step 3
     of the episode (t = 3 control steps), not the 8th step since the env was made."""
-    env = gym.make("Traction/TankTurn-v0")
+    env = gym.make("Traction/TankTurn-v1")
     u = env.unwrapped
     env.reset(seed=0)
     a = np.zeros(2, np.float32)
@@ -401,7 +401,7 @@ def test_the_human_mode_window_is_aimed_at_the_camera_named():
             self.locked += 1
             yield
 
-    env = gym.make("Traction/Drift-v0", camera_name="top")
+    env = gym.make("Traction/Drift-v1", camera_name="top")
     u = env.unwrapped
     u._viewer = Viewer()
     u._aim_viewer()                                       # as render() does at launch

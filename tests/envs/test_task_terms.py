@@ -9,17 +9,17 @@ import numpy as np
 import pytest
 
 import traction.envs  # noqa: F401  (registers the ids)
-from traction.envs.tank_turn_v0 import TankTurnEnv
+from traction.envs.tank_turn_v1 import TankTurnEnv
 from traction.train import controllers
 from traction.vehicle_model import layout as L
 
-ENV_IDS = ["Traction/Climb6x6-v0", "Traction/Drift-v0", "Traction/TankTurn-v0"]
+ENV_IDS = ["Traction/Climb6x6-v1", "Traction/Drift-v1", "Traction/TankTurn-v1"]
 #: the terms that are not zero in STEPS steps of the scripted controller (the others: events)
-CONTINUOUS = {"Traction/Climb6x6-v0": {"progress", "energy", "slip"},
-              "Traction/Drift-v0": {"sideslip", "circle", "hold"},
-              "Traction/TankTurn-v0": {"heading", "aim", "translation", "hold"}}
+CONTINUOUS = {"Traction/Climb6x6-v1": {"progress", "energy", "slip"},
+              "Traction/Drift-v1": {"sideslip", "circle", "hold"},
+              "Traction/TankTurn-v1": {"heading", "aim", "translation", "hold"}}
 #: steps from the reset (seed 3): Drift's scripted slide first holds the drift (`hold`) 2.2 s in
-STEPS = {"Traction/Climb6x6-v0": 120, "Traction/Drift-v0": 120, "Traction/TankTurn-v0": 120}
+STEPS = {"Traction/Climb6x6-v1": 120, "Traction/Drift-v1": 120, "Traction/TankTurn-v1": 120}
 
 
 def _terms(env, steps_or_actions, options=None):
@@ -47,7 +47,7 @@ def test_a_weight_scales_its_term_and_nothing_else(env_id):
     the same code)."""
     env = gym.make(env_id)
     u = env.unwrapped
-    options = {"target_offset": 0.3, "yaw": 0.0} if env_id == "Traction/TankTurn-v0" else None
+    options = {"target_offset": 0.3, "yaw": 0.0} if env_id == "Traction/TankTurn-v1" else None
     base, actions = _terms(env, STEPS[env_id], options)
     for reward, terms in base:
         assert reward == pytest.approx(sum(terms.values()), abs=1e-12)
@@ -67,7 +67,7 @@ def test_a_weight_scales_its_term_and_nothing_else(env_id):
 def test_climb_energy_and_slip_penalties_are_their_formulas():
     """energy = -w drive^2 control_dt (the clipped drive channel) and slip = -w mean |long slip|
     of the wheels in contact x control_dt: both <= 0 (a sign error rewarded wheelspin)."""
-    env = gym.make("Traction/Climb6x6-v0")
+    env = gym.make("Traction/Climb6x6-v1")
     u = env.unwrapped
     env.reset(seed=0)
     rng = np.random.default_rng(2)
@@ -98,7 +98,7 @@ def _yawed(env, yaw, velocity, spins=None):
     return u.observation(u.read_chassis())
 
 
-@pytest.mark.parametrize("env_id", ["Traction/Drift-v0", "Traction/TankTurn-v0"])
+@pytest.mark.parametrize("env_id", ["Traction/Drift-v1", "Traction/TankTurn-v1"])
 def test_the_velocity_channels_are_in_the_chassis_frame(env_id):
     """Turned 1 rad left and moving at (1, 0.5) m/s in the world, the chassis moves at
     (cos 1 + 0.5 sin 1, -sin 1 + 0.5 cos 1) = (0.961, -0.571) m/s in its own frame (channels 3
@@ -114,7 +114,7 @@ def test_the_velocity_channels_are_in_the_chassis_frame(env_id):
 def test_tank_track_channels_are_left_then_right():
     """Left wheels spinning at 10 rad/s, right ones still: channel 5 (left track) is 10 x the
     road wheel radius, channel 6 (right) is 0; and the other way round."""
-    env = gym.make("Traction/TankTurn-v0")
+    env = gym.make("Traction/TankTurn-v1")
     env.reset(seed=0)
     p = env.unwrapped.vehicle
     left = np.array([n.startswith("left") for n in p.wheel_names])
@@ -130,7 +130,7 @@ def test_climb_progress_is_the_com_approaching_the_goal():
     """progress = the decrease of the CoM's horizontal distance to the goal (the sim's CoM at
     the step's end), step by step, as the goal vector of channels 9-11 is from the CoM (the
     chassis origin's distance differs as the body pitches and turns)."""
-    env = gym.make("Traction/Climb6x6-v0")
+    env = gym.make("Traction/Climb6x6-v1")
     u = env.unwrapped
     env.reset(seed=0)
     goal = np.asarray(u._goal_xyz)
@@ -153,7 +153,7 @@ def test_climb_first_step_progress_is_from_the_reset_observation(terrain):
     settling substep), not from the spawn pose before it: on these terrains, spawned on its
     wheels, that substep moves the CoM by 1e-5 to 3e-5 m toward the goal, which the first
     step's progress used to count (rough_hill's level start does not move it)."""
-    env = gym.make("Traction/Climb6x6-v0", terrain=terrain)
+    env = gym.make("Traction/Climb6x6-v1", terrain=terrain)
     u = env.unwrapped
     for seed in range(3):
         obs, _ = env.reset(seed=seed)
@@ -167,7 +167,7 @@ def test_climb_first_step_progress_is_from_the_reset_observation(terrain):
 def test_tank_first_step_terms_are_from_the_reset_observation():
     """TankTurn's reset observation shows zero displacement, and the first step's heading and
     translation terms measure from the heading error and position that observation shows."""
-    env = gym.make("Traction/TankTurn-v0")
+    env = gym.make("Traction/TankTurn-v1")
     u = env.unwrapped
     for seed in range(3):
         obs, _ = env.reset(seed=seed)
@@ -186,7 +186,7 @@ def test_drift_sideslip_is_positive_with_the_velocity_right_of_the_nose(side):
     """Turned 1 rad left, moving at 8 m/s at 30 deg to the right of the nose (a counter-clockwise
     drift, the task's direction): sideslip channel +30 deg and the sideslip term its full weight
     x moving (1 at 8 m/s); at 30 deg to the left: -30 deg and no sideslip reward."""
-    env = gym.make("Traction/Drift-v0")
+    env = gym.make("Traction/Drift-v1")
     u = env.unwrapped
     env.reset(seed=0)
     beta = math.radians(30.0)
@@ -206,7 +206,7 @@ def test_tank_heading_error_wraps_across_the_seam(yaw, offset):
     drawn as start heading + offset, it is the offset (to the settling substep's yaw change),
     also when heading, target or their difference crosses +-pi. The reward terms use it: the
     last case (0.02 rad, across the seam) is within the hold tolerance, so its clock runs."""
-    env = gym.make("Traction/TankTurn-v0")
+    env = gym.make("Traction/TankTurn-v1")
     u = env.unwrapped
     env.reset(seed=0, options={"yaw": yaw, "target_offset": offset})
     assert -math.pi <= u.target < math.pi
@@ -221,7 +221,7 @@ def test_drift_starts_in_second_gear_with_the_engine_turning_with_the_wheels():
     """Drift's reset launches the car at 8-10 m/s in second gear with the engine at the wheels'
     spin x (second gear x final ratio): the clutch does not slip at the start (a mismatched
     engine speed would jerk the car on its first substep)."""
-    env = gym.make("Traction/Drift-v0")
+    env = gym.make("Traction/Drift-v1")
     u = env.unwrapped
     gb = u.vehicle.gearbox
     for seed in range(3):
@@ -240,7 +240,7 @@ def test_tank_hold_needs_the_heading_held_without_a_break():
     """The hold term pays once the heading error has stayed within 2 deg for 1 s (25 steps):
     10 steps within, one step off (the target moved 0.5 rad), back within: the hold pays at
     the 25th step after the break, not the 15th."""
-    env = gym.make("Traction/TankTurn-v0")
+    env = gym.make("Traction/TankTurn-v1")
     u = env.unwrapped
     env.reset(seed=0, options={"yaw": 0.3, "target_offset": 0.0})
     still = np.zeros(2, np.float32)

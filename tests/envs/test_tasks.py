@@ -37,7 +37,7 @@ def _brake_while_moving(env, obs):
 
 
 def test_climb_driving_to_the_goal_beats_braking():
-    env = gym.make("Traction/Climb6x6-v0", difficulty=0.2)
+    env = gym.make("Traction/Climb6x6-v1", difficulty=0.2)
     good, infos, _ = _run(env, _toward_goal, 150)
     progress = sum(i["reward_progress"] for i in infos[1:])        # m closer to the goal
     assert progress >= 20.0                                         # 6 s at ~0.8 drive
@@ -60,7 +60,7 @@ def test_climb_driving_to_the_goal_beats_braking():
 def test_climb_gear_reads_neutral_while_a_change_is_in_progress():
     """The autobox spends switch_time in neutral per change (no ratio, no drive): observation 49
     and ``info["gear"]`` show 0 then, as PhysX's current gear does (they read the gear left)."""
-    env = gym.make("Traction/Climb6x6-v0", terrain="crest", telemetry=1)
+    env = gym.make("Traction/Climb6x6-v1", terrain="crest", telemetry=1)
     env.reset(seed=0)
     gears = []
     for _ in range(100):                                        # 4 s of full drive: 1st -> 3rd
@@ -73,7 +73,7 @@ def test_climb_gear_reads_neutral_while_a_change_is_in_progress():
 
 
 def test_climb_rollover_terminates_with_penalty():
-    env = gym.make("Traction/Climb6x6-v0", terrain="slope")
+    env = gym.make("Traction/Climb6x6-v1", terrain="slope")
     env.reset(seed=0)
     u = env.unwrapped
     u.data.qpos[3:7] = [np.cos(np.pi / 4), np.sin(np.pi / 4), 0, 0]   # rolled 90 degrees
@@ -85,7 +85,7 @@ def test_climb_rollover_terminates_with_penalty():
 def test_climb_leaving_the_terrain_terminates_with_penalty_before_the_fall():
     """Reversing from the start off the course's near edge: the episode ends as the CoM crosses
     the edge, with the truck still level and at the edge's height (not after falling off)."""
-    env = gym.make("Traction/Climb6x6-v0")
+    env = gym.make("Traction/Climb6x6-v1")
     env.reset(seed=5)
     u = env.unwrapped
     grid = u.scene.terrain.grid
@@ -105,7 +105,7 @@ def test_climb_height_map_shows_the_drop_beyond_the_edge():
     does), rows from 4.5 m read 10 m below the terrain's lowest point."""
     import mujoco
 
-    env = gym.make("Traction/Climb6x6-v0")
+    env = gym.make("Traction/Climb6x6-v1")
     obs, _ = env.reset(seed=5, options={"spawn": (-46.0, 0.0, np.pi)})
     u = env.unwrapped
     grid, z = u.scene.terrain.grid, u.read_chassis().origin[2]
@@ -121,7 +121,7 @@ def test_climb_height_map_shows_the_drop_beyond_the_edge():
 
 
 def test_climb_reaching_the_goal_is_success():
-    env = gym.make("Traction/Climb6x6-v0", terrain="slope")
+    env = gym.make("Traction/Climb6x6-v1", terrain="slope")
     env.reset(seed=0)
     goal = env.unwrapped._goal()
     _, infos, term = _run(env, _toward_goal, 5, options={"spawn": (goal[0] - 3.0, 0.0, 0.0)})
@@ -129,7 +129,7 @@ def test_climb_reaching_the_goal_is_success():
 
 
 def test_climb_wheel_torque_mode_routes_torque():
-    env = gym.make("Traction/Climb6x6-v0", action_mode="wheel_torques", terrain="slope")
+    env = gym.make("Traction/Climb6x6-v1", action_mode="wheel_torques", terrain="slope")
     env.reset(seed=0)
     a = np.array([1.0, 0.0, 1, 1, -1, -1, 1, 1], np.float32)   # nothing to the middle axle
     for _ in range(10):
@@ -146,14 +146,14 @@ def _hold_circle(env, obs):
 
 
 def test_drift_staying_on_the_circle_beats_leaving_it():
-    env = gym.make("Traction/Drift-v0")
+    env = gym.make("Traction/Drift-v1")
     good, _, _ = _run(env, _hold_circle, 200)
     bad, _, term = _run(env, lambda e, o: np.array([-1.0, 1.0, -1.0, -1.0]), 200)
     assert good > bad + 10.0
 
 
 def test_drift_success_after_holding_the_target_sideslip(monkeypatch):
-    env = gym.make("Traction/Drift-v0", hold_seconds=1.0)
+    env = gym.make("Traction/Drift-v1", hold_seconds=1.0)
     u = env.unwrapped
     env.reset(seed=0)
     monkeypatch.setattr(type(u), "sideslip", lambda self, c=None: self.target)
@@ -183,7 +183,7 @@ def _pivot(env, obs):
 
 
 def test_tank_pivot_reaches_and_holds_the_target_heading():
-    env = gym.make("Traction/TankTurn-v0")
+    env = gym.make("Traction/TankTurn-v1")
     total, infos, term = _run(env, _pivot, 400, options={"target_offset": np.pi / 2, "yaw": 0.3})
     assert term and infos[-1]["is_success"]
     bad, _, _ = _run(env, lambda e, o: np.array([1.0, 1.0]), 100,
@@ -195,7 +195,7 @@ def test_tank_leaving_the_arena_terminates_with_penalty_before_the_fall():
     """Full ahead from the centre, yaw 0: the episode ends as the CoM crosses the arena's edge
     (x = 30 m), level and at the arena's height; it had run on to the time limit with the tank
     falling from the edge."""
-    env = gym.make("Traction/TankTurn-v0")
+    env = gym.make("Traction/TankTurn-v1")
     env.reset(seed=0, options={"yaw": 0.0, "target_offset": 1.0})
     u = env.unwrapped
     grid = u.scene.terrain.grid
@@ -217,7 +217,7 @@ def test_climb_difficulty_set_between_episodes_shapes_the_next_terrain():
     def heights(seed, d):
         return build_scene("truck_6x6", "rough_hill", seed=seed, difficulty=d).terrain.grid.heights
 
-    env = gym.make("Traction/Climb6x6-v0")
+    env = gym.make("Traction/Climb6x6-v1")
     env.reset(seed=0)
     env.set_wrapper_attr("difficulty", 0.9)                    # what SyncVectorEnv calls
     env.reset(options={"terrain_seed": 5})
@@ -229,7 +229,7 @@ def test_climb_difficulty_set_between_episodes_shapes_the_next_terrain():
     assert np.array_equal(twin.unwrapped.scene.terrain.grid.heights, heights(6, 0.9))
     with pytest.raises(ValueError, match=r"difficulty = 1.5; allowed: \[0, 1\]"):
         env.unwrapped.difficulty = 1.5
-    venv = gym.make_vec("Traction/Climb6x6-v0", num_envs=2,
+    venv = gym.make_vec("Traction/Climb6x6-v1", num_envs=2,
                         vectorization_mode="vector_entry_point")
     venv.reset(seed=0)
     venv.set_attr("difficulty", [0.1, 1.0])
@@ -243,7 +243,7 @@ def test_drift_target_set_after_construction_is_the_one_rewarded():
     """target_sideslip_deg was read at construction only: setting it (set_attr) made a new
     attribute and the reward kept the old target."""
     a = np.array([0.3, 1.0, 0.0, 0.0], np.float32)
-    envs = [gym.make("Traction/Drift-v0", target_sideslip_deg=t) for t in (30.0, 45.0)]
+    envs = [gym.make("Traction/Drift-v1", target_sideslip_deg=t) for t in (30.0, 45.0)]
     envs[0].set_wrapper_attr("target_sideslip_deg", 45.0)
     rewards = []
     for e in envs:
@@ -255,8 +255,8 @@ def test_drift_target_set_after_construction_is_the_one_rewarded():
         envs[0].unwrapped.target_sideslip_deg = 80
 
 
-@pytest.mark.parametrize("env_id", ["Traction/Climb6x6-v0", "Traction/Drift-v0",
-                                    "Traction/TankTurn-v0"])
+@pytest.mark.parametrize("env_id", ["Traction/Climb6x6-v1", "Traction/Drift-v1",
+                                    "Traction/TankTurn-v1"])
 def test_reward_weights_set_after_construction_are_the_ones_rewarded(env_id):
     """Every weight argument is an attribute of weights[term] (set_attr made a new attribute
     nobody read): an env given weights later rewards as one built with them."""
@@ -280,10 +280,10 @@ def test_reward_weights_set_after_construction_are_the_ones_rewarded(env_id):
 
 
 @pytest.mark.parametrize("env_id, fixed", [
-    ("Traction/Climb6x6-v0", {"terrain": "crest", "differential": "equal",
+    ("Traction/Climb6x6-v1", {"terrain": "crest", "differential": "equal",
                               "action_mode": "wheel_torques"}),
-    ("Traction/Drift-v0", {"radius": 30.0}),
-    ("Traction/TankTurn-v0", {"drive_mode": "standard"}),
+    ("Traction/Drift-v1", {"radius": 30.0}),
+    ("Traction/TankTurn-v1", {"drive_mode": "standard"}),
 ])
 def test_arguments_that_shaped_the_env_refuse_set_attr_by_name(env_id, fixed):
     """A constructor argument that shaped the built env (scene, vehicle, spaces, time steps)
@@ -319,8 +319,8 @@ def test_settings_read_every_step_are_checked_when_set():
     """goal_radius (Climb6x6) and hold_seconds (Drift) are read at every step, so settable; a
     value that is not a finite number > 0 is refused by name (it was taken: a negative radius
     never succeeded), and a set radius is the one the success reads."""
-    env = gym.make("Traction/Climb6x6-v0")
-    drift = gym.make("Traction/Drift-v0")
+    env = gym.make("Traction/Climb6x6-v1")
+    drift = gym.make("Traction/Drift-v1")
     for e, name in ((env, "goal_radius"), (drift, "hold_seconds")):
         for bad in (0.0, -1.0, float("nan"), "6"):
             with pytest.raises(ValueError, match=rf"{name} = .*; allowed: > 0 (m|s)"):
@@ -335,9 +335,9 @@ def test_the_substep_count_is_fixed_and_old_pickles_still_load():
     """n_substeps (control_dt / physics_dt) was settable, and the native vector env kept its own
     copy; a state pickled when the fixed arguments were plain attributes holds them among its
     settings, which load (they equal the constructor's)."""
-    env = gym.make("Traction/Drift-v0")
+    env = gym.make("Traction/Drift-v1")
     with pytest.raises(AttributeError, match=r"n_substeps is fixed .*gym.make\("
-                                             r"'Traction/Drift-v0', other arguments \(control_dt"):
+                                             r"'Traction/Drift-v1', other arguments \(control_dt"):
         env.set_wrapper_attr("n_substeps", 1)
     u = env.unwrapped
     u.reset(seed=0)
@@ -355,7 +355,7 @@ def test_drive_lever_forward_from_reverse_at_a_standstill_selects_first_gear():
     """Below REVERSE_SPEED either way the lever selects the gear it points to: back at rest
     engages reverse; forward again before the truck has moved asks for first gear with the lever
     as throttle (not the swapped pedal roles, which would brake in reverse)."""
-    u = gym.make("Traction/Climb6x6-v0").unwrapped
+    u = gym.make("Traction/Climb6x6-v1").unwrapped
     u.reset(seed=0)
     u.step(np.array([-0.75, 0.0], np.float32))                         # at rest: reverse
     assert u.sim.state.gearbox.target[0] < 0

@@ -7,7 +7,7 @@ import traction.envs  # noqa: F401
 
 
 def test_sync_vector_env_next_step_autoreset_and_independent_copies():
-    envs = gym.make_vec("Traction/TankTurn-v0", num_envs=2, vectorization_mode="sync",
+    envs = gym.make_vec("Traction/TankTurn-v1", num_envs=2, vectorization_mode="sync",
                         max_episode_steps=5)
     obs, infos = envs.reset(seed=[1, 2])
     assert obs.shape == (2, 9) and not np.array_equal(obs[0], obs[1])

@@ -7,7 +7,7 @@ import pytest
 
 import traction.envs
 from traction.envs import TractionVectorEnv
-from traction.envs.tank_turn_v0 import TankTurnEnv
+from traction.envs.tank_turn_v1 import TankTurnEnv
 
 
 def _rollout_single(env_id, n, seed, actions, **kw):
@@ -51,7 +51,7 @@ def test_vector_env_gives_the_single_env_trajectories_bit_for_bit(env_id):
 
 
 def test_next_step_autoreset_semantics_and_bad_actions():
-    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=2,
+    venv = gym.make_vec("Traction/TankTurn-v1", num_envs=2,
                         vectorization_mode="vector_entry_point", max_episode_steps=3)
     assert venv.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
     venv.reset(seed=0)
@@ -72,8 +72,8 @@ def test_next_step_autoreset_semantics_and_bad_actions():
 
 
 def test_get_set_attr_and_call_reach_every_world_as_in_sync_vector_env():
-    venv = gym.make_vec("Traction/Drift-v0", num_envs=3, vectorization_mode="vector_entry_point")
-    sync = gym.make_vec("Traction/Drift-v0", num_envs=3, vectorization_mode="sync")
+    venv = gym.make_vec("Traction/Drift-v1", num_envs=3, vectorization_mode="vector_entry_point")
+    sync = gym.make_vec("Traction/Drift-v1", num_envs=3, vectorization_mode="sync")
     for v in (venv, sync):
         v.set_attr("hold_seconds", 4.0)
         assert v.get_attr("hold_seconds") == (4.0, 4.0, 4.0)
@@ -101,9 +101,9 @@ def test_sb3_adapter_matches_dummy_vec_env_and_passes_nan_checks():
 
     from traction.train.sb3_vec import TractionSB3VecEnv
 
-    ours = VecCheckNan(TractionSB3VecEnv("Traction/TankTurn-v0", 2, max_episode_steps=5),
+    ours = VecCheckNan(TractionSB3VecEnv("Traction/TankTurn-v1", 2, max_episode_steps=5),
                        raise_exception=True)
-    ref = make_vec_env(lambda: gym.make("Traction/TankTurn-v0", max_episode_steps=5), n_envs=2)
+    ref = make_vec_env(lambda: gym.make("Traction/TankTurn-v1", max_episode_steps=5), n_envs=2)
     ours.seed(3)
     ref.seed(3)
     assert np.array_equal(ours.reset(), ref.reset())
@@ -122,9 +122,9 @@ def test_sb3_adapter_matches_dummy_vec_env_and_passes_nan_checks():
 
 
 def test_same_step_autoreset_puts_the_last_step_in_final_obs_and_final_info():
-    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=2, vectorization_mode="vector_entry_point",
+    venv = gym.make_vec("Traction/TankTurn-v1", num_envs=2, vectorization_mode="vector_entry_point",
                         max_episode_steps=3, autoreset_mode="SameStep")
-    single = gym.make("Traction/TankTurn-v0", max_episode_steps=3)
+    single = gym.make("Traction/TankTurn-v1", max_episode_steps=3)
     venv.reset(seed=[4, 5])
     single.reset(seed=4)
     a = np.full((2, 2), 0.5, np.float32)
@@ -144,7 +144,7 @@ def test_sb3_adapter_reports_success_of_the_ended_episode():
     pytest.importorskip("stable_baselines3")
     from traction.train.sb3_vec import TractionSB3VecEnv
 
-    venv = TractionSB3VecEnv("Traction/TankTurn-v0", 2, max_episode_steps=60)
+    venv = TractionSB3VecEnv("Traction/TankTurn-v1", 2, max_episode_steps=60)
     venv.seed(0)
     venv.set_options({"target_offset": 0.0, "yaw": 0.0})    # already on target: hold 1 s = success
     venv.reset()
@@ -163,7 +163,7 @@ def test_sb3_adapter_reports_success_of_the_ended_episode():
 def test_float32_and_float64_actions_step_the_vector_env_alike():
     """float32 actions (the action space's dtype) are copied to the action rows in the compiled
     call, others by numpy first: the same trajectories and the same errors either way."""
-    venvs = [gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    venvs = [gym.make_vec("Traction/Drift-v1", num_envs=2, vectorization_mode="vector_entry_point")
              for _ in range(2)]
     for v in venvs:
         v.reset(seed=3)
@@ -218,7 +218,7 @@ def _reference_step(venv, envs, ended, a, same_step):
 
 
 @pytest.mark.parametrize("mode", ["NextStep", "SameStep"])
-@pytest.mark.parametrize("env_id", ["Traction/Drift-v0", "Traction/TankTurn-v0"])
+@pytest.mark.parametrize("env_id", ["Traction/Drift-v1", "Traction/TankTurn-v1"])
 def test_vector_step_equals_single_envs_batched_by_gymnasium(env_id, mode):
     """``step`` (the tasks' code per world, clipping, sums, time limit, resets and the info
     built for all worlds at once) gives what the single envs give, batched by Gymnasium's
@@ -276,8 +276,8 @@ def test_sb3_adapter_marks_a_termination_on_the_time_limit_step_as_no_time_limit
 
     from traction.train.sb3_vec import TractionSB3VecEnv
 
-    ours = TractionSB3VecEnv("Traction/Drift-v0", 2, max_episode_steps=56)
-    ref = make_vec_env(lambda: gym.make("Traction/Drift-v0", max_episode_steps=56), n_envs=2)
+    ours = TractionSB3VecEnv("Traction/Drift-v1", 2, max_episode_steps=56)
+    ref = make_vec_env(lambda: gym.make("Traction/Drift-v1", max_episode_steps=56), n_envs=2)
     ours.seed(3)
     ref.seed(3)
     assert np.array_equal(ours.reset(), ref.reset())
@@ -295,8 +295,8 @@ def test_sb3_adapter_marks_a_termination_on_the_time_limit_step_as_no_time_limit
 # Set_attr with a tuple; bad-action errors naming the world when the
 # world count differs from the action channel count.
 def test_set_attr_reads_a_tuple_as_one_value_per_world_as_sync_vector_env():
-    venv = gym.make_vec("Traction/Drift-v0", num_envs=3, vectorization_mode="vector_entry_point")
-    sync = gym.make_vec("Traction/Drift-v0", num_envs=3, vectorization_mode="sync")
+    venv = gym.make_vec("Traction/Drift-v1", num_envs=3, vectorization_mode="vector_entry_point")
+    sync = gym.make_vec("Traction/Drift-v1", num_envs=3, vectorization_mode="sync")
     for v in (venv, sync):
         v.set_attr("hold_seconds", (1.5, 2.5, 3.5))
         assert v.get_attr("hold_seconds") == (1.5, 2.5, 3.5)
@@ -307,7 +307,7 @@ def test_set_attr_reads_a_tuple_as_one_value_per_world_as_sync_vector_env():
 @pytest.mark.parametrize("world,channel", [(1, 0), (2, 3), (0, 2)])
 def test_a_bad_action_names_its_world_and_channel_with_three_worlds_of_four_channels(world,
                                                                                        channel):
-    venv = gym.make_vec("Traction/Drift-v0", num_envs=3, vectorization_mode="vector_entry_point")
+    venv = gym.make_vec("Traction/Drift-v1", num_envs=3, vectorization_mode="vector_entry_point")
     venv.reset(seed=0)
     names = venv.unwrapped.envs[0].action_names
     a = np.zeros((3, 4), np.float32)
@@ -322,7 +322,7 @@ def test_worlds_whose_episodes_end_at_different_steps_match_single_envs_bit_for_
     """World 1 is reset alone mid-episode, so world 0 reaches the time limit first and sits out
     one step (NEXT_STEP autoreset) while world 1 drives on: each world still follows its single
     env's trajectory (the batched update skips exactly the worlds that sit out)."""
-    env_id, n, limit = "Traction/TankTurn-v0", 2, 8
+    env_id, n, limit = "Traction/TankTurn-v1", 2, 8
     venv = gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point",
                         max_episode_steps=limit)
     singles = [gym.make(env_id, max_episode_steps=limit) for _ in range(n)]

@@ -20,9 +20,9 @@ def _state(venv):
 
 
 @pytest.mark.parametrize(("env_id", "n", "threads"), [
-    ("Traction/Drift-v0", 5, 2),          # shares of 2 and 3 worlds
-    ("Traction/TankTurn-v0", 4, 3),       # shares of 1, 2 and 1
-    ("Traction/Climb6x6-v0", 2, 4),       # more threads than worlds: one per world
+    ("Traction/Drift-v1", 5, 2),          # shares of 2 and 3 worlds
+    ("Traction/TankTurn-v1", 4, 3),       # shares of 1, 2 and 1
+    ("Traction/Climb6x6-v1", 2, 4),       # more threads than worlds: one per world
 ])
 def test_threads_give_the_one_thread_trajectories_bit_for_bit(env_id, n, threads):
     one, many = _make(env_id, n, 1, max_episode_steps=6), _make(env_id, n, threads,
@@ -49,7 +49,7 @@ def test_threads_give_the_one_thread_trajectories_bit_for_bit(env_id, n, threads
 
 
 def test_a_bad_action_in_any_share_stops_every_world():
-    venv = _make("Traction/Drift-v0", 4, 2)
+    venv = _make("Traction/Drift-v1", 4, 2)
     venv.reset(seed=0)
     venv.step(np.zeros((4, 4), np.float32))
     before = _state(venv)
@@ -71,7 +71,7 @@ def test_a_bad_action_in_any_share_stops_every_world():
 @pytest.mark.parametrize("threads", [0, -1, 1.5, "2"])
 def test_thread_count_must_be_a_positive_integer(threads):
     with pytest.raises(ValueError, match=r"num_threads = .*; allowed: an integer >= 1"):
-        _make("Traction/Drift-v0", 2, threads)
+        _make("Traction/Drift-v1", 2, threads)
     with pytest.raises(ValueError, match=r"threads = .*; allowed: an integer >= 1"):
         World(2, threads)
 
@@ -80,7 +80,7 @@ def test_sb3_adapter_with_threads_steps_as_with_one():
     pytest.importorskip("stable_baselines3")
     from traction.train.sb3_vec import TractionSB3VecEnv
 
-    one, many = (TractionSB3VecEnv("Traction/TankTurn-v0", 3, max_episode_steps=4, num_threads=t)
+    one, many = (TractionSB3VecEnv("Traction/TankTurn-v1", 3, max_episode_steps=4, num_threads=t)
                  for t in (1, 2))
     for v in (one, many):
         v.seed(5)

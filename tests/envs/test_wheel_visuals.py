@@ -72,7 +72,7 @@ def test_headless_rendering_works_without_mujoco_gl_set():
     import sys
 
     code = ("import gymnasium as gym, traction.envs\n"
-            "env = gym.make('Traction/TankTurn-v0', render_mode='rgb_array', width=64, height=48)\n"
+            "env = gym.make('Traction/TankTurn-v1', render_mode='rgb_array', width=64, height=48)\n"
             "env.reset(seed=0); print(env.render().shape)")
     env = {k: v for k, v in os.environ.items() if k not in ("MUJOCO_GL", "DISPLAY")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,

@@ -57,10 +57,10 @@ def test_per_world_edits_give_the_sync_vector_env_trajectories(threads):
     """Edits of world 2's table in place and a new table for world 3 give, bit for bit, what the
     same edits of a SyncVectorEnv's envs give; the other worlds run as if nothing was edited
     (they once all read world 0's table, or all took an in-place edit)."""
-    native = gym.make_vec("Traction/Drift-v0", num_envs=4, vectorization_mode="vector_entry_point",
+    native = gym.make_vec("Traction/Drift-v1", num_envs=4, vectorization_mode="vector_entry_point",
                           num_threads=threads)
-    fresh = gym.make_vec("Traction/Drift-v0", num_envs=4, vectorization_mode="vector_entry_point")
-    sync = gym.make_vec("Traction/Drift-v0", num_envs=4, vectorization_mode="sync")
+    fresh = gym.make_vec("Traction/Drift-v1", num_envs=4, vectorization_mode="vector_entry_point")
+    sync = gym.make_vec("Traction/Drift-v1", num_envs=4, vectorization_mode="sync")
     a = np.full((4, 4), 0.5, np.float32)
     for v in (native, fresh, sync):
         v.reset(seed=1)
@@ -82,7 +82,7 @@ def test_per_world_edits_give_the_sync_vector_env_trajectories(threads):
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_a_bad_friction_value_is_refused_naming_the_world_before_any_world_steps(threads):
-    venv = gym.make_vec("Traction/TankTurn-v0", num_envs=3, vectorization_mode="vector_entry_point",
+    venv = gym.make_vec("Traction/TankTurn-v1", num_envs=3, vectorization_mode="vector_entry_point",
                         num_threads=threads)
     venv.reset(seed=0)
     a = np.zeros((3, *venv.single_action_space.shape), np.float32)
@@ -147,7 +147,7 @@ def test_a_world_reads_tables_of_one_shape():
 
 
 def test_a_vector_worlds_snapshot_restores_only_its_own_table():
-    venv = gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    venv = gym.make_vec("Traction/Drift-v1", num_envs=2, vectorization_mode="vector_entry_point")
     venv.reset(seed=3)
     envs = venv.unwrapped.envs
     state = envs[1].get_state()
@@ -203,8 +203,8 @@ def test_a_bad_friction_value_is_refused_before_a_reset_changes_anything(how):
     RNG drawn again, and the error named no world)."""
     def make():
         if how == "single":
-            return gym.make("Traction/TankTurn-v0", max_episode_steps=2)
-        return gym.make_vec("Traction/TankTurn-v0", num_envs=3, max_episode_steps=2,
+            return gym.make("Traction/TankTurn-v1", max_episode_steps=2)
+        return gym.make_vec("Traction/TankTurn-v1", num_envs=3, max_episode_steps=2,
                             vectorization_mode="vector_entry_point")
 
     def sims(env):
@@ -266,9 +266,9 @@ def test_a_closed_vector_env_leaves_each_world_its_sim(threads):
     bit as an env that was never in a vector env, and its sim takes a table with more tyre
     types (a vector env's world reads one shape; it once kept refusing with the vector env's
     message). The closed world refuses to step, with one message for one and two threads."""
-    venv = gym.make_vec("Traction/Drift-v0", num_envs=2, vectorization_mode="vector_entry_point",
+    venv = gym.make_vec("Traction/Drift-v1", num_envs=2, vectorization_mode="vector_entry_point",
                         num_threads=threads)
-    alone = gym.make("Traction/Drift-v0")
+    alone = gym.make("Traction/Drift-v1")
     venv.reset(seed=5)
     alone.reset(seed=6)                                  # world 1's seed
     rng = np.random.default_rng(0)
@@ -295,7 +295,7 @@ def test_a_closed_vector_env_leaves_each_world_its_sim(threads):
 # the table's own array, so the simulator (which reads that array where it is) sees the edit.
 # The existing tests assign ``values`` only before the table is handed to a simulator.
 def test_assigning_values_of_a_held_table_reaches_the_simulator():
-    env = gym.make("Traction/Drift-v0")
+    env = gym.make("Traction/Drift-v1")
     env.reset(seed=0)
     a = np.full(env.action_space.shape, 0.5, np.float32)
     env.step(a)

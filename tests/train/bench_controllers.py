@@ -21,7 +21,7 @@ def degraded(task):
 
 
 def no_argument():
-    return for_env("Traction/TankTurn-v0")
+    return for_env("Traction/TankTurn-v1")
 
 
 def not_callable(task):

@@ -261,8 +261,8 @@ def test_time_to_success_is_when_success_began_not_the_episode_end():
     from traction.train.suites import Scenario
     from traction.train.task_metrics import telemetry_capacity
 
-    env = gym.make("Traction/Drift-v0", max_episode_steps=500)
-    env = gym.make("Traction/Drift-v0", max_episode_steps=500, telemetry=telemetry_capacity(env))
+    env = gym.make("Traction/Drift-v1", max_episode_steps=500)
+    env = gym.make("Traction/Drift-v1", max_episode_steps=500, telemetry=telemetry_capacity(env))
     metrics, track = benchmark.run_episode(env, DriftController(), Scenario("d", 1000, {}))
     env.close()
     assert metrics["success"] == 1.0 and len(track["speed"]) == 501
@@ -280,8 +280,8 @@ def test_task_metrics_measure_what_they_say():
     from traction.train.suites import Scenario
     from traction.train.task_metrics import telemetry_capacity
 
-    env = gym.make("Traction/TankTurn-v0")
-    env = gym.make("Traction/TankTurn-v0", telemetry=telemetry_capacity(env))
+    env = gym.make("Traction/TankTurn-v1")
+    env = gym.make("Traction/TankTurn-v1", telemetry=telemetry_capacity(env))
     metrics, track = benchmark.run_episode(env, TankTurnController(), Scenario("t", 1000, {}))
     u = env.unwrapped
     end = u.sim.com_position()
@@ -291,8 +291,8 @@ def test_task_metrics_measure_what_they_say():
     assert metrics["heading_error"] == pytest.approx(np.degrees(abs(u.heading_error())), abs=1e-9)
     env.close()
 
-    env = gym.make("Traction/Climb6x6-v0", max_episode_steps=100)
-    env = gym.make("Traction/Climb6x6-v0", max_episode_steps=100,
+    env = gym.make("Traction/Climb6x6-v1", max_episode_steps=100)
+    env = gym.make("Traction/Climb6x6-v1", max_episode_steps=100,
                    telemetry=telemetry_capacity(env))
     metrics, _ = benchmark.run_episode(env, ClimbController(), Scenario("c", 1000, {}))
     u = env.unwrapped
@@ -322,8 +322,8 @@ BAD = [
     (["--controller", f"{HELPERS}:not_callable", "--tasks", "drift"], "the factory returned 42 "
      "(int) for drift, which is not callable"),
     (["--controller", f"{HELPERS}:degraded", "--tasks", "drift"], "does not drive drift "
-     "(Traction/Drift-v0): TankTurn only; choose the variants it drives with --tasks"),
-    (["--pretrained", "Traction/Drift-v0"], "no trained agent ships for it; available: "),
+     "(Traction/Drift-v1): TankTurn only; choose the variants it drives with --tasks"),
+    (["--pretrained", "Traction/Drift-v1"], "no trained agent ships for it; available: "),
     (["--fail-if-worse", "success"], "--fail-if-worse needs --compare BASELINE.json"),
     (["--compare", str(BASELINE), "--fail-if-worse", "bogus"], "--fail-if-worse bogus: not a "
      "metric of the chosen variants; allowed: success, return, time_to_success"),
@@ -362,14 +362,14 @@ def test_a_training_run_folder_drives_the_task_it_was_trained_on(tmp_path, capsy
 
     run = tmp_path / "run"
     run.mkdir()
-    venv = make_vec("Traction/TankTurn-v0", {}, 1, 0, True)
+    venv = make_vec("Traction/TankTurn-v1", {}, 1, 0, True)
     venv.reset()
     venv.step(np.zeros((1, 2), np.float32))                   # statistics other than 0, 1
     model = sb3.PPO("MlpPolicy", venv, seed=0, device="cpu")
     model.save(run / "model.zip")
     venv.save(str(run / "vecnormalize.pkl"))
     (run / "config.yml").write_text(yaml.safe_dump({
-        "env_id": "Traction/TankTurn-v0", "algo": "ppo", "env_kwargs": {},
+        "env_id": "Traction/TankTurn-v1", "algo": "ppo", "env_kwargs": {},
         "run": {"normalize": True}}))
     report = _run(["--controller", str(run), "--tasks", "TankTurn", "--episodes", "1"],
                   tmp_path / "out")
@@ -379,7 +379,7 @@ def test_a_training_run_folder_drives_the_task_it_was_trained_on(tmp_path, capsy
     from traction.train.policy import resolve
 
     source = resolve(str(run))
-    env = gym.make("Traction/TankTurn-v0")
+    env = gym.make("Traction/TankTurn-v1")
     policy = source.make(benchmark.task_spec(env, suites.VARIANTS[-1]))
     assert isinstance(policy, SB3Policy)
     obs, _ = env.reset(seed=0)
@@ -388,7 +388,7 @@ def test_a_training_run_folder_drives_the_task_it_was_trained_on(tmp_path, capsy
 
     with pytest.raises(SystemExit):
         _run(["--controller", str(run), "--tasks", "drift"], tmp_path / "out2")
-    assert "its policy was trained on Traction/TankTurn-v0" in capsys.readouterr().err
+    assert "its policy was trained on Traction/TankTurn-v1" in capsys.readouterr().err
 
 
 def test_videos_show_each_variants_first_episode_in_real_time(tmp_path):

@@ -19,10 +19,10 @@ from traction.train import benchmark, demo, evaluate, perf, plot_tires, results,
 needs_sb3 = pytest.mark.skipif(importlib.util.find_spec("stable_baselines3") is None,
                                reason="needs stable-baselines3 (the train extra)")
 
-TANK = ["--env", "Traction/TankTurn-v0", "--no-progress"]
+TANK = ["--env", "Traction/TankTurn-v1", "--no-progress"]
 TRAIN_BAD = [
     (["--env", "Traction/Nope-v0"], "--env 'Traction/Nope-v0': not a registered environment; "
-     "allowed: Traction/Climb6x6-v0"),
+     "allowed: Traction/Climb6x6-v1"),
     (["--env", "CartPole-v1"], "--env 'CartPole-v1': not a Traction environment"),
     (TANK + ["--hp", "bogus=1"], "--hp bogus: not a PPO hyperparameter; allowed: batch_size"),
     (TANK + ["--algo", "sac", "--hp", "clip_range=0.1"], "--hp clip_range: not a SAC hyperparameter"),
@@ -58,7 +58,7 @@ TRAIN_BAD = [
     (TANK + ["--hp", "target_kl=abc"], "--hp target_kl = 'abc'; allowed: > 0"),
     (TANK + ["--hp", "clip_range=-1"], "--hp clip_range = -1; allowed: > 0"),
     (TANK + ["--hp", "device=foo"], "--hp device = 'foo'; allowed: auto, cpu, cuda, cuda:N"),
-    (TANK + ["--env-kwarg", "bogus=1"], "--env-kwarg bogus: not an argument of Traction/TankTurn-v0"),
+    (TANK + ["--env-kwarg", "bogus=1"], "--env-kwarg bogus: not an argument of Traction/TankTurn-v1"),
     (TANK + ["--env-kwarg", "drive_mode=bogus"], "drive_mode = 'bogus'; allowed: special, standard"),
     (TANK + ["--algo", "sac", "--hp", "action_noise=normal"], "--hp action_noise = 'normal': takes "
      "an ActionNoise object, which a hyperparameter file or --hp cannot give; allowed: null"),
@@ -104,7 +104,7 @@ def test_train_refuses_a_folder_holding_an_earlier_run(tmp_path, capsys):
                                       {"ent_coef": "auto_0.1"}, {"ent_coef": 0.05}])
 @needs_sb3
 def test_train_sac_forms_of_its_arguments_are_accepted(override):
-    hp = train.hyperparameters("sac", "Traction/TankTurn-v0", override)
+    hp = train.hyperparameters("sac", "Traction/TankTurn-v1", override)
     run, algo_hp = train.split_hyperparameters("sac", hp)
     expected = {k: tuple(v) if k == "train_freq" else v for k, v in override.items()
                 if k != "n_envs"}                       # SB3 takes train_freq as a tuple only
@@ -116,7 +116,7 @@ def test_train_sac_episodic_train_freq_builds_and_learns(tmp_path):
     """The list form a YAML file gives reaches SB3 as the tuple it asserts on."""
     overrides = dict([train.assignment("train_freq=[1, episode]"), train.assignment("n_envs=1"),
                       train.assignment("learning_starts=0"), train.assignment("batch_size=8")])
-    p = train.prepare("Traction/TankTurn-v0", "sac", 16, 0, tmp_path / "run", overrides,
+    p = train.prepare("Traction/TankTurn-v1", "sac", 16, 0, tmp_path / "run", overrides,
                       {"max_episode_steps": 5})
     p["model"].learn(12)
     assert p["model"].train_freq.unit.value == "episode" and p["model"].num_timesteps >= 12
@@ -128,7 +128,7 @@ def test_hp_and_env_kwarg_values_read_as_in_the_yaml_files():
                                               "i={eps: 1e-5, n: [2E3, .5, 7]}"))
     assert read == {"a": 1e-4, "b": [1, "episode"], "c": False, "d": None, "e": {"x": 1},
                     "f": [64, 64], "g": "[oops", "h": "text", "i": {"eps": 1e-5, "n": [2e3, 0.5, 7]}}
-    assert train.hyperparameters("ppo", "Traction/Drift-v0", {})["learning_rate"] == 3e-4
+    assert train.hyperparameters("ppo", "Traction/Drift-v1", {})["learning_rate"] == 3e-4
 
 
 @pytest.mark.parametrize("text", ["policy_kwargs=dict(net_arch=[32], activation_fn=nn.Tanh)",
@@ -138,7 +138,7 @@ def test_hp_and_env_kwarg_values_read_as_in_the_yaml_files():
 def test_policy_kwargs_as_python_or_a_yaml_mapping_build_the_policy(tmp_path, text):
     import torch
 
-    p = train.prepare("Traction/TankTurn-v0", "ppo", 64, 0, tmp_path / "run",
+    p = train.prepare("Traction/TankTurn-v1", "ppo", 64, 0, tmp_path / "run",
                       dict([train.assignment(text), train.assignment("n_envs=1")]), {})
     policy = p["model"].policy
     assert policy.activation_fn is torch.nn.Tanh and policy.net_arch == [32]
@@ -165,7 +165,7 @@ def test_train_refuses_human_rendering_without_a_display(tmp_path, capsys, monke
 
 @needs_sb3
 def test_train_hp_none_is_allowed_where_sb3_defaults_to_none():
-    hp = train.hyperparameters("ppo", "Traction/TankTurn-v0", {"target_kl": None,
+    hp = train.hyperparameters("ppo", "Traction/TankTurn-v1", {"target_kl": None,
                                                               "device": "auto"})
     run, algo_hp = train.split_hyperparameters("ppo", hp)
     assert algo_hp["target_kl"] is None and algo_hp["device"] == "auto"
@@ -173,14 +173,14 @@ def test_train_hp_none_is_allowed_where_sb3_defaults_to_none():
 
 def test_train_function_refuses_non_positive_timesteps(tmp_path):
     with pytest.raises(ValueError, match="--timesteps = 0; allowed: an integer >= 1"):
-        train.train("Traction/TankTurn-v0", "ppo", 0, 0, tmp_path / "run", {}, {})
+        train.train("Traction/TankTurn-v1", "ppo", 0, 0, tmp_path / "run", {}, {})
     assert not (tmp_path / "run").exists()
 
 
 @needs_sb3
 def test_hp_normalize_false_switches_normalisation_off():
     overrides = dict([parse_assignment("normalize=false"), parse_assignment("gamma=0.9")])
-    hp = train.hyperparameters("ppo", "Traction/TankTurn-v0", overrides)
+    hp = train.hyperparameters("ppo", "Traction/TankTurn-v1", overrides)
     run, algo_hp = train.split_hyperparameters("ppo", hp)
     assert run["normalize"] is False and algo_hp["gamma"] == 0.9
     assert "normalize" not in algo_hp and isinstance(algo_hp["policy_kwargs"], dict)
@@ -189,10 +189,10 @@ def test_hp_normalize_false_switches_normalisation_off():
 @needs_sb3
 def test_evaluate_refuses_a_config_without_its_keys_and_a_missing_best_model(tmp_path, capsys):
     (tmp_path / "model.zip").write_bytes(b"")
-    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\n")
+    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v1\nalgo: ppo\n")
     err = _usage_error(capsys, evaluate.main, [str(tmp_path)])
     assert f"run folder {tmp_path}: config.yml has no env_kwargs, run" in err
-    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\nenv_kwargs: {}\n"
+    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v1\nalgo: ppo\nenv_kwargs: {}\n"
                                          "run: {normalize: true}\n")
     err = _usage_error(capsys, evaluate.main, [str(tmp_path), "--model", "best"])
     assert f"run folder {tmp_path}: no best/best_model.zip" in err
@@ -212,7 +212,7 @@ def test_evaluate_refuses_a_run_rendering_to_a_window_without_a_display(tmp_path
                                                                         monkeypatch):
     monkeypatch.setattr(evaluate, "display_available", lambda: False)
     (tmp_path / "model.zip").write_bytes(b"")
-    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\n"
+    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v1\nalgo: ppo\n"
                                          "env_kwargs: {render_mode: human}\n"
                                          "run: {normalize: false}\n")
     err = _usage_error(capsys, evaluate.main, [str(tmp_path)])
@@ -238,7 +238,7 @@ def test_evaluate_refuses_non_positive_episodes(tmp_path, capsys, episodes):
 
 @needs_sb3
 def test_evaluate_video_without_imageio_fails_before_the_episodes(tmp_path, capsys, monkeypatch):
-    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\nenv_kwargs: {}\n"
+    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v1\nalgo: ppo\nenv_kwargs: {}\n"
                                          "run: {normalize: false}\n")
     (tmp_path / "model.zip").write_bytes(b"")
     monkeypatch.setitem(sys.modules, "imageio", None)
@@ -250,7 +250,7 @@ def test_evaluate_camera_goes_with_video_and_is_checked_first(tmp_path, capsys):
     """--camera without --video was ignored without a word; an unknown camera given to
     evaluate() ran its episodes when there was no video, and raised after building the env
     when there was."""
-    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\nenv_kwargs: {}\n"
+    (tmp_path / "config.yml").write_text("env_id: Traction/TankTurn-v1\nalgo: ppo\nenv_kwargs: {}\n"
                                          "run: {normalize: false}\n")
     (tmp_path / "model.zip").write_bytes(b"")
     err = _usage_error(capsys, evaluate.main, [str(tmp_path), "--camera", "top"])
@@ -362,7 +362,7 @@ def test_prepare_builds_envs_and_model_but_writes_nothing(tmp_path):
     from stable_baselines3.common.vec_env import VecNormalize
 
     overrides = dict([parse_assignment("normalize=false"), parse_assignment("n_envs=1")])
-    p = train.prepare("Traction/TankTurn-v0", "ppo", 64, 0, tmp_path / "run", overrides, {})
+    p = train.prepare("Traction/TankTurn-v1", "ppo", 64, 0, tmp_path / "run", overrides, {})
     try:
         assert p["run"]["normalize"] is False and not isinstance(p["venv"], VecNormalize)
         assert list(tmp_path.iterdir()) == []
@@ -381,7 +381,7 @@ def test_vec_normalize_discounts_rewards_with_the_algorithms_gamma(tmp_path, alg
     """VecNormalize scales rewards by the spread of a running discounted return: its discount
     must be the one the algorithm learns with (RL Zoo passes it), in training and evaluation."""
     overrides = {"n_envs": 1, **overrides}
-    p = train.prepare("Traction/TankTurn-v0", algo, 64, 0, tmp_path / "run", overrides, {})
+    p = train.prepare("Traction/TankTurn-v1", algo, 64, 0, tmp_path / "run", overrides, {})
     try:
         assert p["model"].gamma == gamma
         assert p["venv"].gamma == gamma and p["eval_env"].gamma == gamma
@@ -403,7 +403,7 @@ def test_train_refuses_an_out_it_cannot_create_before_building_anything(tmp_path
 def test_results_refuses_a_run_without_evaluations_before_any_output(tmp_path, capsys):
     run = tmp_path / "run"
     run.mkdir()
-    (run / "config.yml").write_text("env_id: Traction/TankTurn-v0\nalgo: ppo\n")
+    (run / "config.yml").write_text("env_id: Traction/TankTurn-v1\nalgo: ppo\n")
     err = _usage_error(capsys, results.main, [str(run), "--out", str(tmp_path / "curves")])
     assert f"{run}: no evaluations.npz" in err and not (tmp_path / "curves").exists()
 
@@ -474,13 +474,13 @@ def test_results_row_reports_the_best_and_the_final_evaluation(tmp_path):
     evaluation.json."""
     run = tmp_path / "run"
     run.mkdir()
-    (run / "config.yml").write_text(yaml.safe_dump({"env_id": "Traction/TankTurn-v0",
+    (run / "config.yml").write_text(yaml.safe_dump({"env_id": "Traction/TankTurn-v1",
                                                     "algo": "ppo"}))
     np.savez(run / "evaluations.npz", timesteps=np.array([1000, 2000, 3000]),
              results=np.array([[1.0, 2.0], [3.0, 5.0], [0.0, 1.0]]),
              successes=np.array([[0.0, 1.0], [1.0, 1.0], [0.0, 0.0]]))
     (run / "evaluation.json").write_text(json.dumps({"success_rate": 0.25, "mean_return": 1.5}))
-    assert results.row(run) == "| Traction/TankTurn-v0 | PPO | 3000 | 100 % | 25 % | 1.5 |"
+    assert results.row(run) == "| Traction/TankTurn-v1 | PPO | 3000 | 100 % | 25 % | 1.5 |"
     c = results.curves(run)
     np.testing.assert_allclose(c["return"], [1.5, 4.0, 0.5])
     np.testing.assert_allclose(c["success"], [0.5, 1.0, 0.0])

@@ -9,9 +9,9 @@ from traction.train.controllers import ClimbController, DriftController, TankTur
 
 
 def _drift_episode(seed, steps=750, **gains):
-    """One Drift-v0 episode under the DriftController: per step the phase, sideslip (deg),
+    """One Drift-v1 episode under the DriftController: per step the phase, sideslip (deg),
     cross-track error (m), and whether the drift had been held; the last info."""
-    env = gym.make("Traction/Drift-v0", max_episode_steps=steps)
+    env = gym.make("Traction/Drift-v1", max_episode_steps=steps)
     ctrl = DriftController(**gains)
     obs, _ = env.reset(seed=seed)
     phases, beta, cross, success = [], [], [], []

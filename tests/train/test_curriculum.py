@@ -21,18 +21,18 @@ def test_values_ramp_over_the_first_80_percent_then_hold():
 
 
 def test_bad_curricula_are_refused_naming_what_is_wrong(tmp_path):
-    with pytest.raises(ValueError, match="not an argument of Traction/TankTurn-v0"):
-        curriculum.check("Traction/TankTurn-v0", {}, "difficulty", 0.3, 0.8)
+    with pytest.raises(ValueError, match="not an argument of Traction/TankTurn-v1"):
+        curriculum.check("Traction/TankTurn-v1", {}, "difficulty", 0.3, 0.8)
     with pytest.raises(ValueError, match=r"difficulty=0.3:1.5: .*difficulty"):
-        curriculum.check("Traction/Climb6x6-v0", {}, "difficulty", 0.3, 1.5)
+        curriculum.check("Traction/Climb6x6-v1", {}, "difficulty", 0.3, 1.5)
     with pytest.raises(SystemExit):
-        train.main(["--env", "Traction/Climb6x6-v0", "--out", str(tmp_path / "run"),
+        train.main(["--env", "Traction/Climb6x6-v1", "--out", str(tmp_path / "run"),
                     "--curriculum", "difficulty=0.3"])
     assert not (tmp_path / "run").exists()
 
 
 def test_training_worlds_follow_the_ramp_and_evaluations_run_at_the_end(tmp_path):
-    p = train.prepare("Traction/Climb6x6-v0", "ppo", 512, 0, tmp_path / "run",
+    p = train.prepare("Traction/Climb6x6-v1", "ppo", 512, 0, tmp_path / "run",
                       {"n_envs": 2, "n_steps": 64, "batch_size": 64, "n_epochs": 1},
                       {"max_episode_steps": 30}, curriculum=("difficulty", 0.2, 0.6))
     assert p["venv"].get_attr("difficulty") == [0.2, 0.2]
@@ -56,7 +56,7 @@ def test_training_worlds_follow_the_ramp_and_evaluations_run_at_the_end(tmp_path
 
 def test_the_cli_records_the_curriculum_in_the_run_folder(tmp_path):
     out = tmp_path / "run"
-    train.main(["--env", "Traction/Climb6x6-v0", "--timesteps", "128", "--out", str(out),
+    train.main(["--env", "Traction/Climb6x6-v1", "--timesteps", "128", "--out", str(out),
                 "--hp", "n_envs=2", "--hp", "n_steps=32", "--hp", "batch_size=64",
                 "--hp", "eval_freq=64", "--hp", "eval_episodes=1",
                 "--env-kwarg", "max_episode_steps=10", "--curriculum", "difficulty=0.3:0.8",

@@ -24,12 +24,12 @@ runpy.run_module({module!r}, run_name="__main__")
 
 
 @pytest.mark.parametrize("tool, args, extra", [
-    ("train", ["--env", "Traction/TankTurn-v0", "--out", "{tmp}/run"], "train"),
+    ("train", ["--env", "Traction/TankTurn-v1", "--out", "{tmp}/run"], "train"),
     ("evaluate", ["{tmp}/run"], "train"),
     ("results", ["{tmp}/run", "--out", "{tmp}/results"], "plot"),
     ("plot_tires", ["sedan", "--out", "{tmp}/tyres"], "plot"),
     ("benchmark", ["--suite", "quick", "--out", "{tmp}/bench"], "plot"),
-    ("sweep", ["--envs", "Traction/TankTurn-v0", "--timesteps", "100", "--out", "{tmp}/sweep"],
+    ("sweep", ["--envs", "Traction/TankTurn-v1", "--timesteps", "100", "--out", "{tmp}/sweep"],
      "scale"),
     ("sweep_report", ["{tmp}/sweep"], "stats"),
 ])

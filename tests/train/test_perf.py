@@ -58,7 +58,7 @@ def test_perf_quick_schema(tmp_path):
 def test_update_microseconds_are_per_vehicle_and_substep(monkeypatch):
     """With the timer faked at 1000 calls/s: one vehicle x 1000 updates per call -> 1 us;
     64 vehicles x 20 updates per call -> 1e6 / (1000 x 20) / 64 us per vehicle."""
-    u = gym.make("Traction/Drift-v0").unwrapped
+    u = gym.make("Traction/Drift-v1").unwrapped
     u.reset(seed=0)
     monkeypatch.setattr(perf, "_rate", lambda fn, seconds: 1000.0)
     assert perf.vehicle_update(u, 1, 0.01) == pytest.approx(1.0)
@@ -68,7 +68,7 @@ def test_update_microseconds_are_per_vehicle_and_substep(monkeypatch):
 def test_paired_cost_is_physics_time_over_bare_time_with_each_sides_minimum(monkeypatch):
     """Fake timings: physics 3 ms (2 ms once, the uninterrupted run), bare MuJoCo 1 ms (0.5 ms
     once): the ratio of the minima summed over the snapshots."""
-    env = gym.make("Traction/TankTurn-v0")
+    env = gym.make("Traction/TankTurn-v1")
     env.reset(seed=0)
     calls = {"physics": 0, "bare": 0}
 

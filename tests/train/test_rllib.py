@@ -27,17 +27,17 @@ def local_ray():
 def test_the_creator_builds_single_and_native_vector_envs():
     from traction.envs import TractionVectorEnv
 
-    env = make_env("Traction/TankTurn-v0", {"drive_mode": "standard"})
+    env = make_env("Traction/TankTurn-v1", {"drive_mode": "standard"})
     assert env.spec.kwargs["drive_mode"] == "standard"
-    venv = make_env("Traction/TankTurn-v0", {"num_envs": 3})
+    venv = make_env("Traction/TankTurn-v1", {"num_envs": 3})
     assert isinstance(venv, TractionVectorEnv) and venv.reset(seed=0)[0].shape == (3, 9)
 
 
 @pytest.mark.parametrize("mode, n", [("sync", 1), ("vector_entry_point", 4)])
 def test_ppo_trains_one_iteration_on_a_registered_id(local_ray, mode, n):
-    assert "Traction/TankTurn-v0" in register_rllib_envs()
+    assert "Traction/TankTurn-v1" in register_rllib_envs()
     config = (PPOConfig()
-              .environment("Traction/TankTurn-v0", env_config={"max_episode_steps": 50})
+              .environment("Traction/TankTurn-v1", env_config={"max_episode_steps": 50})
               .env_runners(num_env_runners=0, num_envs_per_env_runner=n,
                            gym_env_vectorize_mode=mode)
               .training(train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1)

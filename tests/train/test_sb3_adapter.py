@@ -13,7 +13,7 @@ from stable_baselines3.common.env_util import make_vec_env  # noqa: E402
 
 from traction.train.sb3_vec import TractionSB3VecEnv  # noqa: E402
 
-TANK = "Traction/TankTurn-v0"
+TANK = "Traction/TankTurn-v1"
 
 
 def test_wrongly_shaped_actions_are_refused_naming_the_expected_shape():
@@ -28,8 +28,8 @@ def test_wrongly_shaped_actions_are_refused_naming_the_expected_shape():
 
 
 def test_float64_actions_step_as_dummy_vec_env_steps_them():
-    ours = TractionSB3VecEnv("Traction/Drift-v0", 2)
-    ref = make_vec_env(lambda: gym.make("Traction/Drift-v0"), n_envs=2)
+    ours = TractionSB3VecEnv("Traction/Drift-v1", 2)
+    ref = make_vec_env(lambda: gym.make("Traction/Drift-v1"), n_envs=2)
     ours.seed(5)
     ref.seed(5)
     ours.reset()
@@ -95,8 +95,8 @@ def test_reset_through_env_method_restarts_the_time_limit_as_in_dummy_vec_env():
 # per evaluation: re-seeding each time replayed the same start states). Not clearing the seeds
 # after a reset went unseen.
 def test_a_seed_applies_to_the_next_reset_only_as_in_dummy_vec_env():
-    ours = TractionSB3VecEnv("Traction/Drift-v0", 2)
-    ref = make_vec_env(lambda: gym.make("Traction/Drift-v0"), n_envs=2)
+    ours = TractionSB3VecEnv("Traction/Drift-v1", 2)
+    ref = make_vec_env(lambda: gym.make("Traction/Drift-v1"), n_envs=2)
     ours.seed(5)
     ref.seed(5)
     first = ours.reset()

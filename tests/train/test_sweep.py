@@ -32,7 +32,7 @@ def test_seeds_read_as_ranges_and_lists():
             sweep.parse_seeds(bad)
 
 
-TASKS = {"Traction/TankTurn-v0": [0.9, 1.0, 1.0, 0.2, 1.0], "Traction/Drift-v0": [0.0, 1.0, 0.6,
+TASKS = {"Traction/TankTurn-v1": [0.9, 1.0, 1.0, 0.2, 1.0], "Traction/Drift-v1": [0.0, 1.0, 0.6,
                                                                                    0.8, 1.0]}
 
 
@@ -85,7 +85,7 @@ def test_report_is_rliables_iqm_with_bootstrap_cis(tmp_path):
     assert sweep_report.summarize(out) == report                        # seeded bootstrap
 
     text = sweep_report.write_report(out)
-    assert "| Traction/TankTurn-v0 | 5 | 97 % [" in text          # IQM of 0.2, 0.9, 1, 1, 1
+    assert "| Traction/TankTurn-v1 | 5 | 97 % [" in text          # IQM of 0.2, 0.9, 1, 1, 1
     assert "4 of 5 |" in text and "python -m traction.train.sweep --seeds 0-4" in text
     for name in ("report.md", "report.json", "curves.png", "profile.png"):
         assert (out / "report" / name).stat().st_size > 100, name
@@ -113,19 +113,19 @@ def test_results_page_keeps_its_text_and_replaces_only_the_block(tmp_path):
 def test_a_sweep_with_other_settings_is_refused(tmp_path):
     out = _fake_sweep(tmp_path / "sweep")
     with pytest.raises(ValueError, match=r"timesteps: 3000 there, 5000 now"):
-        sweep.check(["Traction/TankTurn-v0"], "ppo", [0], 5000, out, {}, {}, 10, 1)
+        sweep.check(["Traction/TankTurn-v1"], "ppo", [0], 5000, out, {}, {}, 10, 1)
     with pytest.raises(ValueError, match="not empty and not a sweep"):
         (tmp_path / "other").mkdir()
         (tmp_path / "other" / "x").write_text("")
-        sweep.check(["Traction/TankTurn-v0"], "ppo", [0], 3000, tmp_path / "other", {}, {}, 10, 1)
+        sweep.check(["Traction/TankTurn-v1"], "ppo", [0], 3000, tmp_path / "other", {}, {}, 10, 1)
     with pytest.raises(ValueError, match="sim_threads = 2 .* oversubscribe"):
-        sweep.check(["Traction/TankTurn-v0"], "ppo", [0], 3000, out, {"sim_threads": 2}, {},
+        sweep.check(["Traction/TankTurn-v1"], "ppo", [0], 3000, out, {"sim_threads": 2}, {},
                     10, 1)
-    sweep.check(["Traction/TankTurn-v0"], "ppo", [0, 7], 3000, out, {}, {}, 10, 1)   # resumes
+    sweep.check(["Traction/TankTurn-v1"], "ppo", [0, 7], 3000, out, {}, {}, 10, 1)   # resumes
 
 
 #: a trial of a few seconds: 8 worlds, 1024 steps, two training evaluations of 1 short episode
-TINY = ["--envs", "Traction/TankTurn-v0", "--seeds", "0-1", "--timesteps", "1024",
+TINY = ["--envs", "Traction/TankTurn-v1", "--seeds", "0-1", "--timesteps", "1024",
         "--eval-episodes", "2", "--max-concurrent", "1", "--hp", "n_envs=8", "--hp", "n_steps=64",
         "--hp", "batch_size=256", "--hp", "eval_freq=512", "--hp", "eval_episodes=1",
         "--env-kwarg", "max_episode_steps=20"]
@@ -139,14 +139,14 @@ def test_tiny_sweep_through_local_ray_resumes_after_ctrl_c(tmp_path):
     command = [sys.executable, "-m", "traction.train.sweep", *TINY, "--out", str(out)]
     first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True, start_new_session=True)
-    done = sweep.trial_dir(out, "Traction/TankTurn-v0", 0) / "trial.json"
+    done = sweep.trial_dir(out, "Traction/TankTurn-v1", 0) / "trial.json"
     deadline = time.monotonic() + 600                # (a first compilation of the physics)
     while not done.is_file() and first.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
     assert done.is_file(), first.communicate(timeout=60)[0][-3000:]
     first.send_signal(signal.SIGINT)                     # Ctrl-C
     log = first.communicate(timeout=120)[0]
-    second = sweep.trial_dir(out, "Traction/TankTurn-v0", 1)
+    second = sweep.trial_dir(out, "Traction/TankTurn-v1", 1)
     assert not (second / "trial.json").is_file(), log[-3000:]
     kept = done.read_text(), (done.parent / "model.zip").stat().st_mtime_ns
 
@@ -157,7 +157,7 @@ def test_tiny_sweep_through_local_ray_resumes_after_ctrl_c(tmp_path):
     trial = json.loads((second / "trial.json").read_text())
     assert trial["seed"] == 1 and trial["best"]["episodes"] == 2
     report = json.loads((out / "report" / "report.json").read_text())
-    assert report["tasks"]["Traction/TankTurn-v0"]["seeds"] == [0, 1]
+    assert report["tasks"]["Traction/TankTurn-v1"]["seeds"] == [0, 1]
     assert len(report["commands"]) == 2
     config = yaml.safe_load((second / "config.yml").read_text())
     assert config["run"]["n_envs"] == 8 and config["env_kwargs"] == {"max_episode_steps": 20}

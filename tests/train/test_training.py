@@ -15,7 +15,7 @@ pytest.importorskip("stable_baselines3")          # (the train extra)
 
 def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path, monkeypatch, capsys):
     out = tmp_path / "run"
-    train.main(["--env", "Traction/TankTurn-v0", "--algo", "ppo", "--timesteps", "512",
+    train.main(["--env", "Traction/TankTurn-v1", "--algo", "ppo", "--timesteps", "512",
                 "--seed", "3", "--out", str(out), "--hp", "n_envs=2", "--hp", "sim_threads=2",
                 "--hp", "n_steps=128", "--hp", "batch_size=64", "--hp", "eval_freq=256",
                 "--hp", "eval_episodes=1",
@@ -31,7 +31,7 @@ def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path, monkeypatch
                  "evaluations.npz"):
         assert (out / name).exists(), name
     config = yaml.safe_load((out / "config.yml").read_text())
-    assert config["env_id"] == "Traction/TankTurn-v0" and config["hyperparameters"]["gamma"] == 0.98
+    assert config["env_id"] == "Traction/TankTurn-v1" and config["hyperparameters"]["gamma"] == 0.98
     assert config["run"]["n_envs"] == 2 and config["run"]["sim_threads"] == 2
     assert "--timesteps 512" in (out / "command.txt").read_text()
     result = evaluate.main([str(out), "--episodes", "2"])
@@ -49,7 +49,7 @@ def test_ppo_smoke_run_writes_folder_reloads_and_evaluates(tmp_path, monkeypatch
 
     table = results.main([str(out), "--out", str(tmp_path / "curves")])
     assert (tmp_path / "curves" / "run.png").stat().st_size > 1000
-    assert "| Traction/TankTurn-v0 | PPO | 512 |" in table
+    assert "| Traction/TankTurn-v1 | PPO | 512 |" in table
 
     # the evaluation video plays in real time: one frame per control step of the run's env
     config["env_kwargs"]["control_dt"] = 0.02
@@ -103,7 +103,7 @@ def test_best_model_is_kept_with_the_statistics_it_was_scored_with(tmp_path):
     from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 
     out = tmp_path / "run"
-    train.main(["--env", "Traction/TankTurn-v0", "--timesteps", "512", "--out", str(out),
+    train.main(["--env", "Traction/TankTurn-v1", "--timesteps", "512", "--out", str(out),
                 "--hp", "n_envs=2", "--hp", "n_steps=128", "--hp", "batch_size=64",
                 "--hp", "eval_freq=128", "--hp", "eval_episodes=1",
                 "--env-kwarg", "max_episode_steps=20", "--no-progress"])
@@ -112,7 +112,7 @@ def test_best_model_is_kept_with_the_statistics_it_was_scored_with(tmp_path):
 
     def count(path):
         return VecNormalize.load(str(path), DummyVecEnv([lambda: gym.make(
-            "Traction/TankTurn-v0")])).obs_rms.count
+            "Traction/TankTurn-v1")])).obs_rms.count
 
     # every reset and step observation of the 2 worlds updates the statistics
     assert count(out / "best" / "vecnormalize.pkl") == pytest.approx(2 + best_step, abs=1e-3)
@@ -131,9 +131,9 @@ def test_adapter_time_limit_follows_gym_make():
     from traction.train.sb3_vec import TractionSB3VecEnv
 
     for given, expected in ((None, 400), (7, 7)):
-        venv = TractionSB3VecEnv("Traction/TankTurn-v0", 1, max_episode_steps=given)
+        venv = TractionSB3VecEnv("Traction/TankTurn-v1", 1, max_episode_steps=given)
         assert venv.venv.max_episode_steps == expected
-        assert gym.make("Traction/TankTurn-v0", max_episode_steps=given).spec.max_episode_steps \
+        assert gym.make("Traction/TankTurn-v1", max_episode_steps=given).spec.max_episode_steps \
             == expected
         venv.close()
 
@@ -143,24 +143,24 @@ def test_training_uses_the_native_vector_env():
 
     from traction.train.sb3_vec import TractionSB3VecEnv
 
-    venv = train.make_vec("Traction/TankTurn-v0", {}, 3, 0, normalize=False)
+    venv = train.make_vec("Traction/TankTurn-v1", {}, 3, 0, normalize=False)
     assert isinstance(venv, VecMonitor) and isinstance(venv.venv, TractionSB3VecEnv)
     assert venv.reset().shape == (3, 9)
     venv.close()
 
 
 def test_hyperparameters_resolve_default_then_env_then_overrides():
-    hp = train.hyperparameters("ppo", "Traction/Climb6x6-v0", {"gamma": 0.9})
+    hp = train.hyperparameters("ppo", "Traction/Climb6x6-v1", {"gamma": 0.9})
     assert hp["n_steps"] == 64 and hp["gamma"] == 0.9 and hp["batch_size"] == 1024
 
 
 def test_a_shipped_task_named_by_module_and_id_keeps_its_hyperparameters(tmp_path):
     """The file's per-task entry is looked up by the id (by 'module:id' it fell back to the
     default: TankTurn's gamma 0.98 became 0.99)."""
-    run = train.prepare("traction.envs:Traction/TankTurn-v0", "ppo", 64, 0, tmp_path / "run",
+    run = train.prepare("traction.envs:Traction/TankTurn-v1", "ppo", 64, 0, tmp_path / "run",
                         {"n_envs": 1}, {})
     assert run["config"]["hyperparameters"]["gamma"] == 0.98
-    assert run["config"]["env_id"] == "traction.envs:Traction/TankTurn-v0"
+    assert run["config"]["env_id"] == "traction.envs:Traction/TankTurn-v1"
 
 
 # ``eval_freq`` counts environment steps over all worlds (train.py divides
@@ -168,7 +168,7 @@ def test_a_shipped_task_named_by_module_and_id_keeps_its_hyperparameters(tmp_pat
 # ``eval_freq`` calls (n_envs times rarer) went unseen: no test read the evaluation steps.
 def test_evaluations_come_every_eval_freq_environment_steps(tmp_path):
     out = tmp_path / "run"
-    train.main(["--env", "Traction/TankTurn-v0", "--algo", "ppo", "--timesteps", "256",
+    train.main(["--env", "Traction/TankTurn-v1", "--algo", "ppo", "--timesteps", "256",
                 "--out", str(out), "--hp", "n_envs=4", "--hp", "n_steps=32",
                 "--hp", "batch_size=64", "--hp", "n_epochs=1", "--hp", "eval_freq=64",
                 "--hp", "eval_episodes=1", "--hp", "checkpoint_freq=1000000",
@@ -179,7 +179,7 @@ def test_evaluations_come_every_eval_freq_environment_steps(tmp_path):
 
 USER_TASK = '''
 import gymnasium as gym
-from traction.envs.tank_turn_v0 import TankTurnEnv
+from traction.envs.tank_turn_v1 import TankTurnEnv
 
 
 class UserTank(TankTurnEnv):
@@ -220,7 +220,7 @@ def test_a_run_folder_evaluates_anywhere_after_its_vehicle_file_is_deleted(tmp_p
     text = (resources.files("traction.vehicle_model") / "presets" / "tank.toml").read_text()
     (work / "my_tank.toml").write_text(text.replace('name = "tank"', 'name = "my_tank"'))
     monkeypatch.chdir(work)
-    train.main(["--env", "Traction/TankTurn-v0", "--timesteps", "128", "--out", "run",
+    train.main(["--env", "Traction/TankTurn-v1", "--timesteps", "128", "--out", "run",
                 "--hp", "n_envs=2", "--hp", "n_steps=64", "--hp", "batch_size=64",
                 "--hp", "eval_freq=64", "--hp", "eval_episodes=1",
                 "--env-kwarg", "vehicle=my_tank.toml", "--env-kwarg", "max_episode_steps=20",
@@ -286,10 +286,10 @@ def test_training_says_its_out_default_and_warns_when_it_will_not_evaluate(tmp_p
     with pytest.raises(SystemExit):
         train.main(["--help"])
     assert "runs/<env name>_<algo>_<seed>" in " ".join(capsys.readouterr().out.split())
-    train.prepare("Traction/TankTurn-v0", "ppo", 500, 0, tmp_path / "run", {"n_envs": 1}, {})
+    train.prepare("Traction/TankTurn-v1", "ppo", 500, 0, tmp_path / "run", {"n_envs": 1}, {})
     assert "--timesteps 500 is below eval_freq 20000: the run will not be evaluated" in caplog.text
     caplog.clear()
-    train.prepare("Traction/TankTurn-v0", "ppo", 500, 0, tmp_path / "run2",
+    train.prepare("Traction/TankTurn-v1", "ppo", 500, 0, tmp_path / "run2",
                   {"n_envs": 1, "eval_freq": 500}, {})
     assert "eval_freq" not in caplog.text
     assert "no evaluation ran" in train.summary(tmp_path)

@@ -1,4 +1,4 @@
-"""Traction/TankTurn-v0: turn a tank on the spot to a target heading."""
+"""Traction/TankTurn-v1: turn a tank on the spot to a target heading."""
 
 from __future__ import annotations
 
@@ -136,6 +136,12 @@ class TankTurnEnv(TractionEnv):
       friction limit takes a slip ratio of 0.017-0.047, and a tyre whose force saturates within
       a wheel substep turns its wheel under the force the road applies. The tank still breaks
       away into a pivot from about 0.6 command; it pivots at 50 deg/s at full command.
+    - v1: the brakes act inside the drivetrain's solve (Coulomb friction against the new spin),
+      and a tyre force that passes friction x load within a wheel substep is held at the limit
+      for the wheel as for the chassis: in v0 the brakes clamped the spins after the engine had
+      been coupled to the unclamped ones, and the wheel could feel a road torque the chassis
+      did not, so energy could appear (under engine braking on a braked wheel) or vanish.
+    - v1: only the v1 ids are registered; asking for a v0 id raises Gymnasium's DeprecatedEnv.
     """
 
     action_names = ("left", "right")
@@ -247,6 +253,6 @@ class TankTurnEnv(TractionEnv):
 
 
 def vector_env(num_envs: int = 1, **kwargs):
-    """``Traction/TankTurn-v0``'s registered ``vector_entry_point``: its native vector env
+    """``Traction/TankTurn-v1``'s registered ``vector_entry_point``: its native vector env
     (:func:`~traction.envs.vector.make_vector`)."""
-    return make_vector("Traction/TankTurn-v0", num_envs, **kwargs)
+    return make_vector("Traction/TankTurn-v1", num_envs, **kwargs)

@@ -1,4 +1,4 @@
-"""Traction/Drift-v0: hold a sustained drift around a skidpad circle."""
+"""Traction/Drift-v1: hold a sustained drift around a skidpad circle."""
 
 from __future__ import annotations
 
@@ -147,6 +147,12 @@ class DriftEnv(TractionEnv):
       push half the friction limit, now 0.03), and a tyre whose force saturates within a wheel
       substep turns its wheel under the force the road applies (the wheel had turned under the
       unsaturated force).
+    - v1: the brakes act inside the drivetrain's solve (Coulomb friction against the new spin),
+      and a tyre force that passes friction x load within a wheel substep is held at the limit
+      for the wheel as for the chassis: in v0 the brakes clamped the spins after the engine had
+      been coupled to the unclamped ones, and the wheel could feel a road torque the chassis
+      did not, so energy could appear (under engine braking on a braked wheel) or vanish.
+    - v1: only the v1 ids are registered; asking for a v0 id raises Gymnasium's DeprecatedEnv.
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")
@@ -175,14 +181,14 @@ class DriftEnv(TractionEnv):
                                   "off_pad": off_pad_penalty})
         p = vehicle_params(vehicle)
         if p.n_wheels != 4:
-            raise ValueError(f"vehicle {p.name!r} has {p.n_wheels} wheels; Drift-v0's "
+            raise ValueError(f"vehicle {p.name!r} has {p.n_wheels} wheels; Drift-v1's "
                              "observation has four-wheel slip channels (a car: 4 wheels)")
         if not p.differential.has_engine:
             raise ValueError(f"vehicle {p.name!r} has no engine (differential type 'direct'); "
-                             "Drift-v0's throttle drives an engine through a gearbox")
+                             "Drift-v1's throttle drives an engine through a gearbox")
         if len(p.gearbox.forward_ratios) < 2:
             raise ValueError(f"vehicle {p.name!r} has {len(p.gearbox.forward_ratios)} forward "
-                             "gear(s); Drift-v0 starts each episode in second gear (allowed: "
+                             "gear(s); Drift-v1 starts each episode in second gear (allowed: "
                              "a gearbox of 2 or more forward gears)")
         p = dataclasses.replace(p, gearbox=dataclasses.replace(p.gearbox, autobox=0.0))
         super().__init__(p, "skidpad", {"radius": radius}, control_dt, physics_dt, render_mode,
@@ -303,6 +309,6 @@ class DriftEnv(TractionEnv):
 
 
 def vector_env(num_envs: int = 1, **kwargs):
-    """``Traction/Drift-v0``'s registered ``vector_entry_point``: its native vector env
+    """``Traction/Drift-v1``'s registered ``vector_entry_point``: its native vector env
     (:func:`~traction.envs.vector.make_vector`)."""
-    return make_vector("Traction/Drift-v0", num_envs, **kwargs)
+    return make_vector("Traction/Drift-v1", num_envs, **kwargs)

@@ -1,4 +1,4 @@
-"""Traction/Climb6x6-v0: drive a six-wheel-drive truck up rough terrain to the summit."""
+"""Traction/Climb6x6-v1: drive a six-wheel-drive truck up rough terrain to the summit."""
 
 from __future__ import annotations
 
@@ -146,8 +146,7 @@ class Climb6x6Env(TractionEnv):
     - v1: the tyre forces act at the contact patches (they acted at the wheel centres, PhysX's
       starting point, which gave the truck 56 % of a rigid vehicle's load transfer): the truck
       pitches and rolls with a rigid vehicle's load transfer and tips sideways at 36 deg (it held
-      to 54 deg); its lateral slip denominator is 2 m/s (at 1 m/s the tyres' damping of the
-      body's sway, now acting at the ground, overshot every 4 ms step at low speed).
+      to 54 deg).
     - v1: the tyre (every model) sits behind a tread between wheel and road: static friction at
       rest, the model's own force at every speed, integrated implicitly with the wheel spin and
       the chassis; it replaces the minimum slip denominators (the force was viscous below 4
@@ -159,6 +158,12 @@ class Climb6x6Env(TractionEnv):
       slip (18000 x g; it was 2500 x g, a seventh): half the friction limit takes a slip ratio
       of 0.014-0.050, and a tyre whose force saturates within a wheel substep turns its wheel
       under the force the road applies (the wheel had turned under the unsaturated force).
+    - v1: the brakes act inside the drivetrain's solve (Coulomb friction against the new spin),
+      and a tyre force that passes friction x load within a wheel substep is held at the limit
+      for the wheel as for the chassis: in v0 the brakes clamped the spins after the engine had
+      been coupled to the unclamped ones, and the wheel could feel a road torque the chassis
+      did not, so energy could appear (under engine braking on a braked wheel) or vanish.
+    - v1: only the v1 ids are registered; asking for a v0 id raises Gymnasium's DeprecatedEnv.
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")
@@ -192,7 +197,7 @@ class Climb6x6Env(TractionEnv):
                                   "rollover": rollover_penalty, "off_terrain": off_terrain_penalty})
         p = vehicle_params(vehicle)
         if p.n_wheels != 6:
-            raise ValueError(f"vehicle {p.name!r} has {p.n_wheels} wheels; Climb6x6-v0's "
+            raise ValueError(f"vehicle {p.name!r} has {p.n_wheels} wheels; Climb6x6-v1's "
                              "observation has six-wheel channels (a 6x6: 6 wheels)")
         kind = "torque_vectoring" if differential == "torque_vectoring" else "multi_wheel"
         p = dataclasses.replace(p, differential=dataclasses.replace(p.differential, type=kind))
@@ -356,6 +361,6 @@ class Climb6x6Env(TractionEnv):
 
 
 def vector_env(num_envs: int = 1, **kwargs):
-    """``Traction/Climb6x6-v0``'s registered ``vector_entry_point``: its native vector env
+    """``Traction/Climb6x6-v1``'s registered ``vector_entry_point``: its native vector env
     (:func:`~traction.envs.vector.make_vector`)."""
-    return make_vector("Traction/Climb6x6-v0", num_envs, **kwargs)
+    return make_vector("Traction/Climb6x6-v1", num_envs, **kwargs)
