@@ -25,7 +25,8 @@ import shutil
 from importlib import resources
 from pathlib import Path
 
-#: the files of a shipped agent (``evaluation.json`` written when it is shipped)
+#: the files of a shipped agent (``evaluation.json`` written when it is shipped; with them the
+#: vehicle file and task source the run kept, ``run_folder``)
 FILES = ("model.zip", "vecnormalize.pkl", "config.yml", "command.txt")
 
 
@@ -82,6 +83,10 @@ def ship(run: Path, which: str = "final", episodes: int = 100) -> Path:
     (dest / "config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     if (run / "command.txt").is_file():
         shutil.copyfile(run / "command.txt", dest / "command.txt")
+    kept = config.get("kept", {})                 # the vehicle file and task source the run kept
+    for relative in ([kept["vehicle"]] if kept.get("vehicle") else []) + kept.get("task_files", []):
+        (dest / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(run / relative, dest / relative)
     result = evaluate.evaluate(dest, episodes, out=dest)
     (dest / "evaluation.json").write_text(json.dumps(result, indent=2))
     return dest
