@@ -1,7 +1,8 @@
 """Interval estimates for evaluation and learning results: aggregates (mean, interquartile mean,
 median) with stratified-bootstrap confidence intervals, differences between two sets of scores,
-paired or independent, aggregate curves over evaluation points and performance profiles. The statistics are rliable's (Agarwal et al. 2021, *Deep RL at the Edge of the
-Statistical Precipice*); this module only fixes the conventions the tools share:
+paired or independent, aggregate curves over evaluation points and performance profiles. The
+statistics are rliable's (Agarwal et al. 2021, *Deep RL at the Edge of the Statistical
+Precipice*); this module only fixes the conventions the tools share:
 
 - scores are arrays of shape ``(runs,)`` or ``(runs, tasks)``: rows are independent samples
   (benchmark episodes, training seeds), columns tasks; the bootstrap resamples rows within each
@@ -199,7 +200,7 @@ def iqm_curve(scores, *, reps: int = REPS, confidence: float = CONFIDENCE,
 
     point, ci = _bootstrap("paired", (a,), per_point, reps, confidence, seed)
     return [Interval(float(v), float(lo), float(hi), a.shape[0])
-            for v, lo, hi in zip(point, ci[0], ci[1])]
+            for v, lo, hi in zip(point, ci[0], ci[1], strict=True)]
 
 
 def performance_profile(scores, taus=TAUS, *, reps: int = REPS, confidence: float = CONFIDENCE,
@@ -215,4 +216,4 @@ def performance_profile(scores, taus=TAUS, *, reps: int = REPS, confidence: floa
     point, ci = _bootstrap("paired", (a,), lambda x: library.score_distributions(x, taus), reps,
                            confidence, seed)
     return [Interval(float(v), float(lo), float(hi), a.shape[0])
-            for v, lo, hi in zip(point, ci[0], ci[1])]
+            for v, lo, hi in zip(point, ci[0], ci[1], strict=True)]
