@@ -30,7 +30,7 @@ def _wrap(a: float) -> float:
 class DriftEnv(TractionEnv):
     r"""
     ## Description
-    The rear-wheel-drive sedan (`sedan_rwd`: 500 N m engine, tight limited-slip differential,
+    The rear-wheel-drive sedan (`sedan_rwd`: 500 N m engine, welded (spool) rear differential,
     handbrake on the rear wheels) circles a skidpad counter-clockwise. Its gearbox is held in second gear
     (drifting is done in a low gear; an autobox would shift up on wheelspin and kill the slide). The task is a
     sustained drift: keep the sideslip angle (between heading and velocity) near
@@ -153,6 +153,9 @@ class DriftEnv(TractionEnv):
       been coupled to the unclamped ones, and the wheel could feel a road torque the chassis
       did not, so energy could appear (under engine braking on a braked wheel) or vanish.
     - v1: only the v1 ids are registered; asking for a v0 id raises Gymnasium's DeprecatedEnv.
+    - v1: the car's rear differential is a spool (`kind = "locked"`: the rear wheels one
+      spinning group, at one speed) in place of the limited slip at `rear_bias` 1.0, whose
+      discontinuous split let the car, braked on a slope against its own drive, creep.
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")

@@ -64,6 +64,9 @@ TIRE_DEFAULTS = {"model": "physx", "tire_type": "road", "lat_stiff_x": 2.0,
 TIRE_NAMED = {"model": MODELS, "tire_type": DEFAULT_TIRES}
 #: Differential keys only a limited-slip ``four_wheel`` differential reads.
 LIMITED_SLIP_KEYS = ("front_bias", "rear_bias", "centre_bias")
+#: ``four_wheel`` keys a locked one (each driven axle a spool) does not read: an axle's wheels
+#: turn as one, so there is no bias and no left/right split.
+NOT_READ_LOCKED = LIMITED_SLIP_KEYS + ("front_left_right_split", "rear_left_right_split")
 #: Suspension fields derived from others when not given.
 DERIVED = {"position", "sprung_mass", "force_point", "moi"}
 TOP_KEYS = {"name", "description", "chassis", "simulation", "tire_load_filter",
@@ -395,10 +398,17 @@ def _differential(table: Any, names: list[str], where: str) -> DifferentialParam
             readers = " and ".join(t for t, keys in KEYS_READ.items() if key in keys)
             raise VehicleConfigError(f"{where}: differential.{key} is not read by type = "
                                      f"{kind!r}, only by {readers}; remove it or change the type")
+    four_kind = values.get("kind", DifferentialParams.kind)
     unread = [k for k in LIMITED_SLIP_KEYS if k in table]
-    if kind == "four_wheel" and values.get("kind", DifferentialParams.kind) == "open" and unread:
+    if kind == "four_wheel" and four_kind == "open" and unread:
         raise VehicleConfigError(f"{where}: {', '.join(f'differential.{k}' for k in unread)}: "
                                  "read by a limited-slip differential only, and kind = 'open'; "
+                                 "remove them or set kind = 'limited_slip'")
+    unread = [k for k in NOT_READ_LOCKED if k in table]
+    if kind == "four_wheel" and four_kind == "locked" and unread:
+        raise VehicleConfigError(f"{where}: {', '.join(f'differential.{k}' for k in unread)}: "
+                                 "not read by kind = 'locked' (each driven axle is a spool, its "
+                                 "two wheels turning as one: no bias, no left/right split); "
                                  "remove them or set kind = 'limited_slip'")
     extra = {}
     for key, value in refs.items():

@@ -17,7 +17,8 @@ or destroys energy and all drivetrain losses are the clutch's (``strength x slip
 engine's and bearings' damping and the brakes.
 
 Wheel groups are single wheels, except for the tank, whose left wheels form one group and right
-wheels another (the track constraint: every wheel of a side spins at the same speed).
+wheels another (the track constraint: every wheel of a side spins at the same speed), and the
+locked ``four_wheel`` differential, each of whose driven axles is one group (a spool).
 
 Types:
 
@@ -26,6 +27,14 @@ Types:
   ratio exceeds the bias (PhysX's rule). Being lossless, it is a torque-biasing differential
   whose input follows the wheel that takes the torque, not a friction pack that heats up.
   Wheels beyond the four are undriven.
+  ``kind = "locked"``: a spool (a welded or locked differential, as drift and off-road cars
+  use): the two wheels of each driven axle are one shaft, one spinning group whose inertia,
+  tyre, bearing and brake torques are summed, so they turn at one speed whatever their grip
+  (the torque each wheel takes is whatever its tyre asks of the shaft; reported as half the
+  axle's each). ``4wd``: the two spools share the torque by ``front_rear_split`` through an
+  open centre differential. Exact and lossless like the others: the constraint is kinematic,
+  not a torque rule that chases the wheel speeds (a limited slip at bias 1 hands the torque
+  to whichever wheel is slower, discontinuously).
 * ``multi_wheel`` - PhysX NW: equal split over the driven wheels.
 * ``torque_vectoring`` - grounded driven wheels share torque in proportion to their suspension
   force, airborne ones get ``air_share`` each; with fewer than ``min_wheels_on_ground`` wheels on
@@ -98,8 +107,9 @@ class DifferentialParams:
     type: str = param("direct", shape="choice",
                       choices=("direct", "four_wheel", "multi_wheel", "torque_vectoring", "tank"),
                       doc="differential model")
-    kind: str = param("limited_slip", shape="choice", choices=("open", "limited_slip"),
-                      doc="four_wheel: open or limited slip")
+    kind: str = param("limited_slip", shape="choice", choices=("open", "limited_slip", "locked"),
+                      doc="four_wheel: open, limited slip or locked (each driven axle a spool: "
+                          "its wheels turn at one speed)")
     drive: str = param("rwd", shape="choice", choices=("4wd", "fwd", "rwd"),
                        doc="four_wheel: driven axles")
     front_rear_split: float = param(0.45, lo=0.0, hi=1.0, shape="scalar",
@@ -173,12 +183,21 @@ class DifferentialParams:
 
 
 def wheel_groups(p: DifferentialParams, positions: np.ndarray) -> np.ndarray:
-    """One-hot ``(n_wheels, n_groups)`` map of wheels to spinning groups (tank: left, right)."""
+    """One-hot ``(n_wheels, n_groups)`` map of wheels to spinning groups (tank: left, right;
+    locked ``four_wheel``: each driven axle's pair one group, numbered at its first wheel)."""
     n = len(positions)
     if p.type == "tank":                         # sides of the centre line, not of the origin
         left = positions[:, 1] > centre_line_y(positions)
         return np.stack([left, ~left], axis=1).astype(float)
-    return np.eye(n)
+    label = np.arange(n)
+    if p.type == "four_wheel" and p.kind == "locked":
+        fl, fr, rl, rr = p.four_wheels
+        if p.drive != "rwd":
+            label[fr] = label[fl]
+        if p.drive != "fwd":
+            label[rr] = label[rl]
+    _, group = np.unique(label, return_inverse=True)   # groups in the order of first wheels
+    return np.eye(group.max() + 1)[group]
 
 
 def base_split(p: DifferentialParams, n_wheels: int) -> np.ndarray:
@@ -252,15 +271,18 @@ def _torque_vectoring(vp: np.ndarray, base: np.ndarray, in_contact: np.ndarray,
 
 
 @jit
-def ratios(vp: np.ndarray, base: np.ndarray, omega: np.ndarray, in_contact: np.ndarray,
-           spring_force: np.ndarray, thrust_left: float, thrust_right: float,
-           shares: np.ndarray) -> None:
+def ratios(vp: np.ndarray, base: np.ndarray, group: np.ndarray, omega: np.ndarray,
+           in_contact: np.ndarray, spring_force: np.ndarray, thrust_left: float,
+           thrust_right: float, shares: np.ndarray) -> None:
     """Torque shares ``beta`` (per wheel group) of one vehicle: the torque ratios and the speed
     weights of the differential's input (see the module docstring).
 
     Args:
         vp: packed vehicle parameters (``layout``).
         base: static split per wheel (:func:`base_split`).
+        group: each wheel's group index (:func:`wheel_groups`); a group's static share is its
+            wheels' sum (a spool takes its axle's). The limited-slip and torque-vectoring rules
+            have a group per wheel.
         omega: wheel spins (rad/s); in_contact: wheel contact (bool or 0/1); spring_force: N.
         thrust_left, thrust_right: tank track commands in [-1, 1].
         shares: output array, one entry per group.
@@ -272,7 +294,9 @@ def ratios(vp: np.ndarray, base: np.ndarray, omega: np.ndarray, in_contact: np.n
         total = abs(left) + abs(right)
         shares[0], shares[1] = (left / total, right / total) if total > 0.0 else (0.0, 0.0)
         return
-    shares[:] = base
+    shares[:] = 0.0
+    for w in range(len(base)):
+        shares[int(group[w])] += base[w]
     if int(vp[DIFF_TYPE]) == FOUR_WHEEL and vp[LIMITED_SLIP] > 0.5:
         _four_wheel_lsd(vp, omega, base, shares)
     elif int(vp[DIFF_TYPE]) == TORQUE_VECTORING:

@@ -241,8 +241,9 @@ def spin(pk: Packed, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, o
         g[j, L.G_COUNT] += 1.0
     for j in range(n_g):
         g[j, L.G_SPIN] /= g[j, L.G_COUNT]
-    differential.ratios(vp, wp[:, L.BASE_SPLIT], ws[:, L.OMEGA], out[:, L.O_CONTACT],
-                        out[:, L.O_SPRING_FORCE], thrust_l, thrust_r, g[:n_g, L.G_SHARE])
+    differential.ratios(vp, wp[:, L.BASE_SPLIT], wp[:, L.GROUP], ws[:, L.OMEGA],
+                        out[:, L.O_CONTACT], out[:, L.O_SPRING_FORCE], thrust_l, thrust_r,
+                        g[:n_g, L.G_SHARE])
     _split_override(pk, cw, g)
     w_e, clutch, t_eng, slip = solve(
         vp, pk.torque_curve, vs[L.ENGINE_OMEGA], g[:n_g, L.G_SPIN], g[:n_g, L.G_INERTIA],
@@ -261,7 +262,8 @@ def _split_override(pk: Packed, cw, g) -> None:
     """Per-wheel torque shares from the commands (not NaN) replace the differential's; with no
     positive share on a driven wheel, its base split (no slip or load bias). The commanded
     shares weight the clutch's output speed too (see the module docstring): all the torque on
-    the fastest wheel passes the power that wheel takes, not more."""
+    the fastest wheel passes the power that wheel takes, not more. A spool's group takes the
+    sum of its wheels' shares (its wheels turn as one)."""
     wp = pk.wheel
     if int(pk.vehicle[L.DIFF_TYPE]) == L.TANK:
         return
@@ -275,7 +277,8 @@ def _split_override(pk: Packed, cw, g) -> None:
         v = cw[w, L.TORQUE_SPLIT]
         if not np.isnan(v) and v > 0.0 and wp[w, L.BASE_SPLIT] > 0.0:
             total += v
+    g[:int(pk.vehicle[L.N_GROUPS]), L.G_SHARE] = 0.0
     for w in range(wp.shape[0]):
         v = cw[w, L.TORQUE_SPLIT]
         share = v if (not np.isnan(v) and v > 0.0 and wp[w, L.BASE_SPLIT] > 0.0) else 0.0
-        g[w, L.G_SHARE] = share / total if total > 0.0 else wp[w, L.BASE_SPLIT]
+        g[int(wp[w, L.GROUP]), L.G_SHARE] += share / total if total > 0.0 else wp[w, L.BASE_SPLIT]

@@ -114,6 +114,18 @@ def test_open_differential_spins_the_ice_wheel_and_limited_slip_moves_the_car():
     assert d_lsd > 3 * d_open
 
 
+def test_spool_turns_both_rear_wheels_at_one_speed_on_split_friction():
+    """The locked rear axle (a spool) on the same split-friction launch: the ice wheel and the
+    tarmac wheel are one shaft, so they turn at one speed at every step (exactly: one group's
+    spin), the tarmac tyre takes the drive the ice one cannot, and the car moves at least as
+    far as with the limited slip and well beyond the open differential."""
+    d_open, _ = _split_friction_run("open")
+    d_lsd, _ = _split_friction_run("limited_slip")
+    d_spool, w = _split_friction_run("locked")
+    assert w[2] == w[3] and w[2] > 0
+    assert d_spool > 3 * d_open and d_spool > 0.9 * d_lsd
+
+
 def _crest_run(diff_type):
     p = variant("truck_6x6", differential={"type": diff_type})
     sim = VehicleSim(build_scene(p, "crest", incline_deg=5.0))
@@ -185,10 +197,12 @@ def test_tank_turns_on_the_spot_or_about_a_track(mode):
         assert np.all(sim.state.omega[0, 6:] > 0)
 
 
-# Torque split commands on the rear-drive sedan: shares of undriven wheels are dropped and the
-# rest renormalised; with no share left the differential's base split drives the wheels.
+# Torque split commands on the rear-drive sedan (its limited slip: a spool's wheels are one
+# shaft): shares of undriven wheels are dropped and the rest renormalised; with no share left
+# the differential's base split drives the wheels.
 def _drive_torques(split, substeps=50):
-    sim = VehicleSim(build_scene("sedan_rwd", "flat"))
+    sim = VehicleSim(build_scene(variant("sedan_rwd", differential={"kind": "limited_slip"}),
+                                 "flat"))
     sim.set_commands(throttle=1.0, torque_split=split)
     sim.step(substeps)
     return sim.outputs.drive_torque[0].copy()

@@ -225,6 +225,7 @@ MODES = [  # (id, preset, differential fields, terrain, terrain knobs)
     ("lsd_rwd", "sedan_rwd", {"kind": "limited_slip"}, "flat", {}),
     ("lsd_fwd", "sedan_rwd", {"kind": "limited_slip", "drive": "fwd"}, "flat", {}),
     ("lsd_4wd", "sedan_rwd", {"kind": "limited_slip", "drive": "4wd"}, "flat", {}),
+    ("locked_rwd", "sedan_rwd", {"kind": "locked"}, "flat", {}),
     ("multi_wheel", "truck_6x6", {"type": "multi_wheel"}, "crest", {"incline_deg": 5.0}),
     ("torque_vectoring", "truck_6x6", {}, "crest", {"incline_deg": 5.0}),
     ("tank_standard", "tank", {"tank_mode": "standard"}, "flat", {}),

@@ -169,12 +169,6 @@ def test_braked_tank_holds_where_its_tyre_force_outgrows_the_brake(angle_deg, ho
     holds_still(sim)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "sedan_rwd's rear limited slip at speed ratio 1.0 (the drift car's near-welded setting) "
-    "hands the torque to whichever rear wheel is slower, so with the brakes on in reverse one "
-    "rear wheel rolls against its brake and the car creeps down at 1-4 cm/s (at ratio 1.3 it "
-    "holds still); a welded drift differential belongs in a kinematic spool (the rear wheels one "
-    "spinning group, as a tank's track), not yet built"))
 @pytest.mark.parametrize("brake, throttle", [(1.0, 0.3), (0.8, 0.2)])
 def test_braked_car_held_against_its_own_drive_torque_holds(brake, throttle, holds_still):
     """sedan_rwd on 30 deg in reverse, throttle on and brakes on: the engine pushes the rear
@@ -182,7 +176,8 @@ def test_braked_car_held_against_its_own_drive_torque_holds(brake, throttle, hol
     road before turning; the brake holds the rear wheels while road and drive torque together
     are within it, the front wheels take the rest and the car holds. (The sticky tyre of the
     earlier model slid at 0.19 / 0.42 m/s: its rear force turned the wheels and dropped, again
-    and again.)"""
+    and again; the limited slip at speed ratio 1.0 the spool replaced crept at 1-4 cm/s, its
+    torque hopping to whichever rear wheel was slower, one wheel rolling against its brake.)"""
     sim = _sim("sedan_rwd", "slope", angle_deg=30.0)
     sim.set_commands(brake=brake, throttle=throttle, target_gear=-1)
     sim.step(1000)                                         # settle 2 s

@@ -206,6 +206,20 @@ def test_a_differential_key_its_type_does_not_read_is_an_error(tmp_path, edit, m
     _load(tmp_path, _named(BASE) + "\n[differential]\n" + (kind[0] if kind else "") + "\n")
 
 
+@pytest.mark.parametrize("key", ["rear_bias = 1.0", "centre_bias = 2.0",
+                                 "rear_left_right_split = 0.6", "front_left_right_split = 0.5"])
+def test_a_locked_differential_refuses_the_bias_and_left_right_split_it_does_not_read(
+        tmp_path, key):
+    """A spool's two wheels turn as one: a bias or a left/right split given to it would do
+    nothing, so the file is refused naming the key; front_rear_split (the 4wd centre) is read."""
+    head = _named(BASE) + '\n[differential]\ntype = "four_wheel"\nkind = "locked"\n'
+    with pytest.raises(VehicleConfigError, match=re.escape(
+            f"car.toml: differential.{key.split()[0]}: not read by kind = 'locked'")):
+        _load(tmp_path, head + key + "\n")
+    p = _load(tmp_path, head + 'drive = "4wd"\nfront_rear_split = 0.4\n')
+    assert p.differential.kind == "locked" and p.groups.shape == (4, 2)
+
+
 def test_four_wheel_references_of_another_count_are_shown(tmp_path):
     with pytest.raises(VehicleConfigError, match=re.escape(
             "car.toml: differential.wheels = ['front_left', 'front_right', 'rear_left'] has 3 "

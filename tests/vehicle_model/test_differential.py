@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from traction import vehicle_model as vm
-from traction.vehicle_model import antiroll, controls, differential, steering
-from traction.vehicle_model.layout import BASE_SPLIT
+from traction.vehicle_model import antiroll, controls, differential, layout, steering
+from traction.vehicle_model.layout import BASE_SPLIT, GROUP
 
 
 def _diff(preset, **kw):
@@ -23,8 +23,9 @@ def _ratios(p, omega, contact, force, thrust):
     beta = np.full((n, n_groups), np.nan)
     base = p.packed.wheel[:, BASE_SPLIT]
     for i in range(n):
-        differential.ratios(p.packed.vehicle, base, np.asarray(omega[i], float),
-                            np.asarray(contact[i], float), np.asarray(force[i], float),
+        differential.ratios(p.packed.vehicle, base, p.packed.wheel[:, GROUP],
+                            np.asarray(omega[i], float), np.asarray(contact[i], float),
+                            np.asarray(force[i], float),
                             thrust[i, 0], thrust[i, 1], beta[i])
     return beta
 
@@ -51,6 +52,25 @@ def test_ratios_sum_to_one_over_random_states(preset, kw, rng):
     beta = _ratios(p, omega, contact, force, np.zeros((n, 2)))
     np.testing.assert_allclose(beta.sum(axis=1), 1.0, atol=1e-12)
     assert np.all(beta >= 0) and np.all(beta[:, p.base_split == 0] == 0)
+
+
+@pytest.mark.parametrize("drive, groups, shares", [
+    ("rwd", [0, 1, 2, 2], [0.0, 0.0, 1.0]),
+    ("fwd", [0, 0, 1, 2], [1.0, 0.0, 0.0]),
+    ("4wd", [0, 0, 1, 1], [0.45, 0.55]),
+])
+def test_locked_axles_are_one_group_with_the_axles_share_whatever_the_spins(drive, groups,
+                                                                            shares, rng):
+    """A locked four_wheel differential makes each driven axle one spinning group (a spool,
+    as a tank's track); an undriven wheel stays its own group with share 0. The shares are the
+    axles' (4wd: front_rear_split through the open centre) at any wheel spins."""
+    p = _diff("sedan_rwd", kind="locked", drive=drive)
+    np.testing.assert_array_equal(np.argmax(p.groups, axis=1), groups)
+    np.testing.assert_array_equal(p.packed.wheel[:, GROUP], groups)
+    assert int(p.packed.vehicle[layout.N_GROUPS]) == len(shares)
+    omega = rng.normal(0, 50, (50, 4))
+    beta = _ratios(p, omega, np.ones((50, 4), bool), np.ones((50, 4)), np.zeros((50, 2)))
+    np.testing.assert_allclose(beta, np.tile(shares, (50, 1)), atol=1e-15)
 
 
 def test_tank_ratios_are_signed_thrust_shares(rng):
@@ -245,8 +265,8 @@ def test_torque_vectoring_keeps_most_torque_on_the_ground():
 # The rear LSD's own bias; Ackermann partners of several candidates.
 def _lsd_ratios(p, omega):
     beta = np.full(4, np.nan)
-    differential.ratios(p.packed.vehicle, p.packed.wheel[:, BASE_SPLIT], np.asarray(omega, float),
-                        np.ones(4), np.ones(4), 0.0, 0.0, beta)
+    differential.ratios(p.packed.vehicle, p.packed.wheel[:, BASE_SPLIT], p.packed.wheel[:, GROUP],
+                        np.asarray(omega, float), np.ones(4), np.ones(4), 0.0, 0.0, beta)
     return beta
 
 

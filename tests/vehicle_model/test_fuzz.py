@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from traction import vehicle_model as vm
 from traction.vehicle_model import differential, tire
-from traction.vehicle_model.layout import BASE_SPLIT
+from traction.vehicle_model.layout import BASE_SPLIT, GROUP
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PRESETS = ("sedan", "sedan_rwd", "truck_6x6", "tank")
@@ -76,21 +76,22 @@ def test_update_stays_finite_and_tyres_within_bounds(p, seed):
 
 
 @SETTINGS
-@given(st.sampled_from(["open", "limited_slip"]), st.sampled_from(["4wd", "fwd", "rwd"]),
+@given(st.sampled_from(["open", "limited_slip", "locked"]), st.sampled_from(["4wd", "fwd", "rwd"]),
        st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(1.0, 5.0), st.integers(0, 2**31 - 1))
 def test_four_wheel_ratios_sum_to_one(kind, drive, split, lr, bias, seed):
     v = vm.load_vehicle("sedan_rwd")
     p = dataclasses.replace(v.differential, kind=kind, drive=drive, front_rear_split=split,
                             front_left_right_split=lr, rear_left_right_split=1 - lr,
                             front_bias=bias, rear_bias=bias, centre_bias=bias)
-    pk = dataclasses.replace(v, differential=p).packed
+    q = dataclasses.replace(v, differential=p)
+    pk = q.packed
     rng = np.random.default_rng(seed)
     base = differential.base_split(p, 4)
     np.testing.assert_array_equal(pk.wheel[:, BASE_SPLIT], base)
     omega = rng.normal(0, 50, (20, 4)) * (rng.uniform(size=(20, 4)) < 0.8)
-    beta = np.full((20, 4), np.nan)
+    beta = np.full((20, q.groups.shape[1]), np.nan)        # a spool: one group per axle
     for i in range(20):
-        differential.ratios(pk.vehicle, base, omega[i], np.ones(4), np.ones(4), 0.0, 0.0,
-                            beta[i])
+        differential.ratios(pk.vehicle, base, pk.wheel[:, GROUP], omega[i], np.ones(4),
+                            np.ones(4), 0.0, 0.0, beta[i])
     np.testing.assert_allclose(beta.sum(axis=1), 1.0, atol=1e-12)
     assert np.all(beta >= -1e-15)
