@@ -7,7 +7,9 @@ owns the task interface (the methods under "task interface", Gymnasium-like: :me
 :meth:`termination`, :meth:`check_option`): the action mapping, the observation, the reward
 terms, termination and success; optionally what frames and evaluation videos show
 (:meth:`markers`, :meth:`readout`). ``step`` returns every reward term as ``info["reward_<term>"]``
-(costs negative) and the reward is exactly their sum.
+(costs negative) and the reward is exactly their sum. What the task's methods return, and
+which attributes they set (each must be in ``task_state``, or ``task_cache``), is checked at
+every reset and each episode's first step (``task_checks.py``: errors naming the method).
 
 After the physics substeps the chassis is read once (:class:`~.reading.ChassisReading`, from the
 row the compiled loop wrote) and that reading is passed to the observation, the reward terms,
@@ -36,7 +38,7 @@ from traction.scenes.build import OFFSCREEN
 from traction.vehicle_model import VehicleParams
 from traction.vehicle_model.params import check_number
 
-from . import actions
+from . import actions, task_checks
 from .reading import ChassisReading, diagnostics
 from .snapshot import Snapshots
 from .vehicle_sim import VehicleSim
@@ -193,8 +195,13 @@ class TractionEnv(Snapshots, gym.Env):
     #: reset options the task reads, besides ``terrain_seed``: name -> ``(lo, hi, unit)`` of a
     #: number, or None for another kind, which the task's :meth:`check_option` reads (task)
     reset_options: dict[str, tuple | None] = {}
-    #: task attributes that change during an episode (saved by get_state) (task)
+    #: task attributes that change during an episode (saved by get_state) (task); every reset
+    #: and each episode's first step check that the task's methods set no other attribute
+    #: (TypeError naming it: ``envs/task_checks.py``)
     task_state: tuple[str, ...] = ()
+    #: task attributes its methods set that only cache values computed from the step's reading
+    #: (recomputed for a new reading, so not saved) (task)
+    task_cache: tuple[str, ...] = ()
     #: the task's compiled action map (``envs/actions.py``), run by the physics loop's call;
     #: ``actions.NONE``: the task maps actions in Python (:meth:`apply_action`) (task)
     action_map: int = actions.NONE
@@ -245,6 +252,7 @@ class TractionEnv(Snapshots, gym.Env):
         self._was_reset = False                  # (get_state needs an episode)
         self._steps = 0                          # control steps since the reset
         self._last_obs: np.ndarray | None = None  # a diverged step returns it (step_outcome)
+        self._check_step = False                 # the episode's first step checks the task
         self.metadata = {**self.metadata, "render_fps": max(1, round(1.0 / control_dt)),
                          "render_modes": self.available_render_modes()}
         self.action_space = gym.spaces.Box(-1.0, 1.0, (len(self.action_names),), np.float32)
@@ -310,20 +318,26 @@ class TractionEnv(Snapshots, gym.Env):
         terrain_seed = options.pop("terrain_seed", int(self.np_random.integers(2**31 - 1)))
         self.scene.regenerate(terrain_seed)
         self._refresh_viewer_terrain()
+        before = task_checks.attributes(self)
         self.reset_task(options)
+        task_checks.unsaved(self, before, "reset_task")
         self._steps, self._was_reset = 0, True
         self.sim.step(1)
         diverged = self.sim.diverged()
         c = ChassisReading(self.sim.now)
+        before = task_checks.attributes(self)
         self.start_task(c)                              # baselines from the state obs shows
+        task_checks.unsaved(self, before, "start_task")
+        task_checks.missing_state(self)
+        self._check_step = True
         if diverged:
             self._last_obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
         else:
-            self._last_obs = self.observation(c)
-            if np.shape(self._last_obs) != self.observation_space.shape:
-                raise ValueError(f"{type(self).__name__}.observation returned shape "
-                                 f"{np.shape(self._last_obs)}; the observation space's is "
-                                 f"{self.observation_space.shape}")
+            before = task_checks.attributes(self)
+            obs = self.observation(c)
+            task_checks.unsaved(self, before, "observation")
+            task_checks.check_observation(self, obs)
+            self._last_obs = obs
         self.clip_bounds = self.observation_bounds()
         obs = np.clip(self._last_obs, *self.clip_bounds)    # (a new array: not aliased)
         info = {**self._diagnostics(c), **dict.fromkeys(self._reward_keys, 0.0),
@@ -412,17 +426,50 @@ class TractionEnv(Snapshots, gym.Env):
                 self._warned_divergence = True
             return StepOutcome(c, self._last_obs.copy(), [0.0] * len(self.reward_names), False,
                                False, True)
+        if self._check_step:
+            return self._checked_outcome(c)
         terms = self.reward_terms(c)
-        terminated, success = self.termination(c)
+        flags = self.termination(c)
         obs = self._last_obs = self.observation(c)    # after the terms: this step's state
-        try:                                          # (equal sizes, none missing: the same)
+        try:
+            terminated, success = flags
             values = [float(terms[k]) for k in self.reward_names]
-        except KeyError:
+        except (TypeError, ValueError, KeyError, IndexError):
             values = None
-        if values is None or len(terms) != len(values):
-            raise ValueError(f"{type(self).__name__}.reward_terms returned {sorted(terms)}; "
-                             f"expected the terms of reward_names, {list(self.reward_names)}")
+        # (equal sizes, none missing: the same terms; a sum that is not finite: a term is not)
+        if values is None or len(terms) != len(values) or not math.isfinite(sum(values)):
+            self._outcome_error(terms, flags)
         return StepOutcome(c, obs, values, terminated, success, False)
+
+    def _checked_outcome(self, c: ChassisReading) -> StepOutcome:
+        """:meth:`step_outcome`'s task part at the episode's first step, every task method's
+        result and the attributes it set checked (``envs/task_checks.py``)."""
+        self._check_step = False
+        results = []
+        for method in (self.reward_terms, self.termination, self.observation):
+            before = task_checks.attributes(self)
+            results.append(method(c))
+            task_checks.unsaved(self, before, method.__name__)
+        terms, flags, obs = results
+        self._last_obs = obs
+        self._outcome_error(terms, flags, first_step=True)
+        task_checks.check_observation(self, obs)
+        return StepOutcome(c, obs, [float(terms[k]) for k in self.reward_names], *flags, False)
+
+    def _outcome_error(self, terms, flags, first_step: bool = False) -> None:
+        """TypeError or ValueError naming the task method whose result a step could not use
+        (termination not two bools, reward terms not the finite numbers of ``reward_names``)."""
+        if not isinstance(flags, tuple | list) or len(flags) != 2:
+            raise task_checks.termination_error(self, flags)
+        if first_step:
+            task_checks.check_flags(self, flags)
+        try:
+            values = [float(terms[k]) for k in self.reward_names]
+            if len(terms) == len(values) and all(map(math.isfinite, values)):
+                return
+        except (TypeError, ValueError, KeyError, IndexError):
+            pass
+        raise task_checks.reward_terms_error(self, terms)
 
     def step_info(self, o: StepOutcome) -> dict:
         """A step's info: the vehicle diagnostics, ``reward_<term>`` values, ``is_success``,
@@ -517,7 +564,7 @@ class TractionEnv(Snapshots, gym.Env):
                                                quality=self.render_quality)
             self.sim.pose_for_render()
             return self._renderer.frame(self.data, camera=self._camera_name,
-                                        markers=self.markers() if self._was_reset else ())
+                                        markers=self._checked_markers())
         if self.render_mode == "human":
             import mujoco.viewer
 
@@ -531,6 +578,19 @@ class TractionEnv(Snapshots, gym.Env):
                         "make the environment with render_mode='rgb_array' (frames) or 'human' "
                         "(a window), e.g. gym.make(id, render_mode='rgb_array')")
         return None
+
+    def _checked_markers(self) -> list:
+        """The task's :meth:`markers` (none before the first reset); TypeError naming the
+        method unless a list of ``Marker`` shapes."""
+        if not self._was_reset:
+            return []
+        from traction.scenes.render import Marker
+
+        shapes = self.markers()
+        if not isinstance(shapes, list | tuple) or not all(isinstance(m, Marker) for m in shapes):
+            raise TypeError(f"{type(self).__name__}.markers returned {shapes!r}; expected a list "
+                            "of traction.scenes.render.Marker shapes (or [])")
+        return shapes
 
     def close(self):
         if self._renderer is not None:

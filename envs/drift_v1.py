@@ -166,6 +166,7 @@ class DriftEnv(TractionEnv):
                         "hold_weight": "hold", "spin_out_penalty": "spin_out",
                         "off_pad_penalty": "off_pad"}
     task_state = ("_held", "_succeeded")
+    task_cache = ("_slide_of",)                 # (c, sideslip, cross-track) of a reading
     reset_options = {"speed": (0.0, 40.0, "m/s")}
     action_map = actions.STEER_PEDALS
 

@@ -76,3 +76,29 @@ def test_a_task_written_against_the_private_names_is_refused_naming_the_public_o
                                         rf"interface is public, define {new} instead"):
         type("Old", (TractionEnv,), {old: lambda self, *args: None})
     type("New", (TractionEnv,), {new: lambda self, *args: None})        # the public name: fine
+
+
+def _guide_section() -> str:
+    return GUIDE.read_text().split("## Writing your own task", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_guides_example_calls_the_base_constructor_by_keyword():
+    import ast
+
+    (code,) = re.findall(r"```python\n(.*?)```", _guide_section(), re.S)
+    calls = [n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__"]
+    assert len(calls) == 1 and not calls[0].args and len(calls[0].keywords) >= 8
+
+
+def test_the_guide_names_every_command_field_reading_field_and_action_map():
+    """What a task author reads instead of the source: the fields of ``set_commands``, of the
+    chassis reading, and every compiled action map, each named in the guide."""
+    from traction.envs import actions
+    from traction.envs.reading import ChassisReading
+    from traction.vehicle_model import Commands
+
+    section = _guide_section()
+    names = (*Commands.FIELDS, *ChassisReading.__slots__,
+             *(n for n in actions.NAMES.values()), "terrain_seed", "check_option", "task_cache")
+    assert [n for n in names if not re.search(rf"`(actions\.)?{n}`", section)] == []
