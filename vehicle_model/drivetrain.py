@@ -183,7 +183,7 @@ def _clutch_torque(a: float, d: float, k: float, w_g, inertia_g, damping_g, road
     lo, hi = -np.inf, np.inf
     for g in range(len(w_g)):
         u = ratio * shares[g]
-        if u == 0.0 or k == 0.0:
+        if u == 0.0 or k == 0.0 or brake_g[g] <= 0.0:     # unbraked: no kink, f is linear there
             continue
         base = inertia_g[g] * w_g[g] / h + road_g[g]
         for edge in (brake_g[g], -brake_g[g]):
