@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: demo test test-rllib test-pythons lint clean baseline
+.PHONY: demo test test-scale test-rllib test-pythons lint clean baseline
 
 $(VENV)/bin/python:
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found; 3.12, 3.13: make test-pythons)"; exit 1; }
@@ -30,7 +30,12 @@ baseline: $(VENV)/.installed-dev
 	$(PY) -m traction.train.benchmark --controller scripted --suite standard --no-progress --out docs/benchmark
 
 test: $(VENV)/.installed-dev
-	$(GL) $(PY) -m pytest -q
+	$(GL) $(PY) -m pytest -q -m "not scale"
+
+# The tests that start a local Ray cluster (a tiny sweep through Ray Tune): minutes of start-up,
+# kept out of make test (CI's time budget).
+test-scale: $(VENV)/.installed-dev
+	$(GL) $(PY) -m pytest -q -m scale
 
 # RLlib pins its own Gymnasium (ray[rllib] 2.60: gymnasium==1.2.2), so it gets a virtual
 # environment of its own: there the environment tests run on that Gymnasium, with the RLlib test.

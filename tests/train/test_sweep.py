@@ -131,6 +131,7 @@ TINY = ["--envs", "Traction/TankTurn-v1", "--seeds", "0-1", "--timesteps", "1024
         "--env-kwarg", "max_episode_steps=20"]
 
 
+@pytest.mark.scale
 def test_tiny_sweep_through_local_ray_resumes_after_ctrl_c(tmp_path):
     """Two seeds, one at a time: Ctrl-C once the first has finished; the same command again
     trains the second only, keeps the first as it was, and reports both."""
