@@ -159,7 +159,7 @@ def _residual(c: float, a: float, d: float, k: float, w_g, inertia_g, damping_g,
         m_g = inertia_g[g] / h + damping_g[g]
         pull = inertia_g[g] * w_g[g] / h + road_g[g] + u * c
         f += k * u * _braked(pull, m_g, brake_g[g])
-        if abs(pull) > brake_g[g]:
+        if abs(pull) > brake_g[g] or brake_g[g] <= 0.0:   # unbraked: linear, even at pull 0
             slope += k * u * u / m_g
     return f, slope
 

@@ -217,6 +217,21 @@ def test_implicit_solve_is_exact_and_the_estimate_converges_to_it(c):
     assert wheels == pytest.approx(t_c * (w_e - slip), rel=1e-9, abs=1e-9 * abs(t_c) * scale)
 
 
+def test_an_idle_unbraked_group_still_couples():
+    """A group at rest with no tyre torque and no brake (a wheel in the air, at rest) has no
+    pull at zero clutch torque, yet its row is linear in that torque: the exact solve must
+    count it (it once left it out of the slope, so the one linear step missed the root; found
+    by the energy test on an open 4wd sedan reversing at the rev limit)."""
+    c = dict(strength=1.0, w_e=250.0, w_g=np.array([0.0, 0.0, 185.2, 0.0]),
+             inertia=np.full(4, 1.089), damping=np.full(4, 0.25),
+             road=np.array([-251.4, 0.0, 957.3, 276.1]), throttle=0.0, ratio=-14.8,
+             shares=np.array([0.175, 0.175, 0.325, 0.325]), h=1e-3)
+    x, clutch = _dense_case(c)
+    w_e, t_c, _, _, w_g = _solve(c)
+    np.testing.assert_allclose(np.concatenate([[w_e], w_g]), x, rtol=1e-12, atol=1e-9)
+    assert t_c == pytest.approx(clutch, rel=1e-12)
+
+
 @SETTINGS
 @given(group_steps())
 def test_one_implicit_step_never_gains_energy(c):
