@@ -29,8 +29,9 @@ demo: $(VENV)/.installed-dev
 baseline: $(VENV)/.installed-dev
 	$(PY) -m traction.train.benchmark --controller scripted --suite standard --no-progress --out docs/benchmark
 
+# Two test processes (pytest-xdist): the suite is CPU-bound and CI's machine has two cores.
 test: $(VENV)/.installed-dev
-	$(GL) $(PY) -m pytest -q -m "not scale"
+	$(GL) $(PY) -m pytest -q -m "not scale" -n 2
 
 # The tests that start a local Ray cluster (a tiny sweep through Ray Tune): minutes of start-up,
 # kept out of make test (CI's time budget).

@@ -11,14 +11,14 @@ import dataclasses
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from traction import vehicle_model as vm
 from traction.vehicle_model import drivetrain, engine
 from traction.vehicle_model import layout as L
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings()  # the profile in tests/conftest.py
 
 #: every engine-driven differential mode: (preset, differential fields)
 MODES = [("sedan_rwd", {"kind": "open", "drive": "rwd"}),

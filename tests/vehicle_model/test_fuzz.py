@@ -4,14 +4,14 @@ inputs: the update stays finite, tyre forces respect their bounds, differential 
 import dataclasses
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from traction import vehicle_model as vm
 from traction.vehicle_model import differential, tire
 from traction.vehicle_model.layout import BASE_SPLIT, GROUP
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings()  # the profile in tests/conftest.py
 PRESETS = ("sedan", "sedan_rwd", "truck_6x6", "tank")
 
 
