@@ -39,9 +39,12 @@ from numba.core import cgutils
 from numba.experimental import structref
 from numba.extending import intrinsic
 
+from traction.scenes.heightfield import ray_hit
+from traction.vehicle_model import footprint
 from traction.vehicle_model import layout as L
 from traction.vehicle_model.jit import borrow, jit, jit_nogil
 from traction.vehicle_model.update import borrow_packed, step_batch_with
+from traction.vehicle_model.vec import to_world
 
 from . import actions
 
@@ -65,8 +68,14 @@ N_WARNING_INTS = 2 * int(mujoco.mjtWarning.mjNWARNING) - 1
 #: too small for its mass, a body box set into the ground, a damper too stiff for the step).
 MAX_CHASSIS_SPEED = 150.0
 MAX_CHASSIS_SPIN = 50.0
-#: grid_info columns: has a surface grid, x0, y0, cell size (m)
-HAS_GRID, GRID_X0, GRID_Y0, GRID_CELL = range(4)
+#: grid_info columns: has a surface grid, x0, y0, cell size (m), and where a footprint contact's
+#: rays come from (``RAYS_*``)
+HAS_GRID, GRID_X0, GRID_Y0, GRID_CELL, RAY_SOURCE = range(5)
+N_GRID_INFO = 5
+#: ``RAY_SOURCE``: one rangefinder per wheel (one ray, or a footprint on planes, where one ray
+#: is exact); a rangefinder per footprint ray; the footprint's rays cast on the terrain's
+#: height grid (``heights``), the centre one a rangefinder (it sees every geom)
+RAYS_ONE, RAYS_SENSORS, RAYS_GRID = range(3)
 #: patch columns: world AABB low corner, high corner, surface type
 PATCH_LO, PATCH_HI, PATCH_TYPE = 0, 3, 6
 
@@ -245,21 +254,79 @@ def _velocities(addr, index, nv, k) -> None:
     k[L.K_VELOCITY + 2] = qvel[dof + 2] + a0 * r1 - a1 * r0
 
 
+#: Values per rangefinder in ``sensordata``: distance, hit point (3), normal (3).
+RAY_STRIDE = 7
+
+
 @jit
-def gather(addr, index, sensor_adr, grid, grid_info, ground_type, patches, n_sensordata, nv,
-           kin, hits) -> None:
-    """Chassis kinematics rows and wheel ray hits of every world, from MjData (after mj_step1)."""
+def gather(addr, index, sensor_adr, grid, grid_info, heights, ground_type, patches, n_sensordata,
+           nv, pk, kin, hits) -> None:
+    """Chassis kinematics rows and wheel ground hits of every world, from MjData (after
+    mj_step1): one ray's hit per wheel, or a footprint's rays combined into the hit one ray
+    would report (``vehicle_model.footprint``; ``pk``: the vehicle's packed parameters; the
+    rays from rangefinders or cast on the world's height grid, ``grid_info[i, RAY_SOURCE]``)."""
+    rays, half_arc = int(pk.vehicle[L.CONTACT_RAYS]), pk.vehicle[L.CONTACT_HALF_ARC]
+    cast = np.empty(RAY_STRIDE * rays)               # footprint rays cast on a height grid
+    xs = np.empty((pk.wheel.shape[0], rays + 2))     # each wheel's ray offsets
+    work = np.empty((rays, 4))
+    if rays > 1:
+        footprint.offsets_into(rays, half_arc, 1.0, xs[0])
+        for w in range(pk.wheel.shape[0] - 1, -1, -1):
+            xs[w] = xs[0] * pk.wheel[w, L.RADIUS]
     for i in range(kin.shape[0]):
-        chassis(addr[i], index[i], nv, kin[i])
+        k = kin[i]
+        chassis(addr[i], index[i], nv, k)
         sensors = _buffer(addr[i, SENSORDATA], n_sensordata)
+        source = int(grid_info[i, RAY_SOURCE]) if rays > 1 else RAYS_ONE
         for w in range(sensor_adr.shape[1]):
             s = sensor_adr[i, w]                  # rangefinder data: dist, point (3), normal (3)
             h = hits[i, w]
-            h[L.H_DIST] = sensors[s]
-            for j in range(3):
-                h[L.H_NORMAL + j] = sensors[s + 4 + j]
+            data = sensors
+            if source != RAYS_ONE:
+                p = pk.wheel[w]
+                r = p[L.RADIUS]
+                d0, d1, d2 = to_world(k, p[L.TRAVEL], p[L.TRAVEL + 1], p[L.TRAVEL + 2])
+                f0, f1, f2 = 1.0 - p[L.TRAVEL] * p[L.TRAVEL], -p[L.TRAVEL] * p[L.TRAVEL + 1], \
+                    -p[L.TRAVEL] * p[L.TRAVEL + 2]      # chassis x less its part along travel
+                norm = np.sqrt(f0 * f0 + f1 * f1 + f2 * f2)
+                f0, f1, f2 = to_world(k, f0 / norm, f1 / norm, f2 / norm)
+                s0, s1, s2 = to_world(k, p[L.RAY_START], p[L.RAY_START + 1], p[L.RAY_START + 2])
+                s0, s1, s2 = s0 + k[L.K_POSITION], s1 + k[L.K_POSITION + 1], s2 + k[L.K_POSITION + 2]
+                if source == RAYS_GRID:
+                    _cast_on_grid(heights[i], grid_info[i], rays, xs[w], s0, s1, s2, d0, d1, d2,
+                                  f0, f1, f2, sensors, s, cast)
+                    data, s = cast, 0
+                j = footprint.equivalent_hit(rays, xs[w], r, s0, s1, s2, d0, d1, d2, f0, f1, f2,
+                                             data, s, RAY_STRIDE, h[L.H_DIST:L.H_NORMAL + 3], work)
+                s += RAY_STRIDE * max(j, 0)       # the surface under the bounding ray
+            else:
+                h[L.H_DIST] = sensors[s]
+                for j in range(3):
+                    h[L.H_NORMAL + j] = sensors[s + 4 + j]
             h[L.H_SURFACE] = surface_at(grid[i], grid_info[i], ground_type[i], patches[i],
-                                        sensors[s + 1], sensors[s + 2], sensors[s + 3])
+                                        data[s + 1], data[s + 2], data[s + 3])
+
+
+@jit
+def _cast_on_grid(heights, info, rays, xs, s0, s1, s2, d0, d1, d2, f0, f1, f2, sensors, centre,
+                  out) -> None:
+    """A footprint's rays (``out``, rangefinder layout) cast on the height grid, but the centre
+    ray's data copied from its rangefinder at ``sensors[centre:]`` (which sees every geom, the
+    terrain's boxes and patches too)."""
+    mid = rays // 2
+    for c in range(RAY_STRIDE):
+        out[RAY_STRIDE * mid + c] = sensors[centre + c]
+    for step in range(1, rays):                      # outward from the centre, each ray
+        j = mid + (step + 1) // 2 if step % 2 else mid - step // 2    # from its inner
+        inner = j - 1 if j > mid else j + 1          # neighbour's distance (nearby ground)
+        guess = out[RAY_STRIDE * inner]
+        o = RAY_STRIDE * j
+        x = xs[j + 1]
+        o0, o1, o2 = s0 + x * f0, s1 + x * f1, s2 + x * f2
+        t, n0, n1, n2 = ray_hit(heights, info[GRID_X0], info[GRID_Y0], info[GRID_CELL], o0, o1,
+                                o2, d0, d1, d2, guess)
+        out[o], out[o + 1], out[o + 2], out[o + 3] = t, o0 + t * d0, o1 + t * d1, o2 + t * d2
+        out[o + 4], out[o + 5], out[o + 6] = n0, n1, n2
 
 
 @structref.register
@@ -284,7 +351,7 @@ class LoopData(structref.StructRefProxy):
 
 
 LOOP_FIELDS = ("functions", "models", "datas", "addr", "index", "sensor_adr", "grid",
-                 "grid_info", "ground_type", "patches", "n_sensordata", "nv", "packed",
+                 "grid_info", "heights", "ground_type", "patches", "n_sensordata", "nv", "packed",
                  "wheel_state", "vehicle_state", "gears", "cmd_v", "cmd_w", "table_addr",
                  "friction", "dt",
                  "gravity", "out_w", "out_v", "kin", "hits", "wheel_angle", "now", "bad", "action",
@@ -293,12 +360,12 @@ structref.define_proxy(LoopData, LoopDataType, LOOP_FIELDS)
 
 
 @jit
-def loop_data(functions, models, datas, addr, index, sensor_adr, grid, grid_info, ground_type,
-           patches, n_sensordata, nv, packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w,
-           table_addr, friction, dt, gravity, out_w, out_v, kin, hits, wheel_angle, now, bad, action, active,
-           s, x, g):
+def loop_data(functions, models, datas, addr, index, sensor_adr, grid, grid_info, heights,
+              ground_type, patches, n_sensordata, nv, packed, wheel_state, vehicle_state, gears,
+              cmd_v, cmd_w, table_addr, friction, dt, gravity, out_w, out_v, kin, hits,
+              wheel_angle, now, bad, action, active, s, x, g):
     """A :class:`LoopData` (compiled and cached on disk, unlike the proxy's own constructor)."""
-    return LoopData(functions, models, datas, addr, index, sensor_adr, grid, grid_info,
+    return LoopData(functions, models, datas, addr, index, sensor_adr, grid, grid_info, heights,
                   ground_type, patches, n_sensordata, nv, packed, wheel_state, vehicle_state,
                   gears, cmd_v, cmd_w, table_addr, friction, dt, gravity, out_w, out_v, kin, hits,
                   wheel_angle, now, bad, action, active, s, x, g)
@@ -383,6 +450,7 @@ def advance(n_substeps, w, action_map, action) -> int:
     functions, models, datas = borrow(w.functions), borrow(w.models), borrow(w.datas)
     addr, index, sensor_adr = borrow(w.addr), borrow(w.index), borrow(w.sensor_adr)
     grid, grid_info, patches = borrow(w.grid), borrow(w.grid_info), borrow(w.patches)
+    heights = borrow(w.heights)
     ground_type, kin, hits = borrow(w.ground_type), borrow(w.kin), borrow(w.hits)
     packed, friction = borrow_packed(w.packed), borrow(w.friction)
     wheel_state, vehicle_state, gears = borrow(w.wheel_state), borrow(w.vehicle_state), borrow(w.gears)
@@ -408,8 +476,8 @@ def advance(n_substeps, w, action_map, action) -> int:
         for i in range(n):
             if active[i]:
                 _call_step(functions[0], models[i], datas[i])
-        gather(addr, index, sensor_adr, grid, grid_info, ground_type, patches, n_sensordata, nv,
-               kin, hits)
+        gather(addr, index, sensor_adr, grid, grid_info, heights, ground_type, patches,
+               n_sensordata, nv, packed, kin, hits)
         step_batch_with(packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits,
                         friction, dt, gravity, out_w, out_v, active, s, x, g,
                         sub == n_substeps - 1,          # outputs that only report: last substep

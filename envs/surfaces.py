@@ -48,25 +48,39 @@ class SurfaceLookup:
         grid = self.scene.terrain.grid
         return grid.surface.shape if grid is not None else (1, 1)
 
-    def write(self, grid: np.ndarray, grid_info: np.ndarray, patches: np.ndarray) -> None:
-        """Fill the compiled loop's arrays with the current terrain (call after regenerating)."""
+    def ray_source(self) -> int:
+        """Where the vehicle's footprint rays come from in this scene (``physics.RAYS_*``)."""
+        if self.scene.vehicle.contact.model != "footprint":
+            return physics.RAYS_ONE
+        return {"plane": physics.RAYS_ONE, "sensors": physics.RAYS_SENSORS,
+                "grid": physics.RAYS_GRID}[self.scene.terrain.footprint]
+
+    def write(self, grid: np.ndarray, grid_info: np.ndarray, patches: np.ndarray,
+              heights: np.ndarray | None = None) -> None:
+        """Fill the compiled loop's arrays with the current terrain (call after regenerating):
+        the surface map, its placement and the rays' source, the patches and (if given) the
+        heights footprint rays are cast on."""
         t = self.scene.terrain.grid
         patches[...] = self.patches
         if t is None:
             grid[...] = self.ground_type
-            grid_info[...] = (0.0, 0.0, 0.0, 1.0)
+            grid_info[...] = (0.0, 0.0, 0.0, 1.0, self.ray_source())
+            if heights is not None:
+                heights[...] = 0.0
             return
+        if heights is not None:
+            heights[...] = t.heights
         types = self.scene.grid_surface[t.surface]
         if types.size and types.max() > np.iinfo(SURFACE_DTYPE).max:
             raise ValueError(f"terrain surface type {types.max()} (a friction-table row) exceeds "
                              f"the surface map's limit {np.iinfo(SURFACE_DTYPE).max}")
         grid[...] = types
-        grid_info[...] = (1.0, t.x0, t.y0, t.cell)
+        grid_info[...] = (1.0, t.x0, t.y0, t.cell, self.ray_source())
 
     def lookup(self, points: np.ndarray) -> np.ndarray:
         """Surface types ``(...)`` for world points ``(..., 3)`` (the compiled lookup, looped)."""
         shape = self.grid_shape()
-        grid, info = np.zeros(shape, SURFACE_DTYPE), np.zeros(4)
+        grid, info = np.zeros(shape, SURFACE_DTYPE), np.zeros(physics.N_GRID_INFO)
         patches = np.zeros_like(self.patches)
         self.write(grid, info, patches)
         flat = np.asarray(points, dtype=float).reshape(-1, 3)

@@ -141,6 +141,10 @@ class TankTurnEnv(TractionEnv):
       for the wheel as for the chassis: in v0 the brakes clamped the spins after the engine had
       been coupled to the unclamped ones, and the wheel could feel a road torque the chassis
       did not, so energy could appear (under engine braking on a braked wheel) or vanish.
+    - v1: the chassis's collisions are as soft as a bumper's crush (`chassis.collision_time`
+      0.1 s, the time constant of MuJoCo's contact, the chassis's over the other geom's; it was
+      MuJoCo's default 0.02 s, a 21 g spike driving a car into a wall at 2 m/s, now 4 g): it
+      matters where the chassis touches the ground or a wall (a rollover, bellying on a crest).
     - v1: only the v1 ids are registered; asking for a v0 id raises Gymnasium's DeprecatedEnv.
     """
 

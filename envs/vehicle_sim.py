@@ -82,6 +82,24 @@ def _command_values(name: str, value, dtype) -> np.ndarray:
     return raw.astype(dtype)
 
 
+def _ray_sensors(m: mujoco.MjModel, p: vm.VehicleParams, scene_rays: str) -> np.ndarray:
+    """Each wheel's first rangefinder's address in ``sensordata``; a footprint's rays follow it
+    where the scene casts them with rangefinders (``scene_rays``: ``Terrain.footprint``),
+    :data:`physics.RAY_STRIDE` values apart (checked: ``physics.gather`` reads them so)."""
+    n_rays = p.contact.n_rays if scene_rays == "sensors" else 1
+    first = []
+    for i in range(p.n_wheels):
+        ids = [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SENSOR, names.wheel_ray_sensor(i, j))
+               for j in ([None] if n_rays == 1 else range(n_rays))]
+        adr = [m.sensor_adr[k] for k in ids]
+        if min(ids) < 0 or np.any(np.diff(adr) != physics.RAY_STRIDE):
+            raise ValueError(f"the scene's model has no consecutive rangefinders for wheel {i}'s "
+                             f"{n_rays} rays (contact.model = {p.contact.model!r}): build it "
+                             "with traction.scenes for these vehicle parameters")
+        first.append(adr[0])
+    return np.array(first)
+
+
 class VehicleSim:
     """One MuJoCo world with one vehicle, stepped at the model's timestep.
 
@@ -140,9 +158,7 @@ class VehicleSim:
         joint = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, names.CHASSIS_JOINT)
         self.qpos_adr = int(m.jnt_qposadr[joint])
         self.qvel_adr = int(m.jnt_dofadr[joint])
-        sensors = [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SENSOR, names.wheel_ray_sensor(i))
-                   for i in range(self.params.n_wheels)]
-        self.sensor_adr = np.array([m.sensor_adr[s] for s in sensors])
+        self.sensor_adr = _ray_sensors(m, self.params, scene.terrain.footprint)
         self.wheel_geoms = np.array([mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM,
                                                        names.wheel_visual(i))
                                      for i in range(self.params.n_wheels)])
@@ -323,8 +339,9 @@ class VehicleSim:
         """What the vehicle update sees now: chassis kinematics and wheel ray hits read from
         MjData by the compiled loop's ``physics.gather`` (after ``mj_forward`` or a step)."""
         r, m = self.rows, self.model
-        physics.gather(r.addr, r.index, r.sensor_adr, r.grid, r.grid_info, r.ground_type,
-                       r.patches, m.nsensordata, m.nv, r.kin, r.hits)
+        physics.gather(r.addr, r.index, r.sensor_adr, r.grid, r.grid_info, r.heights,
+                       r.ground_type, r.patches, m.nsensordata, m.nv, self.params.packed, r.kin,
+                       r.hits)
         h = r.hits[0]
         kin = self.kinematics()
         hits = vm.GroundHits(h[None, :, L.H_DIST].copy(), h[None, :, L.H_NORMAL:L.H_NORMAL + 3].copy(),

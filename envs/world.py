@@ -51,7 +51,8 @@ class Arrays:
         self.index = np.zeros((n, physics.N_INDEX), np.int64)
         self.sensor_adr = np.zeros((n, n_wheels), np.int64)
         self.grid = np.zeros((n, *grid_shape), SURFACE_DTYPE)    # small: read every substep
-        self.grid_info = np.zeros((n, 4))
+        self.grid_info = np.zeros((n, physics.N_GRID_INFO))
+        self.heights = np.zeros((n, *grid_shape))               # a footprint's rays are cast on
         self.ground_type = np.zeros(n, np.int64)
         self.patches = np.zeros((n, n_patches, 7))
         self.state = vm.VehicleState(np.zeros((n, n_wheels, L.N_WHEEL_STATE)),
@@ -139,7 +140,7 @@ class Call:
         a, c = self.a, self.constants
         self.data = physics.loop_data(
             physics.STEP_FUNCTIONS, a.models, a.datas, a.addr, a.index, a.sensor_adr, a.grid,
-            a.grid_info, a.ground_type, a.patches, c.n_sensordata, c.nv, c.packed, a.state.wheel,
+            a.grid_info, a.heights, a.ground_type, a.patches, c.n_sensordata, c.nv, c.packed, a.state.wheel,
             a.state.vehicle, a.state.gears, a.commands.vehicle, a.commands.wheel, a.table_addr,
             a.friction, c.dt, c.gravity, a.outputs.wheel, a.outputs.vehicle, a.kin, a.hits,
             a.wheel_angle, a.now, a.bad, a.action, a.active, *a.scratch)
@@ -324,8 +325,8 @@ class World:
         return self._row_calls[i]
 
     #: the arrays of :meth:`rows` besides state, commands and outputs
-    ROW_ARRAYS = ("addr", "index", "sensor_adr", "grid", "grid_info", "ground_type", "patches",
-                  "kin", "hits", "wheel_angle", "now", "bad", "action")
+    ROW_ARRAYS = ("addr", "index", "sensor_adr", "grid", "grid_info", "heights", "ground_type",
+                  "patches", "kin", "hits", "wheel_angle", "now", "bad", "action")
 
     def rows(self, i: int) -> SimpleNamespace:
         """Row ``i`` of what a sim reads and writes, as ``(1, ...)`` views: its MjData
@@ -341,7 +342,7 @@ class World:
     def write_surfaces(self, i: int) -> None:
         """Row ``i``'s surface maps from its sim's terrain (after a new terrain)."""
         a, surfaces = self.arrays, self.sims[i].surfaces
-        surfaces.write(a.grid[i], a.grid_info[i], a.patches[i])
+        surfaces.write(a.grid[i], a.grid_info[i], a.patches[i], a.heights[i])
         a.ground_type[i] = surfaces.ground_type
 
     def point_at_table(self, i: int, values: np.ndarray) -> None:

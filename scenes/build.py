@@ -169,8 +169,14 @@ def build_spec(vehicle: VehicleParams, terrain_name: str, seed: int, physics_dt:
                      builtin=mujoco.mjtBuiltin.mjBUILTIN_GRADIENT, rgb1=[0.55, 0.7, 0.9],
                      rgb2=[0.15, 0.2, 0.3], width=256, height=256)
     t = terrain.BUILDERS[terrain_name](spec, vehicle, seed, **terrain_kwargs)
+    # A footprint's rays cost a rangefinder each (a heightfield's ~0.6 us): on a heightfield
+    # they are cast on its grid in compiled code instead, and on planes one ray is exact.
+    planes = all(g.type == mujoco.mjtGeom.mjGEOM_PLANE for g in spec.worldbody.geoms)
+    t.footprint = ("plane" if planes else "grid" if t.grid is not None and len(spec.hfields)
+                   else "sensors")
     add_vehicle(spec, vehicle, t.spawn_pos, t.spawn_quat,
-                n_slabs=HFIELD_SLABS if len(spec.hfields) else 1)
+                n_slabs=HFIELD_SLABS if len(spec.hfields) else 1,
+                footprint_sensors=t.footprint == "sensors")
     # The sun follows the vehicle, about 10 m up (a directional light's shadow map covers shadowclip x extent
     # around the light): fixed at the origin it left a vehicle 40 m away without a shadow, and
     # 50 m up the shadow depth test speckled every surface ("shadow acne").

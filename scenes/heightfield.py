@@ -91,6 +91,57 @@ def _height(h, x0, y0, cell, x, y) -> float:
 
 
 @jit
+def _triangle(h, x0, y0, cell, x, y) -> tuple[int, float, float, float]:
+    """The triangle of the grid under ``(x, y)`` (an id: cell and half), :func:`_height` there
+    and the triangle's slopes ``dh/dx, dh/dy``."""
+    nrow, ncol = h.shape
+    r = min(max((y - y0) / cell, 0.0), nrow - 1 - 1e-9)
+    c = min(max((x - x0) / cell, 0.0), ncol - 1 - 1e-9)
+    r0, c0 = int(np.floor(r)), int(np.floor(c))
+    fr, fc = r - r0, c - c0
+    h00, h01, h10, h11 = h[r0, c0], h[r0, c0 + 1], h[r0 + 1, c0], h[r0 + 1, c0 + 1]
+    upper = fc >= fr
+    if upper:
+        gx, gy = h01 - h00, h11 - h01
+    else:
+        gx, gy = h11 - h10, h10 - h00
+    return 2 * (r0 * ncol + c0) + upper, h00 + fc * gx + fr * gy, gx / cell, gy / cell
+
+
+@jit
+def ray_hit(h, x0, y0, cell, o0, o1, o2, d0, d1, d2,
+            guess: float = 0.0) -> tuple[float, float, float, float]:
+    """Where the ray from ``o`` along the unit ``d`` (pointing down) meets the grid's triangles
+    (MuJoCo's triangulation, as :func:`_height`): ``(distance, normal)``, the distance -1
+    beyond the grid's edge, with the ground above ``o`` or if the search does not settle.
+
+    Newton's method on ``o_z + t d_z - h(o_xy + t d_xy)`` from the distance ``guess`` (a
+    neighbouring ray's: fewer steps): on one triangle ``h`` is linear, so a step that lands on
+    the triangle whose plane it used has found the hit exactly (a few steps where the ray
+    crosses triangle edges; the ray's tilt times the ground's slope must stay below 1, as for
+    any ground a wheel stands on)."""
+    x_hi, y_hi = x0 + (h.shape[1] - 1) * cell, y0 + (h.shape[0] - 1) * cell
+    t = max(guess, 0.0)
+    x, y = o0 + t * d0, o1 + t * d1
+    for _ in range(12):
+        if x < x0 or x > x_hi or y < y0 or y > y_hi:
+            return -1.0, 0.0, 0.0, 1.0
+        tri, z, gx, gy = _triangle(h, x0, y0, cell, x, y)
+        slope = gx * d0 + gy * d1 - d2                 # d/dt of h(o + t d) - (o_z + t d_z)
+        if slope <= 1e-9:
+            return -1.0, 0.0, 0.0, 1.0
+        t += (o2 + t * d2 - z) / slope
+        x, y = o0 + t * d0, o1 + t * d1
+        if x >= x0 and x <= x_hi and y >= y0 and y <= y_hi and \
+                _triangle(h, x0, y0, cell, x, y)[0] == tri:
+            if t < 0.0:
+                return -1.0, 0.0, 0.0, 1.0
+            norm = np.sqrt(gx * gx + gy * gy + 1.0)
+            return t, -gx / norm, -gy / norm, 1.0 / norm
+    return -1.0, 0.0, 0.0, 1.0
+
+
+@jit
 def _heights(h, x0, y0, cell, xs, ys, out) -> None:
     for i in range(xs.shape[0]):
         out[i] = _height(h, x0, y0, cell, xs[i], ys[i])

@@ -30,14 +30,16 @@ def chassis_hull_mesh(i: int) -> str:
     return f"chassis_hull{i}"
 
 
-def wheel_ray_site(i: int) -> str:
-    """Site at the top of wheel ``i`` at max compression, z axis along suspension travel."""
-    return f"wheel{i}_ray"
+def wheel_ray_site(i: int, j: int | None = None) -> str:
+    """Site at the top of wheel ``i`` at max compression, z axis along suspension travel (with
+    ``j``: footprint ray ``j`` of the wheel, see ``vehicle_model.footprint``)."""
+    return f"wheel{i}_ray" if j is None else f"wheel{i}_ray{j}"
 
 
-def wheel_ray_sensor(i: int) -> str:
-    """Rangefinder of wheel ``i`` (``dist point normal``)."""
-    return f"wheel{i}_ground"
+def wheel_ray_sensor(i: int, j: int | None = None) -> str:
+    """Rangefinder of wheel ``i`` (``dist point normal``; with ``j``: of its footprint ray
+    ``j``, the wheel's rays consecutive in ``sensordata``)."""
+    return f"wheel{i}_ground" if j is None else f"wheel{i}_ground{j}"
 
 
 def wheel_visual(i: int) -> str:
@@ -63,3 +65,9 @@ def headlight(i: int) -> str:
 def taillight(i: int) -> str:
     """Tail light ``i`` (0 right, 1 left) on the body's back face."""
     return f"chassis_taillight{i}"
+
+
+def obstacle(i: int) -> str:
+    """Box ``i`` of the ``obstacle`` terrain (a step, a wall, or the slabs either side of a
+    ditch)."""
+    return f"obstacle{i}"

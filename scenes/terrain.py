@@ -41,6 +41,11 @@ class Terrain:
     grid: heightfield.TerrainGrid | None = None
     goal: np.ndarray | None = None
     knobs: dict = field(default_factory=dict)
+    #: where a footprint contact's rays come from on this terrain (``build.build_spec`` sets
+    #: it): ``"grid"`` (a heightfield: cast on its grid in compiled code, the centre ray a
+    #: rangefinder), ``"plane"`` (planes only: one ray is the footprint's result exactly) or
+    #: ``"sensors"`` (a rangefinder per ray)
+    footprint: str = "sensors"
 
     def height_at(self, x, y) -> np.ndarray:
         """Ground height (m) at world ``x, y``: the grid's where there is one (clamped to its
@@ -50,6 +55,14 @@ class Terrain:
             return self.grid.height_at(x, y)
         x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
         h = x * math.tan(math.radians(self.knobs.get("angle_deg", 0.0)))
+        if self.name == "obstacle":
+            start, size = self.knobs["distance"], self.knobs["size"]
+            if self.knobs["kind"] == "step":
+                h = h + size * (x >= start)
+            elif self.knobs["kind"] == "ditch":
+                h = h - DITCH_DEPTH * ((x > start) & (x < start + size))
+            else:
+                h = h + WALL_HEIGHT * ((x >= start) & (x <= start + 0.5))
         for _, (px, py), (length, width) in self.knobs.get("patches", ()):
             h = h + PATCH_HEIGHT * ((np.abs(x - px) <= length / 2) & (np.abs(y - py) <= width / 2))
         return h
@@ -125,7 +138,7 @@ def _normalise(grid):
     return lo, max(hi - lo, 1e-3)
 
 
-def _plane(spec, rgba, quat=(1.0, 0.0, 0.0, 0.0)):
+def _plane(spec, rgba, quat=(1.0, 0.0, 0.0, 0.0), pos=(0.0, 0.0, 0.0)):
     """The ground plane, with a 2 m checker so motion is visible."""
     spec.add_texture(name="grid", type=mujoco.mjtTexture.mjTEXTURE_2D,
                      builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER, rgb1=rgba[:3],
@@ -135,7 +148,7 @@ def _plane(spec, rgba, quat=(1.0, 0.0, 0.0, 0.0)):
     material.texrepeat = [PLANE_SIZE, PLANE_SIZE]
     spec.worldbody.add_geom(name=names.GROUND, type=mujoco.mjtGeom.mjGEOM_PLANE,
                             size=[PLANE_SIZE, PLANE_SIZE, 0.1], quat=list(quat),
-                            material="ground")
+                            pos=list(pos), material="ground")
 
 
 def _marker(spec, name, pos, size, rgba, kind=mujoco.mjtGeom.mjGEOM_CYLINDER):
@@ -291,8 +304,44 @@ def arena(spec, vehicle, seed=0, bump_amplitude: float = 0.04, size: float = 60.
     return Terrain("arena", pos, quat, grid=grid, knobs={"bump_amplitude": bump_amplitude, "size": size})
 
 
+#: ``obstacle`` kinds; a ditch's depth and a wall's height (m)
+OBSTACLES = ("step", "ditch", "wall")
+DITCH_DEPTH, WALL_HEIGHT = 0.5, 2.0
+
+
+def obstacle(spec, vehicle, seed=0, kind: str = "step", size: float = 0.15,
+             distance: float = 3.0):
+    """Flat ground with one obstacle across the path, ``distance`` (m) ahead of the spawn (+x):
+    a ``step`` up of height ``size`` (m), a ``ditch`` ``size`` wide (:data:`DITCH_DEPTH` deep),
+    or a ``wall`` (:data:`WALL_HEIGHT` high). For the wheel-contact scenarios: kerbs, gaps and
+    walls are what one ray per wheel gets wrong (``vehicle_model.footprint``)."""
+    if kind not in OBSTACLES:
+        raise ValueError(f"obstacle kind = {kind!r}; allowed: {', '.join(OBSTACLES)}")
+    check_knob("obstacle", "size", size, 0.01, 2.0, "m")
+    nose = float(vehicle.chassis.body_centre[0] + vehicle.chassis.body_size[0] / 2)
+    check_knob("obstacle", "distance", distance, nose + 0.1, 100.0, "m (beyond the vehicle's "
+               "nose)")
+    rgba, far = [0.6, 0.55, 0.5, 1.0], 60.0
+    if kind == "ditch":                 # the ground is the ditch's floor; slabs either side
+        _plane(spec, [0.45, 0.45, 0.42, 1.0], pos=(0.0, 0.0, -DITCH_DEPTH))
+        for i, (lo, hi) in enumerate(((-far, distance), (distance + size, far))):
+            spec.worldbody.add_geom(name=names.obstacle(i), type=mujoco.mjtGeom.mjGEOM_BOX,
+                                    size=[(hi - lo) / 2, far, DITCH_DEPTH / 2],
+                                    pos=[(hi + lo) / 2, 0.0, -DITCH_DEPTH / 2], rgba=rgba)
+    else:
+        _plane(spec, [0.45, 0.45, 0.42, 1.0])
+        length, height = (far, size) if kind == "step" else (0.5, WALL_HEIGHT)
+        spec.worldbody.add_geom(name=names.obstacle(0), type=mujoco.mjtGeom.mjGEOM_BOX,
+                                size=[length / 2, far, height / 2],
+                                pos=[distance + length / 2, 0.0, height / 2], rgba=rgba)
+    surfaces = {names.obstacle(i): "tarmac" for i in range(2 if kind == "ditch" else 1)}
+    return Terrain("obstacle", np.array([0.0, 0.0, _wheel_height(vehicle)]),
+                   np.array([1.0, 0, 0, 0]), surfaces,
+                   knobs={"kind": kind, "size": size, "distance": distance})
+
+
 BUILDERS = {"flat": flat, "slope": slope, "rough_hill": rough_hill, "crest": crest,
-            "skidpad": skidpad, "arena": arena}
+            "skidpad": skidpad, "arena": arena, "obstacle": obstacle}
 
 
 def regenerate(model: mujoco.MjModel, terrain: Terrain, grid: heightfield.TerrainGrid) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 
-from traction.vehicle_model import VehicleParams
+from traction.vehicle_model import VehicleParams, footprint
 from traction.vehicle_model.chassis import hull_vertices
 
 from . import names
@@ -61,7 +61,9 @@ def _add_collision(spec: mujoco.MjSpec, body, p: VehicleParams, n_slabs: int) ->
     corners = (hull_vertices(ch) if ch.body_shape == "hull" else
                ch.body_centre + ch.body_size / 2 * np.array(
                    [(sx, sy, sz) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]))
-    common = dict(density=0, group=COLLISION_GROUP, rgba=[0.8, 0.2, 0.2, 0.5])
+    # priority: the contact takes the chassis's solref, not a mix with the other geom's
+    common = dict(density=0, group=COLLISION_GROUP, rgba=[0.8, 0.2, 0.2, 0.5], priority=1,
+                  solref=[float(ch.collision_time), 1.0])
     for i, points in enumerate(slabs(corners, n_slabs)):
         if ch.body_shape == "hull":
             mesh = spec.add_mesh(name=names.chassis_hull_mesh(i))
@@ -114,13 +116,17 @@ def _add_body_visuals(body, p: VehicleParams) -> None:
 
 
 def add_vehicle(spec: mujoco.MjSpec, p: VehicleParams, pos, quat=(1.0, 0.0, 0.0, 0.0),
-                n_slabs: int = 1) -> None:
+                n_slabs: int = 1, footprint_sensors: bool = True) -> None:
     """Add the vehicle ``p`` to ``spec`` with its chassis frame at ``pos``/``quat`` (world).
 
     The chassis is one free body with the vehicle's mass, CoM and inertia and its collision
     solid (``body_shape``) as ``n_slabs`` convex geoms (:func:`slabs`). Wheels are not bodies:
     MuJoCo's rangefinder ignores only geoms of the body that carries its site, so the visual
     tyres are contact-free geoms of the chassis body, posed at render time.
+
+    Each wheel gets one rangefinder down its suspension line, or with ``contact.model =
+    "footprint"`` and ``footprint_sensors`` one per footprint ray (``vehicle_model.footprint``;
+    without ``footprint_sensors`` the scene casts the others itself: ``Terrain.footprint``).
     """
     ch = p.chassis
     body = spec.worldbody.add_body(name=names.CHASSIS_BODY, pos=list(pos), quat=list(quat))
@@ -135,11 +141,18 @@ def add_vehicle(spec: mujoco.MjSpec, p: VehicleParams, pos, quat=(1.0, 0.0, 0.0,
     starts = sus.ray_start(wh.radius)
     axle = _quat_z_to([0.0, 1.0, 0.0])
     for i in range(p.n_wheels):
-        body.add_site(name=names.wheel_ray_site(i), pos=starts[i].tolist(),
-                      quat=_quat_z_to(sus.travel_direction[i]).tolist(), size=[0.02, 0, 0])
-        spec.add_sensor(name=names.wheel_ray_sensor(i), type=mujoco.mjtSensor.mjSENS_RANGEFINDER,
-                        objtype=mujoco.mjtObj.mjOBJ_SITE, objname=names.wheel_ray_site(i),
-                        intprm=[_RAY_FIELDS, 0, 0])
+        rays = [(None, starts[i])]                   # one ray, or the footprint's (in order)
+        if p.contact.model == "footprint" and footprint_sensors:
+            forward = footprint.forward_axis(sus.travel_direction[i])
+            rays = [(j, starts[i] + x * forward) for j, x in enumerate(footprint.ray_offsets(
+                p.contact.rays, p.contact.half_arc, float(wh.radius[i])))]
+        for j, start in rays:
+            body.add_site(name=names.wheel_ray_site(i, j), pos=start.tolist(),
+                          quat=_quat_z_to(sus.travel_direction[i]).tolist(), size=[0.02, 0, 0])
+            spec.add_sensor(name=names.wheel_ray_sensor(i, j),
+                            type=mujoco.mjtSensor.mjSENS_RANGEFINDER,
+                            objtype=mujoco.mjtObj.mjOBJ_SITE, objname=names.wheel_ray_site(i, j),
+                            intprm=[_RAY_FIELDS, 0, 0])
         body.add_geom(name=names.wheel_visual(i), type=mujoco.mjtGeom.mjGEOM_CYLINDER,
                       size=[float(wh.radius[i]), float(wh.width[i]) / 2, 0],
                       pos=sus.position[i].tolist(), quat=axle.tolist(), density=0, contype=0,

@@ -29,6 +29,7 @@ from traction.vehicle_model.config import (
     TIRE_DEFAULTS,
     WHEEL_DEFAULTS,
 )
+from traction.vehicle_model.footprint import ContactParams
 from traction.vehicle_model.params import describe
 
 SECTIONS = (
@@ -61,6 +62,14 @@ SECTIONS = (
     ("[clutch]", ClutchParams, ""),
     ("[tire_load_filter]", TireLoadFilter, "Normalised load -> filtered normalised load."),
     ("[simulation]", SimulationParams, "Numerical settings of the vehicle update."),
+    ("[contact]", ContactParams,
+     "How each wheel finds the ground: `model = \"footprint\"` (the sedans and the truck: rays "
+     "along the tyre's circumference, the tyre's profile against the ground over its "
+     "footprint: kerbs are climbed on the tyre's arc, ditches narrower than the tyre bridged, "
+     "a heightfield's facets felt as a tyre does; see `vehicle_model/footprint.py`) or "
+     "`\"ray\"` (the tank, whose tracks spread it over the road wheels: one ray down the "
+     "suspension line, PhysX's raycast). On a heightfield the footprint's rays are cast on its "
+     "grid in compiled code, on planes one ray is exact, elsewhere each ray is a rangefinder."),
 )
 
 

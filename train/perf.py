@@ -21,7 +21,9 @@ untimed), so the vehicle drives as intended rather than tumbling under random ac
    steps per second again with the physics in as many threads as the process has cores (at
    least 2; ``num_threads``);
 5. ``import traction.envs`` + first ``gym.make`` in a fresh process (warm on-disk kernel cache);
-6. training (:func:`training`, when Stable-Baselines3 is installed): PPO with the shipped
+6. the wheel contact models (:func:`contact_models`): env steps per second with one ray per
+   wheel and with the footprint, in one run;
+7. training (:func:`training`, when Stable-Baselines3 is installed): PPO with the shipped
    hyperparameters (``train/hyperparams/ppo.yml``: its worlds, its physics threads, one torch
    thread), end-to-end environment steps per second, against the native vector env of as many
    worlds and threads replaying the same actions, paired iteration by iteration; and the
@@ -40,6 +42,7 @@ and 4).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import platform
@@ -55,6 +58,7 @@ import numpy as np
 import traction.envs
 from traction.envs.physics import STEP_FUNCTIONS, _call_step
 from traction.train.checks import writable_dir
+from traction.vehicle_model.footprint import MODELS, ContactParams
 from traction.vehicle_model.jit import borrow, first_compile, jit
 from traction.vehicle_model.update import borrow_packed, scratch, step_batch_with
 
@@ -281,6 +285,23 @@ def single_env(env_id: str, actions: np.ndarray, seconds: float) -> dict:
     return result
 
 
+def contact_models(env_id: str, actions: np.ndarray, seconds: float) -> dict:
+    """Env steps per second of the task with each wheel contact model (``contact.model``:
+    ``vehicle_model.footprint``), replaying the same actions, measured in turn in each of
+    ``ROUNDS`` rounds (best of each), and the footprint's cost as a ratio to one ray's."""
+    vehicle = gym.make(env_id).unwrapped.vehicle
+    envs = {model: gym.make(env_id, vehicle=dataclasses.replace(
+        vehicle, contact=ContactParams(model=model))) for model in MODELS}
+    rates = {model: 0.0 for model in envs}
+    for _ in range(ROUNDS):
+        for model, env in envs.items():
+            rates[model] = max(rates[model], _replay(env, actions, seconds / ROUNDS,
+                                                     lambda e, a: e.step(a))[0])
+    for env in envs.values():
+        env.close()
+    return {"env_steps_per_s": rates, "footprint_cost_vs_ray": rates["ray"] / rates["footprint"]}
+
+
 def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: float,
                threads: int = 2) -> dict:
     """The native vector env replaying the scripted actions in every sub-environment (each on
@@ -450,6 +471,7 @@ def main(argv=None) -> dict:
                                           r["bare_mujoco_substeps_per_s"], threads)
                        for n in sizes}
         r["startup_s"] = startup_seconds(env_id)
+        r["contact"] = contact_models(env_id, actions, seconds)
         if has_sb3:
             r["training"] = training(env_id, 2 if args.quick else TRAIN_ROUNDS,
                                      {"n_envs": 4, "n_steps": 16} if args.quick else None)
@@ -487,6 +509,13 @@ def table(report: dict) -> str:
                         f"{v['physics_cost_per_vehicle_substep_vs_bare_same_worlds']:.2f}x | "
                         f"{v['physics_cost_per_vehicle_substep_vs_bare_same_worlds_paired']:.2f}x | "
                         f"{v['env_steps_per_s_threaded']:.0f} ({v['threads']} threads) |")
+    rows += ["", "| task | env steps/s, one ray per wheel | env steps/s, footprint "
+             "| footprint cost vs one ray |", "|---|---|---|---|"]
+    for env_id, r in report["tasks"].items():
+        c = r["contact"]
+        rows.append(f"| {env_id} | {c['env_steps_per_s']['ray']:.0f} | "
+                    f"{c['env_steps_per_s']['footprint']:.0f} | "
+                    f"{c['footprint_cost_vs_ray']:.2f}x |")
     rows += ["", "| task | worlds | physics threads | torch threads | env steps/s (native vector "
              "env) | PPO training steps/s | training / env | same, CPU time | learner share |",
              "|---|---|---|---|---|---|---|---|---|"]

@@ -31,6 +31,7 @@ from .clutch import ClutchParams
 from .differential import KEYS_READ, DifferentialParams
 from .engine import EngineParams
 from .errors import VehicleConfigError
+from .footprint import ContactParams
 from .gearbox import GearboxParams
 from .params import check_value, range_text
 from .steering import SteeringParams, find_partners
@@ -71,12 +72,13 @@ NOT_READ_LOCKED = LIMITED_SLIP_KEYS + ("front_left_right_split", "rear_left_righ
 DERIVED = {"position", "sprung_mass", "force_point", "moi"}
 TOP_KEYS = {"name", "description", "chassis", "simulation", "tire_load_filter",
             "defaults", "wheels", "steering", "differential", "engine", "gearbox", "clutch",
-            "anti_roll_bars", "tire_curves", "tire_force_scaling"}
+            "anti_roll_bars", "tire_curves", "tire_force_scaling", "contact"}
 WHEEL_KEYS = {"name", "position", "steer_multiplier", "wheel", "suspension", "tire"}
 #: Simple sections: TOML table -> params class.
 SECTIONS = {"engine": EngineParams, "gearbox": GearboxParams, "clutch": ClutchParams,
             "tire_load_filter": TireLoadFilter,
-            "simulation": SimulationParams, "tire_force_scaling": TireForceScaling}
+            "simulation": SimulationParams, "tire_force_scaling": TireForceScaling,
+            "contact": ContactParams}
 
 
 _SLIPS_NOW = ("removed: the slips are the physical ones at every speed, over max(|v|, |omega r|), "

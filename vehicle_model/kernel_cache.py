@@ -41,7 +41,7 @@ logger = logging.getLogger(__name__)
 #: ``.py`` in them), relative to the folder holding traction's packages. Numba checks each cached
 #: function against its own file; these are the rest. ``tests/vehicle_model/test_kernel_cache.py``
 #: checks that every compiled function calls compiled code from its own file or these only.
-SOURCES = ("vehicle_model", "envs/physics.py", "envs/actions.py")
+SOURCES = ("vehicle_model", "envs/physics.py", "envs/actions.py", "scenes/heightfield.py")
 #: folders kept whatever their age: the most recently used ones
 KEEP = 8
 #: days a folder beyond the :data:`KEEP` newest is kept after its last use

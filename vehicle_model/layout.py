@@ -53,7 +53,7 @@ N_VEHICLE_PARAMS = _columns(
     "MAX_ANGLE", "ACKERMANN", "REFERENCE_X",
     "LOAD_MIN", "LOAD_MIN_FILTERED", "LOAD_MAX", "LOAD_MAX_FILTERED",
     "SUBSTEP_SPEED", "SUBSTEPS_LOW", "SUBSTEPS_HIGH",
-    "KEEP_PITCH", "KEEP_ROLL", "HAS_CUSTOM")
+    "KEEP_PITCH", "KEEP_ROLL", "HAS_CUSTOM", "CONTACT_RAYS", "CONTACT_HALF_ARC")
 
 #: differential type codes (``DIFF_TYPE``)
 DIFF_TYPES = ("direct", "four_wheel", "multi_wheel", "torque_vectoring", "tank")

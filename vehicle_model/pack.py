@@ -103,6 +103,7 @@ def _vehicle_columns(p) -> np.ndarray:
         L.SUBSTEPS_LOW: sim.substeps_low, L.SUBSTEPS_HIGH: sim.substeps_high,
         L.KEEP_PITCH: sc.pitch, L.KEEP_ROLL: sc.roll,
         L.HAS_CUSTOM: bool(p.tires.uses("custom").any()),
+        L.CONTACT_RAYS: p.contact.n_rays, L.CONTACT_HALF_ARC: p.contact.half_arc,
     }
     for col, v in values.items():
         out[col] = float(v)

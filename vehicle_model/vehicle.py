@@ -20,6 +20,7 @@ from .chassis import ChassisParams
 from .clutch import ClutchParams
 from .engine import EngineParams
 from .errors import VehicleConfigError
+from .footprint import ContactParams
 from .gearbox import GearboxParams, GearboxState, check_gear
 from .layout import Packed, column_view
 from .params import check_shapes, param, read_only, validate_fields
@@ -90,6 +91,7 @@ class VehicleParams:
     tire_load_filter: tire.TireLoadFilter = field(default_factory=tire.TireLoadFilter)
     simulation: SimulationParams = field(default_factory=SimulationParams)
     tire_force_scaling: TireForceScaling = field(default_factory=TireForceScaling)
+    contact: ContactParams = field(default_factory=ContactParams)
     curve_sets: tuple[CurveSet, ...] = (DEFAULT_CURVES,)
     custom_tire: Callable | None = None
 
@@ -142,7 +144,7 @@ class VehicleParams:
         for part in (self.chassis, self.wheels, self.suspension, self.tires, self.steering,
                      self.differential, self.engine, self.gearbox, self.clutch,
                      self.tire_load_filter, self.simulation, self.tire_force_scaling,
-                     *self.curve_sets):
+                     self.contact, *self.curve_sets):
             part.validate(where=where)
         self.anti_roll.validate(where=where, n_wheels=self.n_wheels)
         self.differential.validate_wheels(self.suspension.position, where=where)

@@ -15,10 +15,16 @@ from traction.vehicle_model.chassis import hull_vertices
 
 @pytest.mark.parametrize("terrain", TERRAINS)
 def test_scene_compiles_with_one_ray_per_wheel(sedan, terrain):
+    """One rangefinder per wheel, or per footprint ray where the scene casts them with
+    rangefinders (not on planes, where one ray is exact, nor on a heightfield, whose grid
+    they are cast on in compiled code)."""
     kwargs = {"angle_deg": 10.0} if terrain == "slope" else {}
     scene = build_scene(sedan, terrain, **kwargs)
     m = scene.model
-    assert m.nsensordata == names.RAY_DATA_SIZE * sedan.n_wheels
+    rays = sedan.contact.n_rays if scene.terrain.footprint == "sensors" else 1
+    assert scene.terrain.footprint == {"obstacle": "sensors", "flat": "plane", "slope": "plane",
+                                       "skidpad": "plane"}.get(terrain, "grid")
+    assert m.nsensordata == names.RAY_DATA_SIZE * sedan.n_wheels * rays
     for i in range(sedan.n_wheels):
         g = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, names.wheel_visual(i))
         assert m.geom_contype[g] == 0 and m.geom_conaffinity[g] == 0

@@ -121,6 +121,7 @@ def test_the_key_changes_when_source_moves_between_files(tmp_path, monkeypatch):
         (tmp_path / package).mkdir()
     for name in ("physics.py", "actions.py"):
         (tmp_path / "envs" / name).write_text("")
+    (tmp_path / "scenes" / "heightfield.py").write_text("")
     monkeypatch.setattr(kernel_cache, "source_root", lambda: tmp_path)
     a = tmp_path / "vehicle_model" / "a.py"
     a.write_text("X = 1\n")
