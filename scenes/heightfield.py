@@ -79,15 +79,7 @@ class TerrainGrid:
 @jit
 def _height(h, x0, y0, cell, x, y) -> float:
     """Height at one point on the grid's triangles, split along the (0,0)-(1,1) cell diagonal."""
-    nrow, ncol = h.shape
-    r = min(max((y - y0) / cell, 0.0), nrow - 1 - 1e-9)
-    c = min(max((x - x0) / cell, 0.0), ncol - 1 - 1e-9)
-    r0, c0 = int(np.floor(r)), int(np.floor(c))
-    fr, fc = r - r0, c - c0
-    h00, h01, h10, h11 = h[r0, c0], h[r0, c0 + 1], h[r0 + 1, c0], h[r0 + 1, c0 + 1]
-    if fc >= fr:
-        return h00 + fc * (h01 - h00) + fr * (h11 - h01)
-    return h00 + fr * (h10 - h00) + fc * (h11 - h10)
+    return _triangle(h, x0, y0, cell, x, y)[1]
 
 
 @jit
@@ -100,12 +92,11 @@ def _triangle(h, x0, y0, cell, x, y) -> tuple[int, float, float, float]:
     r0, c0 = int(np.floor(r)), int(np.floor(c))
     fr, fc = r - r0, c - c0
     h00, h01, h10, h11 = h[r0, c0], h[r0, c0 + 1], h[r0 + 1, c0], h[r0 + 1, c0 + 1]
-    upper = fc >= fr
-    if upper:
+    if fc >= fr:                                       # the upper triangle
         gx, gy = h01 - h00, h11 - h01
-    else:
-        gx, gy = h11 - h10, h10 - h00
-    return 2 * (r0 * ncol + c0) + upper, h00 + fc * gx + fr * gy, gx / cell, gy / cell
+        return 2 * (r0 * ncol + c0) + 1, h00 + fc * gx + fr * gy, gx / cell, gy / cell
+    gx, gy = h11 - h10, h10 - h00
+    return 2 * (r0 * ncol + c0), h00 + fr * gy + fc * gx, gx / cell, gy / cell
 
 
 @jit

@@ -310,8 +310,9 @@ DITCH_DEPTH, WALL_HEIGHT = 0.5, 2.0
 
 
 def obstacle(spec, vehicle, seed=0, kind: str = "step", size: float = 0.15,
-             distance: float = 3.0):
-    """Flat ground with one obstacle across the path, ``distance`` (m) ahead of the spawn (+x):
+             distance: float | None = None):
+    """Flat ground with one obstacle across the path, ``distance`` (m) ahead of the spawn (+x;
+    default 2 m beyond the vehicle's nose):
     a ``step`` up of height ``size`` (m), a ``ditch`` ``size`` wide (:data:`DITCH_DEPTH` deep),
     or a ``wall`` (:data:`WALL_HEIGHT` high). For the wheel-contact scenarios: kerbs, gaps and
     walls are what one ray per wheel gets wrong (``vehicle_model.footprint``)."""
@@ -319,6 +320,8 @@ def obstacle(spec, vehicle, seed=0, kind: str = "step", size: float = 0.15,
         raise ValueError(f"obstacle kind = {kind!r}; allowed: {', '.join(OBSTACLES)}")
     check_knob("obstacle", "size", size, 0.01, 2.0, "m")
     nose = float(vehicle.chassis.body_centre[0] + vehicle.chassis.body_size[0] / 2)
+    if distance is None:
+        distance = round(nose + 2.0, 3)
     check_knob("obstacle", "distance", distance, nose + 0.1, 100.0, "m (beyond the vehicle's "
                "nose)")
     rgba, far = [0.6, 0.55, 0.5, 1.0], 60.0

@@ -368,8 +368,9 @@ def test_a_pose_on_the_ground_rests_there_at_any_point_and_heading(vehicle, terr
     ground_limits: on planes (flat with a 1 cm patch under the car, smooth slope, skidpad) the
     vehicle rests at once (vertical speed < 2 cm/s, the struts carrying m g cos a to 1 %), on
     bumps and rough ground it settles (< 1 m/s: it drops into hollows under a wheel); the same
-    pose 0.5 m lower is pushed out of the ground at over 3 m/s, which is what a task placing
-    the vehicle by hand risked. A point beyond the limits is refused: a wheel could hang off a
+    pose 0.5 m lower is pushed out of the ground at over 0.8 m/s (1.1-1.3 through the
+    chassis's bumper-soft collision, over 3 with MuJoCo's default contact), which is what a
+    task placing the vehicle by hand risked. A point beyond the limits is refused: a wheel could hang off a
     heightfield's edge (the tank 30 m off the arena's centre tipped over the edge) or the 5 km
     plane (off it the wheels found no ground)."""
     scene = build_scene(vehicle, terrain, **kw)
@@ -388,7 +389,7 @@ def test_a_pose_on_the_ground_rests_there_at_any_point_and_heading(vehicle, terr
             assert vz < 0.02 and sim.outputs.spring_force.sum() == pytest.approx(weight, rel=0.01)
         else:
             assert vz < 1.0
-    assert _settle(sim, pos - [0.0, 0.0, 0.5], quat) > 3.0
+    assert _settle(sim, pos - [0.0, 0.0, 0.5], quat) > 0.8
     for x, y in ((x_lo - 0.01, 0.5 * (y_lo + y_hi)), (0.5 * (x_lo + x_hi), y_hi + 0.01)):
         with pytest.raises(ValueError, match=rf"allowed: \[.*\] m \(every wheel on the "
                                              rf"{terrain} terrain at any yaw\)"):
