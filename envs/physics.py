@@ -260,19 +260,18 @@ RAY_STRIDE = 7
 
 @jit
 def gather(addr, index, sensor_adr, grid, grid_info, heights, ground_type, patches, n_sensordata,
-           nv, pk, kin, hits) -> None:
+           nv, pk, ray_work, kin, hits) -> None:
     """Chassis kinematics rows and wheel ground hits of every world, from MjData (after
     mj_step1): one ray's hit per wheel, or a footprint's rays combined into the hit one ray
-    would report (``vehicle_model.footprint``; ``pk``: the vehicle's packed parameters; the
-    rays from rangefinders or cast on the world's height grid, ``grid_info[i, RAY_SOURCE]``)."""
-    rays, half_arc = int(pk.vehicle[L.CONTACT_RAYS]), pk.vehicle[L.CONTACT_HALF_ARC]
-    cast = np.empty(RAY_STRIDE * rays)               # footprint rays cast on a height grid
-    xs = np.empty((pk.wheel.shape[0], rays + 2))     # each wheel's ray offsets
-    work = np.empty((rays, 4))
-    if rays > 1:
-        footprint.offsets_into(rays, half_arc, 1.0, xs[0])
-        for w in range(pk.wheel.shape[0] - 1, -1, -1):
-            xs[w] = xs[0] * pk.wheel[w, L.RADIUS]
+    would report (``vehicle_model.footprint``; ``pk``: the vehicle's packed parameters,
+    ``ray_work``: ``footprint.scratch``; the rays from rangefinders or cast on the world's
+    height grid, ``grid_info[i, RAY_SOURCE]``)."""
+    rays = int(pk.vehicle[L.CONTACT_RAYS])
+    n_wheels = pk.wheel.shape[0]
+    offsets = n_wheels * (rays + 2)
+    xs = ray_work[:offsets].reshape((n_wheels, rays + 2))     # each wheel's ray offsets
+    cast = ray_work[offsets:offsets + RAY_STRIDE * rays]      # rays cast on a height grid
+    work = ray_work[offsets + RAY_STRIDE * rays:].reshape((rays, 4))
     for i in range(kin.shape[0]):
         k = kin[i]
         chassis(addr[i], index[i], nv, k)
@@ -355,7 +354,7 @@ LOOP_FIELDS = ("functions", "models", "datas", "addr", "index", "sensor_adr", "g
                  "wheel_state", "vehicle_state", "gears", "cmd_v", "cmd_w", "table_addr",
                  "friction", "dt",
                  "gravity", "out_w", "out_v", "kin", "hits", "wheel_angle", "now", "bad", "action",
-                 "active", "s", "x", "g")
+                 "active", "s", "x", "g", "ray_work")
 structref.define_proxy(LoopData, LoopDataType, LOOP_FIELDS)
 
 
@@ -363,12 +362,12 @@ structref.define_proxy(LoopData, LoopDataType, LOOP_FIELDS)
 def loop_data(functions, models, datas, addr, index, sensor_adr, grid, grid_info, heights,
               ground_type, patches, n_sensordata, nv, packed, wheel_state, vehicle_state, gears,
               cmd_v, cmd_w, table_addr, friction, dt, gravity, out_w, out_v, kin, hits,
-              wheel_angle, now, bad, action, active, s, x, g):
+              wheel_angle, now, bad, action, active, s, x, g, ray_work):
     """A :class:`LoopData` (compiled and cached on disk, unlike the proxy's own constructor)."""
     return LoopData(functions, models, datas, addr, index, sensor_adr, grid, grid_info, heights,
                   ground_type, patches, n_sensordata, nv, packed, wheel_state, vehicle_state,
                   gears, cmd_v, cmd_w, table_addr, friction, dt, gravity, out_w, out_v, kin, hits,
-                  wheel_angle, now, bad, action, active, s, x, g)
+                  wheel_angle, now, bad, action, active, s, x, g, ray_work)
 
 
 @intrinsic
@@ -450,7 +449,7 @@ def advance(n_substeps, w, action_map, action) -> int:
     functions, models, datas = borrow(w.functions), borrow(w.models), borrow(w.datas)
     addr, index, sensor_adr = borrow(w.addr), borrow(w.index), borrow(w.sensor_adr)
     grid, grid_info, patches = borrow(w.grid), borrow(w.grid_info), borrow(w.patches)
-    heights = borrow(w.heights)
+    heights, ray_work = borrow(w.heights), borrow(w.ray_work)
     ground_type, kin, hits = borrow(w.ground_type), borrow(w.kin), borrow(w.hits)
     packed, friction = borrow_packed(w.packed), borrow(w.friction)
     wheel_state, vehicle_state, gears = borrow(w.wheel_state), borrow(w.vehicle_state), borrow(w.gears)
@@ -477,7 +476,7 @@ def advance(n_substeps, w, action_map, action) -> int:
             if active[i]:
                 _call_step(functions[0], models[i], datas[i])
         gather(addr, index, sensor_adr, grid, grid_info, heights, ground_type, patches,
-               n_sensordata, nv, packed, kin, hits)
+               n_sensordata, nv, packed, ray_work, kin, hits)
         step_batch_with(packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits,
                         friction, dt, gravity, out_w, out_v, active, s, x, g,
                         sub == n_substeps - 1,          # outputs that only report: last substep

@@ -340,8 +340,9 @@ class VehicleSim:
         MjData by the compiled loop's ``physics.gather`` (after ``mj_forward`` or a step)."""
         r, m = self.rows, self.model
         physics.gather(r.addr, r.index, r.sensor_adr, r.grid, r.grid_info, r.heights,
-                       r.ground_type, r.patches, m.nsensordata, m.nv, self.params.packed, r.kin,
-                       r.hits)
+                       r.ground_type, r.patches, m.nsensordata, m.nv, self.params.packed,
+                       vm.footprint.scratch(self.params.contact, self.params.wheels.radius),
+                       r.kin, r.hits)
         h = r.hits[0]
         kin = self.kinematics()
         hits = vm.GroundHits(h[None, :, L.H_DIST].copy(), h[None, :, L.H_NORMAL:L.H_NORMAL + 3].copy(),

@@ -44,7 +44,7 @@ class Arrays:
     """Every array the compiled loop reads or writes, for ``n`` worlds (see ``physics.advance``)."""
 
     def __init__(self, n: int, n_wheels: int, grid_shape: tuple[int, int], n_patches: int,
-                 n_actions: int, table_shape: tuple[int, int]):
+                 n_actions: int, table_shape: tuple[int, int], ray_work: np.ndarray):
         self.models = np.zeros(n, np.int64)
         self.datas = np.zeros(n, np.int64)
         self.addr = np.zeros((n, physics.N_ADDR), np.int64)
@@ -74,6 +74,7 @@ class Arrays:
                                                   # values.resize() refused) while it is read
         self.friction = np.zeros((n, *table_shape))  # the tables, copied in at every loop call
         self.scratch = scratch_arrays(n_wheels)   # the update's, shared by the worlds in turn
+        self.ray_work = ray_work                  # the footprint's (footprint.scratch), too
 
     def block(self, start: int, stop: int, own_active: bool) -> Arrays:
         """Rows ``start:stop`` of every array, as views (the same storage for fewer worlds),
@@ -91,6 +92,7 @@ class Arrays:
         if own_active:
             out.active = np.ones(stop - start, np.bool_)
         out.scratch = scratch_arrays(self.state.wheel.shape[1])
+        out.ray_work = self.ray_work.copy()
         return out
 
 
@@ -143,7 +145,7 @@ class Call:
             a.grid_info, a.heights, a.ground_type, a.patches, c.n_sensordata, c.nv, c.packed, a.state.wheel,
             a.state.vehicle, a.state.gears, a.commands.vehicle, a.commands.wheel, a.table_addr,
             a.friction, c.dt, c.gravity, a.outputs.wheel, a.outputs.vehicle, a.kin, a.hits,
-            a.wheel_angle, a.now, a.bad, a.action, a.active, *a.scratch)
+            a.wheel_angle, a.now, a.bad, a.action, a.active, *a.scratch, a.ray_work)
         self.address = physics.loop_data_address(self.data)     # held by self.data
         self.data_type = numba.typeof(self.data)
 
@@ -282,7 +284,8 @@ class World:
         """The arrays, shaped by the first sim, and the calls over them."""
         self.arrays = Arrays(self.size, sim.params.n_wheels, sim.surfaces.grid_shape(),
                              sim.surfaces.n_patches, sim.n_actions,
-                             sim.friction_table.values.shape)
+                             sim.friction_table.values.shape,
+                             vm.footprint.scratch(sim.params.contact, sim.params.wheels.radius))
         self.constants = SimpleNamespace(n_sensordata=int(sim.model.nsensordata),
                                          nv=int(sim.model.nv), packed=sim.params.packed,
                                          dt=sim.dt, gravity=sim.gravity)

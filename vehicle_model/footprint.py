@@ -99,6 +99,22 @@ def ray_offsets(rays: int, half_arc: float, radius: float) -> np.ndarray:
     return np.array([_angle_offset(j, rays, half_arc, radius) for j in range(rays)])
 
 
+def scratch(contact: ContactParams, radii: np.ndarray) -> np.ndarray:
+    """The combining's working array for a vehicle of wheel ``radii``, allocated once by its
+    caller: each wheel's ray offsets (:func:`offsets_into`, filled
+    here), then room for one wheel's rays cast on a grid (rangefinder layout) and
+    :func:`equivalent_hit`'s ``work``."""
+    rays = contact.n_rays
+    n = len(radii)
+    out = np.zeros(n * (rays + 2) + 7 * rays + 4 * rays)
+    if rays <= 1:
+        return out                                   # (unread: the shapes stay valid)
+    for w in range(n):
+        offsets_into(rays, contact.half_arc, float(radii[w]),
+                     out[w * (rays + 2):(w + 1) * (rays + 2)])
+    return out
+
+
 def forward_axis(travel_direction: np.ndarray) -> np.ndarray:
     """The footprint's forward axis (chassis frame, unit): the chassis's x axis less its part
     along the suspension line ``travel_direction``."""
