@@ -266,7 +266,7 @@ def gather(addr, index, sensor_adr, grid, grid_info, heights, ground_type, patch
     would report (``vehicle_model.footprint``; ``pk``: the vehicle's packed parameters,
     ``ray_work``: ``footprint.scratch``; the rays from rangefinders or cast on the world's
     height grid, ``grid_info[i, RAY_SOURCE]``)."""
-    rays = int(pk.vehicle[L.CONTACT_RAYS])
+    rays = int(pk.vehicle[0].contact_rays)
     n_wheels = pk.wheel.shape[0]
     offsets = n_wheels * (rays + 2)
     xs = ray_work[:offsets].reshape((n_wheels, rays + 2))     # each wheel's ray offsets
@@ -283,13 +283,15 @@ def gather(addr, index, sensor_adr, grid, grid_info, heights, ground_type, patch
             data = sensors
             if source != RAYS_ONE:
                 p = pk.wheel[w]
-                r = p[L.RADIUS]
-                d0, d1, d2 = to_world(k, p[L.TRAVEL], p[L.TRAVEL + 1], p[L.TRAVEL + 2])
-                f0, f1, f2 = 1.0 - p[L.TRAVEL] * p[L.TRAVEL], -p[L.TRAVEL] * p[L.TRAVEL + 1], \
-                    -p[L.TRAVEL] * p[L.TRAVEL + 2]      # chassis x less its part along travel
+                r = p.radius
+                t = p.travel_direction
+                d0, d1, d2 = to_world(k, t[0], t[1], t[2])
+                f0, f1, f2 = 1.0 - t[0] * t[0], -t[0] * t[1], -t[0] * t[2]   # chassis x less its
+                # part along the travel
                 norm = np.sqrt(f0 * f0 + f1 * f1 + f2 * f2)
                 f0, f1, f2 = to_world(k, f0 / norm, f1 / norm, f2 / norm)
-                s0, s1, s2 = to_world(k, p[L.RAY_START], p[L.RAY_START + 1], p[L.RAY_START + 2])
+                start = p.ray_start
+                s0, s1, s2 = to_world(k, start[0], start[1], start[2])
                 s0, s1, s2 = s0 + k[L.K_POSITION], s1 + k[L.K_POSITION + 1], s2 + k[L.K_POSITION + 2]
                 if source == RAYS_GRID:
                     _cast_on_grid(heights[i], grid_info[i], rays, xs[w], s0, s1, s2, d0, d1, d2,

@@ -18,7 +18,6 @@ import gymnasium as gym
 import mujoco
 import numpy as np
 
-from traction.vehicle_model import layout as L
 from traction.vehicle_model import tire_custom
 
 #: types of the public attributes a copy takes over from its original (settings such as
@@ -213,7 +212,7 @@ class Snapshots:
             wheel = packed.wheel.copy()
             name = tire_custom.name_of(self.vehicle.custom_tire)
             if name is not None:               # a registered tyre by its name, not the index
-                wheel[:, L.CUSTOM_INDEX] = 0   # in this process's registry (others may differ)
+                wheel["custom_index"] = 0   # in this process's registry (others may differ)
                 h.update(f"custom tyre {name!r}".encode())
             for a in (wheel, *packed[1:]):
                 h.update(np.ascontiguousarray(a).tobytes())

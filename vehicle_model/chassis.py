@@ -68,7 +68,7 @@ def forces_out(pk: Packed, k, ws, hits, dt, s, out, out_v) -> None:
     """7. Forces out, world frame, with their application points, and the chassis wrench: the
     suspension force along the ground normal at its chassis-frame ``force_point``, the tyre
     forces in the ground plane (as PhysX) at the contact patch, where the tyre touches the hit
-    plane (``S_ARM``, step 2's, which moves with jounce and follows the ground), raised by
+    plane (the scratch's ``arm``, step 2's, which moves with jounce and follows the ground), raised by
     ``tire_force_height`` along the normal: at the patch the load transfer is a rigid car's
     (see ``suspension.SuspensionParams.tire_force_height``)."""
     wp = pk.wheel
@@ -77,24 +77,25 @@ def forces_out(pk: Packed, k, ws, hits, dt, s, out, out_v) -> None:
     inv_dt = 1.0 / dt                                 # impulses over the step -> mean forces
     for w in range(wp.shape[0]):
         p = wp[w]
-        f_long = s[w, L.S_ACC_LONG] * inv_dt
-        f_lat = s[w, L.S_ACC_LAT] * inv_dt
+        f_long = s[w].acc_long * inv_dt
+        f_lat = s[w].acc_lat * inv_dt
         out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE] = f_long, f_lat
-        out[w, L.O_DRIVE_TORQUE] = s[w, L.S_ACC_DRIVE] * inv_dt
-        out[w, L.O_MOMENT] = s[w, L.S_ACC_MOMENT] * inv_dt
-        out[w, L.O_PATCH_SLIDE] = s[w, L.S_V_LONG] - ws[w, L.OMEGA] * p[L.RADIUS]
-        out[w, L.O_PATCH_SLIDE + 1] = s[w, L.S_V_LAT]
+        out[w, L.O_DRIVE_TORQUE] = s[w].acc_drive * inv_dt
+        out[w, L.O_MOMENT] = s[w].acc_moment * inv_dt
+        out[w, L.O_PATCH_SLIDE] = s[w].v_long - ws[w, L.OMEGA] * p.radius
+        out[w, L.O_PATCH_SLIDE + 1] = s[w].v_lat
         spring = out[w, L.O_SPRING_FORCE]            # 0 in the air (whatever the ray's normal)
         for i in range(3):
-            out[w, L.O_TIRE_FORCE + i] = s[w, L.S_FWD + i] * f_long + s[w, L.S_LEFT + i] * f_lat
+            out[w, L.O_TIRE_FORCE + i] = s[w].fwd[i] * f_long + s[w].left[i] * f_lat
             out[w, L.O_SUSP_FORCE + i] = hits[w, L.H_NORMAL + i] * spring if spring > 0.0 else 0.0
-        q0, q1, q2 = to_world(k, p[L.FORCE_POINT], p[L.FORCE_POINT + 1], p[L.FORCE_POINT + 2])
+        point = p.force_point
+        q0, q1, q2 = to_world(k, point[0], point[1], point[2])
         out[w, L.O_SUSP_POINT] = k[L.K_POSITION] + q0
         out[w, L.O_SUSP_POINT + 1] = k[L.K_POSITION + 1] + q1
         out[w, L.O_SUSP_POINT + 2] = k[L.K_POSITION + 2] + q2
-        height = p[L.TIRE_FORCE_HEIGHT]            # over the patch (where the tyre meets the hit
+        height = p.tire_force_height            # over the patch (where the tyre meets the hit
         for i in range(3):                         # plane), along its normal
-            out[w, L.O_TIRE_POINT + i] = (k[L.K_COM + i] + s[w, L.S_ARM + i]
+            out[w, L.O_TIRE_POINT + i] = (k[L.K_COM + i] + s[w].arm[i]
                                           + hits[w, L.H_NORMAL + i] * height)
         for force, point in ((L.O_SUSP_FORCE, L.O_SUSP_POINT), (L.O_TIRE_FORCE, L.O_TIRE_POINT)):
             t = cross(out[w, point] - k[L.K_COM], out[w, point + 1] - k[L.K_COM + 1],
@@ -111,9 +112,9 @@ def forces_out(pk: Packed, k, ws, hits, dt, s, out, out_v) -> None:
 @jit
 def _pitch_roll_scaling(pk: Packed, k, out, out_v) -> None:
     """World torque removing the unwanted share of the tyre forces' pitch and roll moments."""
-    vp = pk.vehicle
+    vp = pk.vehicle[0]
     out_v[L.O_EXTRA_TORQUE:L.O_EXTRA_TORQUE + 3] = 0.0
-    if vp[L.KEEP_PITCH] == 1.0 and vp[L.KEEP_ROLL] == 1.0:
+    if vp.keep_pitch == 1.0 and vp.keep_roll == 1.0:
         return
     m0, m1, m2 = 0.0, 0.0, 0.0                       # tyre moment about the CoM, world
     for w in range(out.shape[0]):
@@ -122,5 +123,5 @@ def _pitch_roll_scaling(pk: Packed, k, out, out_v) -> None:
                    out[w, L.O_TIRE_FORCE + 1], out[w, L.O_TIRE_FORCE + 2])
         m0, m1, m2 = m0 + t[0], m1 + t[1], m2 + t[2]
     b0, b1, _ = to_body(k, m0, m1, m2)
-    e = to_world(k, -(1.0 - vp[L.KEEP_ROLL]) * b0, -(1.0 - vp[L.KEEP_PITCH]) * b1, 0.0)
+    e = to_world(k, -(1.0 - vp.keep_roll) * b0, -(1.0 - vp.keep_pitch) * b1, 0.0)
     out_v[L.O_EXTRA_TORQUE], out_v[L.O_EXTRA_TORQUE + 1], out_v[L.O_EXTRA_TORQUE + 2] = e

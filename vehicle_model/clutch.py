@@ -20,11 +20,11 @@ class ClutchParams:
     """Clutch data (scalars)."""
 
     strength: float = param(10.0, unit="N m s/rad", lo=0.0, hi=1e6, lo_open=True,
-                            shape="scalar", doc="torque per rad/s of clutch slip")
+                            shape="scalar", doc="torque per rad/s of clutch slip", packed="clutch_strength")
     accuracy: str = param("best_possible", shape="choice", choices=("best_possible", "estimate"),
                           doc="implicit solve or iterative estimate")
     estimate_iterations: int = param(5, unit="-", lo=1, hi=100, shape="scalar", integer=True,
-                                     doc="sweeps in estimate mode")
+                                     doc="sweeps in estimate mode", packed="clutch_iterations")
 
     def validate(self, prefix: str = "clutch.", where: str = "") -> None:
         """Raise VehicleConfigError naming the first field out of range."""

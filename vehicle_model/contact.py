@@ -26,25 +26,27 @@ def suspension_forces(pk: Packed, k, hits, gravity, s, out) -> None:
     Two short loops over the wheels (as in the contact frame and the tyre substep): each
     wheel's operations form one long dependent chain, and short loop bodies let the processor
     run the chains of several wheels at once (each part 20-25 % faster than as one loop)."""
-    vp, wp = pk.vehicle, pk.wheel
+    vp, wp = pk.vehicle[0], pk.wheel
     for w in range(wp.shape[0]):                  # suspension line, where the tyre meets the hit
         p = wp[w]
-        d0, d1, d2 = to_world(k, p[L.TRAVEL], p[L.TRAVEL + 1], p[L.TRAVEL + 2])
+        t = p.travel_direction
+        d0, d1, d2 = to_world(k, t[0], t[1], t[2])
         cos_inc = -(d0 * hits[w, L.H_NORMAL] + d1 * hits[w, L.H_NORMAL + 1]
                     + d2 * hits[w, L.H_NORMAL + 2])
         jounce, contact, over = suspension.jounce_from_hit(
-            p[L.MAX_COMPRESSION], p[L.MAX_DROOP], p[L.RADIUS], hits[w, L.H_DIST], cos_inc)
+            p.max_compression, p.max_droop, p.radius, hits[w, L.H_DIST], cos_inc)
         out[w, L.O_JOUNCE], out[w, L.O_CONTACT] = jounce, 1.0 if contact else 0.0
-        s[w, L.S_OVERTRAVEL], s[w, L.S_COS_INCIDENCE] = over, cos_inc
-        s[w, L.S_RATE_SCALE] = 1.0 / max(cos_inc, 0.1)
-        s[w, L.S_DOWN], s[w, L.S_DOWN + 1], s[w, L.S_DOWN + 2] = d0, d1, d2
+        s[w].overtravel, s[w].cos_incidence = over, cos_inc
+        s[w].rate_scale = 1.0 / max(cos_inc, 0.1)
+        s[w].down[0], s[w].down[1], s[w].down[2] = d0, d1, d2
     for w in range(wp.shape[0]):                  # patch arm and velocity, strut force
         p = wp[w]
-        r, jounce, contact = p[L.RADIUS], out[w, L.O_JOUNCE], out[w, L.O_CONTACT] > 0.5
-        d0, d1, d2 = s[w, L.S_DOWN], s[w, L.S_DOWN + 1], s[w, L.S_DOWN + 2]
+        r, jounce, contact = p.radius, out[w, L.O_JOUNCE], out[w, L.O_CONTACT] > 0.5
+        d0, d1, d2 = s[w].down[0], s[w].down[1], s[w].down[2]
         n0, n1, n2 = hits[w, L.H_NORMAL], hits[w, L.H_NORMAL + 1], hits[w, L.H_NORMAL + 2]
-        s0, s1, s2 = to_world(k, p[L.RAY_START], p[L.RAY_START + 1], p[L.RAY_START + 2])
-        along = p[L.MAX_COMPRESSION] + r - jounce    # ray start -> wheel centre
+        start = p.ray_start
+        s0, s1, s2 = to_world(k, start[0], start[1], start[2])
+        along = p.max_compression + r - jounce    # ray start -> wheel centre
         a0 = k[L.K_POSITION] + s0 + d0 * along - n0 * r - k[L.K_COM]       # patch - CoM
         a1 = k[L.K_POSITION + 1] + s1 + d1 * along - n1 * r - k[L.K_COM + 1]
         a2 = k[L.K_POSITION + 2] + s2 + d2 * along - n2 * r - k[L.K_COM + 2]
@@ -52,24 +54,26 @@ def suspension_forces(pk: Packed, k, hits, gravity, s, out) -> None:
         v0, v1, v2 = k[L.K_VELOCITY] + c0, k[L.K_VELOCITY + 1] + c1, k[L.K_VELOCITY + 2] + c2
         strut = 0.0
         if contact:
-            rate = -(v0 * n0 + v1 * n1 + v2 * n2) * s[w, L.S_RATE_SCALE]
-            strut = suspension.strut_force(p[L.SPRING], p[L.DAMPER], p[L.BUMP_STOP], jounce,
-                                           rate, s[w, L.S_OVERTRAVEL])
+            rate = -(v0 * n0 + v1 * n1 + v2 * n2) * s[w].rate_scale
+            strut = suspension.strut_force(p.spring_strength, p.damper_rate,
+                                           p.bump_stop_stiffness, jounce, rate,
+                                           s[w].overtravel)
         out[w, L.O_SPRING_FORCE] = strut            # the bars add to it, the loop below projects it
-        s[w, L.S_ARM], s[w, L.S_ARM + 1], s[w, L.S_ARM + 2] = a0, a1, a2
-        s[w, L.S_V_PATCH], s[w, L.S_V_PATCH + 1], s[w, L.S_V_PATCH + 2] = v0, v1, v2
+        s[w].arm[0], s[w].arm[1], s[w].arm[2] = a0, a1, a2
+        s[w].v_patch[0], s[w].v_patch[1], s[w].v_patch[2] = v0, v1, v2
     antiroll.add_forces(pk.bars, out[:, L.O_JOUNCE], out[:, L.O_CONTACT], out[:, L.O_SPRING_FORCE])
     for w in range(wp.shape[0]):                  # force along the ground normal, tyre load
-        rest = wp[w, L.SPRUNG_MASS] * gravity
+        rest = wp[w].sprung_mass * gravity
         force, filtered = 0.0, 0.0
         if out[w, L.O_CONTACT] > 0.5:
             force = suspension.normal_force(rest, hits[w, L.H_NORMAL + 2],
-                                            s[w, L.S_COS_INCIDENCE], out[w, L.O_SPRING_FORCE])
-            filtered = tire.filtered_load(vp[L.LOAD_MIN], vp[L.LOAD_MIN_FILTERED], vp[L.LOAD_MAX],
-                                          vp[L.LOAD_MAX_FILTERED], force / rest)
+                                            s[w].cos_incidence, out[w, L.O_SPRING_FORCE])
+            filtered = tire.filtered_load(vp.min_normalised_load, vp.min_filtered_normalised_load,
+                                          vp.max_normalised_load, vp.max_filtered_normalised_load,
+                                          force / rest)
         out[w, L.O_SPRING_FORCE] = force
         out[w, L.O_NORMALISED_LOAD], out[w, L.O_LOAD] = force / rest, filtered * rest
-        s[w, L.S_LOAD_FILTERED] = filtered
+        s[w].load_filtered = filtered
 
 
 #: The useful mass counts the chassis's rotation this many times (see :func:`inverse_useful_mass`).
@@ -80,8 +84,8 @@ ROTATION_SHARE = 2.0
 def inverse_useful_mass(pk: Packed, k, w, a0, a1, a2, d0, d1, d2) -> float:
     """1 / the useful mass (1/kg) a tyre force along ``d`` at the patch (arm ``a`` from the CoM)
     meets: the wheel's sprung mass ``m_s`` with its share of the chassis inertia, ``1/m = 1/m_s +
-    2 (r x d) . J_s^-1 (r x d)`` in body axes, ``J_s = (m_s / m) J`` (``INV_SPRUNG_MASS`` and the
-    diagonal of ``J_s^-1 x`` :data:`ROTATION_SHARE`, ``TURN_COEF``, are packed: no division here).
+    2 (r x d) . J_s^-1 (r x d)`` in body axes, ``J_s = (m_s / m) J`` (``inv_sprung_mass`` and the
+    diagonal of ``J_s^-1 x`` :data:`ROTATION_SHARE`, ``turn_coef``, are packed: no division here).
 
     Why shares, and why the rotation twice: the tyre integrates each wheel and direction on its
     own (``tire_models``), predicting the patch's response to its force with this mass. That
@@ -98,8 +102,8 @@ def inverse_useful_mass(pk: Packed, k, w, a0, a1, a2, d0, d1, d2) -> float:
     p = pk.wheel[w]
     x0, x1, x2 = cross(a0, a1, a2, d0, d1, d2)
     b0, b1, b2 = to_body(k, x0, x1, x2)
-    return (p[L.INV_SPRUNG_MASS] + b0 * b0 * p[L.TURN_COEF] + b1 * b1 * p[L.TURN_COEF + 1]
-            + b2 * b2 * p[L.TURN_COEF + 2])
+    return (p.inv_sprung_mass + b0 * b0 * p.turn_coef[0] + b1 * b1 * p.turn_coef[1]
+            + b2 * b2 * p.turn_coef[2])
 
 
 @jit
@@ -116,24 +120,23 @@ def contact_frame(pk: Packed, k, hits, friction, ws, s, out) -> None:
         norm = max(np.sqrt(f0 * f0 + f1 * f1 + f2 * f2), 1e-9)
         f0, f1, f2 = f0 / norm, f1 / norm, f2 / norm
         l0, l1, l2 = cross(n0, n1, n2, f0, f1, f2)
-        v0, v1, v2 = s[w, L.S_V_PATCH], s[w, L.S_V_PATCH + 1], s[w, L.S_V_PATCH + 2]
-        s[w, L.S_V_LONG] = v0 * f0 + v1 * f1 + v2 * f2
-        s[w, L.S_V_LAT] = v0 * l0 + v1 * l1 + v2 * l2
-        s[w, L.S_FWD], s[w, L.S_FWD + 1], s[w, L.S_FWD + 2] = f0, f1, f2
-        s[w, L.S_LEFT], s[w, L.S_LEFT + 1], s[w, L.S_LEFT + 2] = l0, l1, l2
+        v0, v1, v2 = s[w].v_patch[0], s[w].v_patch[1], s[w].v_patch[2]
+        s[w].v_long = v0 * f0 + v1 * f1 + v2 * f2
+        s[w].v_lat = v0 * l0 + v1 * l1 + v2 * l2
+        s[w].fwd[0], s[w].fwd[1], s[w].fwd[2] = f0, f1, f2
+        s[w].left[0], s[w].left[1], s[w].left[2] = l0, l1, l2
     for w in range(wp.shape[0]):                          # surface friction, camber
         p = wp[w]
         surface = int(hits[w, L.H_SURFACE])
         if surface < 0 or surface >= friction.shape[0]:
             surface = 0                                   # unknown surfaces use type 0
-        tire_type = min(max(int(p[L.TIRE_TYPE]), 0), friction.shape[1] - 1)
-        s[w, L.S_MU_SURFACE] = friction[surface, tire_type]
+        tire_type = min(max(int(p.tire_type), 0), friction.shape[1] - 1)
+        s[w].mu_surface = friction[surface, tire_type]
         out[w, L.O_CAMBER] = suspension.camber(
-            p[L.CAMBER_REST], p[L.CAMBER_COMPRESSION], p[L.CAMBER_DROOP], p[L.MAX_COMPRESSION],
-            p[L.MAX_DROOP], out[w, L.O_JOUNCE])
+            p.camber_at_rest, p.camber_at_max_compression, p.camber_at_max_droop, p.max_compression,
+            p.max_droop, out[w, L.O_JOUNCE])
     for w in range(wp.shape[0]):                          # useful masses along both axes
-        a0, a1, a2 = s[w, L.S_ARM], s[w, L.S_ARM + 1], s[w, L.S_ARM + 2]
-        s[w, L.S_INV_MASS] = inverse_useful_mass(pk, k, w, a0, a1, a2, s[w, L.S_FWD],
-                                                 s[w, L.S_FWD + 1], s[w, L.S_FWD + 2])
-        s[w, L.S_INV_MASS + 1] = inverse_useful_mass(pk, k, w, a0, a1, a2, s[w, L.S_LEFT],
-                                                     s[w, L.S_LEFT + 1], s[w, L.S_LEFT + 2])
+        a0, a1, a2 = s[w].arm[0], s[w].arm[1], s[w].arm[2]
+        fwd, left = s[w].fwd, s[w].left
+        s[w].inv_mass[0] = inverse_useful_mass(pk, k, w, a0, a1, a2, fwd[0], fwd[1], fwd[2])
+        s[w].inv_mass[1] = inverse_useful_mass(pk, k, w, a0, a1, a2, left[0], left[1], left[2])

@@ -83,14 +83,14 @@ def wheel_headings(pk: Packed, cv, cw, out) -> None:
     those parameters, not on a zero steer: LLVM proves ``cos(0) = 1`` and ``sin(0) = 0`` and
     folds a ``steer == 0`` branch into calling both for every wheel (a ``perf`` profile of the
     tank's update, no wheel steered, spent 5 % of it in ``sincos``)."""
-    vp, wp = pk.vehicle, pk.wheel
+    vp, wp = pk.vehicle[0], pk.wheel
     steer = min(max(cv[L.STEER], -1.0), 1.0)
     for w in range(wp.shape[0]):
         angle = steering.steer_angle(vp, wp, w, steer) + cw[w, L.WHEEL_STEER]
-        limit = wp[w, L.MAX_STEER]
-        angle = min(max(angle, -limit), limit) + wp[w, L.TOE]
+        limit = wp[w].max_steer
+        angle = min(max(angle, -limit), limit) + wp[w].toe
         c, sn = 1.0, 0.0
-        if limit != 0.0 or wp[w, L.TOE] != 0.0:                  # else the angle is exactly 0
+        if limit != 0.0 or wp[w].toe != 0.0:                  # else the angle is exactly 0
             c, sn = np.cos(angle), np.sin(angle)
         out[w, L.O_STEER], out[w, L.O_HEADING], out[w, L.O_HEADING + 1] = angle, c, sn
 
@@ -102,25 +102,25 @@ def commands(pk: Packed, gears, vs, cv, cw, dt, s, out, new_commands=True) -> tu
     The steer angles and headings depend on the commands and parameters only: with
     ``new_commands=False`` (the commands are those of this vehicle's previous update) those of
     the previous update are kept in ``out``."""
-    vp, wp = pk.vehicle, pk.wheel
+    vp, wp = pk.vehicle[0], pk.wheel
     brake = min(max(cv[L.BRAKE], 0.0), 1.0)
     handbrake = min(max(cv[L.HANDBRAKE], 0.0), 1.0)
-    tank_standard = int(vp[L.DIFF_TYPE]) == L.TANK and vp[L.TANK_SPECIAL] < 0.5
+    tank_standard = int(vp.diff_type) == L.TANK and vp.tank_special < 0.5
     for w in range(wp.shape[0]):
         b = max(brake, min(max(cw[w, L.WHEEL_BRAKE], 0.0), 1.0))
         if tank_standard:                        # pulling a track's stick back brakes that side
-            b = max(b, min(max(-cv[L.THRUST + int(wp[w, L.GROUP])], 0.0), 1.0))
-        s[w, L.S_BRAKE] = b * wp[w, L.MAX_BRAKE] + handbrake * wp[w, L.MAX_HANDBRAKE]
+            b = max(b, min(max(-cv[L.THRUST + int(wp[w].group)], 0.0), 1.0))
+        s[w].brake = b * wp[w].max_brake_torque + handbrake * wp[w].max_handbrake_torque
     if new_commands:
         wheel_headings(pk, cv, cw, out)
     throttle = min(max(cv[L.THROTTLE], 0.0), 1.0)
-    if int(vp[L.DIFF_TYPE]) == L.DIRECT:
+    if int(vp.diff_type) == L.DIRECT:
         return throttle, 0.0
     want = int(cv[L.TARGET_GEAR])
     if want == NO_GEAR_REQUEST:
         want = gears[L.GEAR] + int(cv[L.GEAR_UP] > 0.5) - int(cv[L.GEAR_DOWN] > 0.5)
     gearbox.shift(vp, pk.shift_up, pk.shift_down, gears, vs, want,
-                  vs[L.ENGINE_OMEGA] / vp[L.MAX_OMEGA], dt)
+                  vs[L.ENGINE_OMEGA] / vp.max_omega, dt)
     if gears[L.AUTO_SHIFT]:
         throttle = 0.0                           # autobox shifts cut the throttle
     return throttle, gearbox.effective_ratio(vp, pk.gear_ratios, gears, vs)

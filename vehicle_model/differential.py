@@ -62,21 +62,8 @@ import numpy as np
 from .errors import VehicleConfigError
 from .jit import jit
 from .layout import (
-    AIR_SHARE,
-    CENTRE_BIAS,
-    DIFF_TYPE,
-    DRIVE,
     FOUR_WHEEL,
-    FOUR_WHEELS,
-    FRONT_BIAS,
-    FRONT_LR_SPLIT,
-    FRONT_REAR_SPLIT,
-    LIMITED_SLIP,
-    MIN_ON_GROUND,
-    REAR_BIAS,
-    REAR_LR_SPLIT,
     TANK,
-    TANK_SPECIAL,
     TORQUE_VECTORING,
 )
 from .params import param, validate_fields
@@ -106,29 +93,29 @@ class DifferentialParams:
 
     type: str = param("direct", shape="choice",
                       choices=("direct", "four_wheel", "multi_wheel", "torque_vectoring", "tank"),
-                      doc="differential model")
+                      doc="differential model", packed="diff_type")
     kind: str = param("limited_slip", shape="choice", choices=("open", "limited_slip", "locked"),
                       doc="four_wheel: open, limited slip or locked (each driven axle a spool: "
                           "its wheels turn at one speed)")
     drive: str = param("rwd", shape="choice", choices=("4wd", "fwd", "rwd"),
-                       doc="four_wheel: driven axles")
+                       doc="four_wheel: driven axles", packed=True)
     front_rear_split: float = param(0.45, lo=0.0, hi=1.0, shape="scalar",
-                                    doc="four_wheel 4wd: front share of the torque")
+                                    doc="four_wheel 4wd: front share of the torque", packed=True)
     front_left_right_split: float = param(0.5, lo=0.0, hi=1.0, shape="scalar",
-                                          doc="four_wheel: front-left share of the front torque")
+                                          doc="four_wheel: front-left share of the front torque", packed=True)
     rear_left_right_split: float = param(0.5, lo=0.0, hi=1.0, shape="scalar",
-                                         doc="four_wheel: rear-left share of the rear torque")
+                                         doc="four_wheel: rear-left share of the rear torque", packed=True)
     front_bias: float = param(1.3, lo=1.0, hi=100.0, shape="scalar",
-                              doc="limited slip: allowed front wheel speed ratio")
+                              doc="limited slip: allowed front wheel speed ratio", packed=True)
     rear_bias: float = param(1.3, lo=1.0, hi=100.0, shape="scalar",
-                             doc="limited slip: allowed rear wheel speed ratio")
+                             doc="limited slip: allowed rear wheel speed ratio", packed=True)
     centre_bias: float = param(1.3, lo=1.0, hi=100.0, shape="scalar",
-                               doc="limited slip 4wd: allowed front/rear axle speed ratio")
+                               doc="limited slip 4wd: allowed front/rear axle speed ratio", packed=True)
     air_share: float = param(0.01, lo=0.0, hi=0.2, shape="scalar",
                              doc="torque_vectoring: ratio given to each airborne wheel; "
-                                 "(n_driven - min_wheels_on_ground) x air_share < 0.5")
+                                 "(n_driven - min_wheels_on_ground) x air_share < 0.5", packed=True)
     min_wheels_on_ground: int = param(3, lo=1, hi=64, shape="scalar", integer=True,
-                                      doc="torque_vectoring: below this, split equally")
+                                      doc="torque_vectoring: below this, split equally", packed=True)
     tank_mode: str = param("special", shape="choice", choices=("standard", "special"),
                            doc="tank: standard (brake a side) or special (reverse a side)")
     four_wheels: tuple[int, ...] = field(default=(0, 1, 2, 3))   # FL, FR, RL, RR indices
@@ -233,18 +220,18 @@ def _limited_slip(w1: float, w2: float, bias: float, share1: float) -> tuple[flo
 
 @jit
 def _four_wheel_lsd(vp: np.ndarray, omega: np.ndarray, base: np.ndarray, beta: np.ndarray) -> None:
-    fl, fr = int(vp[FOUR_WHEELS]), int(vp[FOUR_WHEELS + 1])
-    rl, rr = int(vp[FOUR_WHEELS + 2]), int(vp[FOUR_WHEELS + 3])
+    fl, fr = int(vp.four_wheels[0]), int(vp.four_wheels[1])
+    rl, rr = int(vp.four_wheels[2]), int(vp.four_wheels[3])
     front_total, rear_total = base[fl] + base[fr], base[rl] + base[rr]
-    drive = int(vp[DRIVE])
+    drive = int(vp.drive)
     if drive == FOUR_WD:
         front_total, rear_total = _limited_slip(omega[fl] + omega[fr], omega[rl] + omega[rr],
-                                                vp[CENTRE_BIAS], vp[FRONT_REAR_SPLIT])
+                                                vp.centre_bias, vp.front_rear_split)
     if drive != RWD:
-        a, b = _limited_slip(omega[fl], omega[fr], vp[FRONT_BIAS], vp[FRONT_LR_SPLIT])
+        a, b = _limited_slip(omega[fl], omega[fr], vp.front_bias, vp.front_left_right_split)
         beta[fl], beta[fr] = front_total * a, front_total * b
     if drive != FWD:
-        a, b = _limited_slip(omega[rl], omega[rr], vp[REAR_BIAS], vp[REAR_LR_SPLIT])
+        a, b = _limited_slip(omega[rl], omega[rr], vp.rear_bias, vp.rear_left_right_split)
         beta[rl], beta[rr] = rear_total * a, rear_total * b
 
 
@@ -259,15 +246,15 @@ def _torque_vectoring(vp: np.ndarray, base: np.ndarray, in_contact: np.ndarray,
                 total += abs(spring_force[i])
             else:
                 n_air += 1
-    if n_ground < vp[MIN_ON_GROUND] or total <= 0.0:
+    if n_ground < vp.min_wheels_on_ground or total <= 0.0:
         return                                            # too few on the ground: equal split
     for i in range(len(base)):
         if base[i] <= 0.0:
             beta[i] = 0.0
         elif in_contact[i] > 0.5:
-            beta[i] = (1.0 - n_air * vp[AIR_SHARE]) * abs(spring_force[i]) / total
+            beta[i] = (1.0 - n_air * vp.air_share) * abs(spring_force[i]) / total
         else:
-            beta[i] = vp[AIR_SHARE]
+            beta[i] = vp.air_share
 
 
 @jit
@@ -287,9 +274,9 @@ def ratios(vp: np.ndarray, base: np.ndarray, group: np.ndarray, omega: np.ndarra
         thrust_left, thrust_right: tank track commands in [-1, 1].
         shares: output array, one entry per group.
     """
-    if int(vp[DIFF_TYPE]) == TANK:
+    if int(vp.diff_type) == TANK:
         left, right = thrust_left, thrust_right
-        if vp[TANK_SPECIAL] < 0.5:
+        if vp.tank_special < 0.5:
             left, right = min(max(left, 0.0), 1.0), min(max(right, 0.0), 1.0)
         total = abs(left) + abs(right)
         shares[0], shares[1] = (left / total, right / total) if total > 0.0 else (0.0, 0.0)
@@ -297,7 +284,7 @@ def ratios(vp: np.ndarray, base: np.ndarray, group: np.ndarray, omega: np.ndarra
     shares[:] = 0.0
     for w in range(len(base)):
         shares[int(group[w])] += base[w]
-    if int(vp[DIFF_TYPE]) == FOUR_WHEEL and vp[LIMITED_SLIP] > 0.5:
+    if int(vp.diff_type) == FOUR_WHEEL and vp.limited_slip > 0.5:
         _four_wheel_lsd(vp, omega, base, shares)
-    elif int(vp[DIFF_TYPE]) == TORQUE_VECTORING:
+    elif int(vp.diff_type) == TORQUE_VECTORING:
         _torque_vectoring(vp, base, in_contact, spring_force, shares)

@@ -48,15 +48,6 @@ from . import differential, engine, wheel
 from . import layout as L
 from .jit import jit
 from .layout import (
-    CLUTCH_IMPLICIT,
-    CLUTCH_ITERATIONS,
-    CLUTCH_STRENGTH,
-    DAMP_DISENGAGED,
-    DAMP_ENGAGED,
-    DAMP_FULL,
-    ENGINE_MOI,
-    MAX_OMEGA,
-    PEAK_TORQUE,
     Packed,
 )
 
@@ -97,13 +88,14 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
     """
     n = len(w_g)
     engaged = ratio != 0.0
-    moi = vp[ENGINE_MOI]
-    t_eng = engine.torque(vp[PEAK_TORQUE], vp[MAX_OMEGA], curve, throttle, w_e)
-    k = vp[CLUTCH_STRENGTH] if engaged else 0.0
-    m_e = moi / h + engine.damping(vp[DAMP_FULL], vp[DAMP_ENGAGED], vp[DAMP_DISENGAGED],
-                                   throttle, engaged)
+    moi = vp.engine_moi
+    t_eng = engine.torque(vp.peak_torque, vp.max_omega, curve, throttle, w_e)
+    k = vp.clutch_strength if engaged else 0.0
+    m_e = moi / h + engine.damping(vp.damping_full_throttle,
+                                   vp.damping_zero_throttle_clutch_engaged,
+                                   vp.damping_zero_throttle_clutch_disengaged, throttle, engaged)
     b_e = moi * w_e / h + t_eng
-    if vp[CLUTCH_IMPLICIT] > 0.5:                 # exact: one scalar equation in the clutch torque
+    if vp.clutch_implicit > 0.5:                 # exact: one scalar equation in the clutch torque
         coupling = _clutch_torque(1.0 + k / m_e, k * b_e / m_e, k, w_g, inertia_g, damping_g,
                                   road_g, brake_g, ratio, shares, h)
         x_e = (b_e - coupling) / m_e
@@ -111,7 +103,7 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
     else:                                          # projected Gauss-Seidel sweeps
         x_e = w_e
         out_g[:] = w_g
-        for _ in range(int(vp[CLUTCH_ITERATIONS])):
+        for _ in range(int(vp.clutch_iterations)):
             vx = 0.0
             for g in range(n):
                 vx += -ratio * shares[g] * out_g[g]
@@ -124,7 +116,7 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
                 new = _braked(b_g - k * v_g * rest, m_g + k * v_g * v_g, brake_g[g])
                 vx += v_g * (new - out_g[g])
                 out_g[g] = new
-    held = min(max(x_e, 0.0), vp[MAX_OMEGA])       # the rev limiter (and no backward spin)
+    held = min(max(x_e, 0.0), vp.max_omega)       # the rev limiter (and no backward spin)
     if held != x_e:                                # the wheels meet an engine held there
         coupling = _clutch_torque(1.0, k * held, k, w_g, inertia_g, damping_g, road_g, brake_g,
                                   ratio, shares, h)
@@ -220,40 +212,43 @@ def _group_spins(c: float, w_g, inertia_g, damping_g, road_g, brake_g, ratio: fl
 def spin(pk: Packed, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, out):
     """6b. Wheel (and engine) spin over ``h``; returns ``(engine_torque, clutch_slip)`` (N m,
     rad/s; zeros for direct drive), see :func:`solve`."""
-    vp, wp = pk.vehicle, pk.wheel
+    vp, wp = pk.vehicle[0], pk.wheel
     n = wp.shape[0]
-    if int(vp[L.DIFF_TYPE]) == L.DIRECT:
+    if int(vp.diff_type) == L.DIRECT:
         for w in range(n):
             ws[w, L.OMEGA] = wheel.integrate_spin(ws[w, L.OMEGA], cw[w, L.WHEEL_TORQUE],
-                                                  s[w, L.S_ROAD], s[w, L.S_BRAKE], wp[w, L.MOI],
-                                                  wp[w, L.DAMPING] + s[w, L.S_ROAD_DAMP], h)
+                                                  s[w].road, s[w].brake, wp[w].moi,
+                                                  wp[w].damping_rate + s[w].road_damp, h)
             ws[w, L.DRIVE_TORQUE] = cw[w, L.WHEEL_TORQUE]
         return 0.0, 0.0
-    n_g = int(vp[L.N_GROUPS])
-    g[:n_g] = 0.0
+    n_g = int(vp.n_groups)
+    for j in range(n_g):                          # the groups' sums start from zero
+        r = g[j]
+        r.spin, r.inertia, r.damping, r.road, r.brake = 0.0, 0.0, 0.0, 0.0, 0.0
+        r.share, r.new_spin, r.count = 0.0, 0.0, 0.0
     for w in range(n):                                   # wheel groups (a tank track = a group)
-        j = int(wp[w, L.GROUP])
-        g[j, L.G_SPIN] += ws[w, L.OMEGA]
-        g[j, L.G_INERTIA] += wp[w, L.MOI]
-        g[j, L.G_DAMPING] += wp[w, L.DAMPING] + s[w, L.S_ROAD_DAMP]   # + the tyre's, implicit
-        g[j, L.G_ROAD] += s[w, L.S_ROAD]
-        g[j, L.G_BRAKE] += s[w, L.S_BRAKE]
-        g[j, L.G_COUNT] += 1.0
+        j = int(wp[w].group)
+        g[j].spin += ws[w, L.OMEGA]
+        g[j].inertia += wp[w].moi
+        g[j].damping += wp[w].damping_rate + s[w].road_damp   # + the tyre's, implicit
+        g[j].road += s[w].road
+        g[j].brake += s[w].brake
+        g[j].count += 1.0
     for j in range(n_g):
-        g[j, L.G_SPIN] /= g[j, L.G_COUNT]
-    differential.ratios(vp, wp[:, L.BASE_SPLIT], wp[:, L.GROUP], ws[:, L.OMEGA],
+        g[j].spin /= g[j].count
+    differential.ratios(vp, wp["base_split"], wp["group"], ws[:, L.OMEGA],
                         out[:, L.O_CONTACT], out[:, L.O_SPRING_FORCE], thrust_l, thrust_r,
-                        g[:n_g, L.G_SHARE])
+                        g["share"][:n_g])
     _split_override(pk, cw, g)
     w_e, clutch, t_eng, slip = solve(
-        vp, pk.torque_curve, vs[L.ENGINE_OMEGA], g[:n_g, L.G_SPIN], g[:n_g, L.G_INERTIA],
-        g[:n_g, L.G_DAMPING], g[:n_g, L.G_ROAD], g[:n_g, L.G_BRAKE], throttle, ratio,
-        g[:n_g, L.G_SHARE], h, g[:n_g, L.G_NEW])
+        vp, pk.torque_curve, vs[L.ENGINE_OMEGA], g["spin"][:n_g], g["inertia"][:n_g],
+        g["damping"][:n_g], g["road"][:n_g], g["brake"][:n_g], throttle, ratio,
+        g["share"][:n_g], h, g["new_spin"][:n_g])
     vs[L.ENGINE_OMEGA] = w_e
     for w in range(n):
-        j = int(wp[w, L.GROUP])
-        ws[w, L.OMEGA] = g[j, L.G_NEW]
-        ws[w, L.DRIVE_TORQUE] = g[j, L.G_SHARE] * ratio * clutch / g[j, L.G_COUNT]
+        j = int(wp[w].group)
+        ws[w, L.OMEGA] = g[j].new_spin
+        ws[w, L.DRIVE_TORQUE] = g[j].share * ratio * clutch / g[j].count
     return t_eng, slip
 
 
@@ -265,7 +260,7 @@ def _split_override(pk: Packed, cw, g) -> None:
     the fastest wheel passes the power that wheel takes, not more. A spool's group takes the
     sum of its wheels' shares (its wheels turn as one)."""
     wp = pk.wheel
-    if int(pk.vehicle[L.DIFF_TYPE]) == L.TANK:
+    if int(pk.vehicle[0].diff_type) == L.TANK:
         return
     given = False
     for w in range(wp.shape[0]):
@@ -275,10 +270,10 @@ def _split_override(pk: Packed, cw, g) -> None:
     total = 0.0
     for w in range(wp.shape[0]):
         v = cw[w, L.TORQUE_SPLIT]
-        if not np.isnan(v) and v > 0.0 and wp[w, L.BASE_SPLIT] > 0.0:
+        if not np.isnan(v) and v > 0.0 and wp[w].base_split > 0.0:
             total += v
-    g[:int(pk.vehicle[L.N_GROUPS]), L.G_SHARE] = 0.0
+    g["share"][:int(pk.vehicle[0].n_groups)] = 0.0
     for w in range(wp.shape[0]):
         v = cw[w, L.TORQUE_SPLIT]
-        share = v if (not np.isnan(v) and v > 0.0 and wp[w, L.BASE_SPLIT] > 0.0) else 0.0
-        g[int(wp[w, L.GROUP]), L.G_SHARE] += share / total if total > 0.0 else wp[w, L.BASE_SPLIT]
+        share = v if (not np.isnan(v) and v > 0.0 and wp[w].base_split > 0.0) else 0.0
+        g[int(wp[w].group)].share += share / total if total > 0.0 else wp[w].base_split

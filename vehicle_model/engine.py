@@ -21,11 +21,11 @@ class EngineParams:
     """Engine data (scalars; the curve is an ``(n, 2)`` table)."""
 
     moi: float = param(1.0, unit="kg m^2", lo=0.0, hi=1e3, lo_open=True, shape="scalar",
-                       doc="flywheel inertia")
+                       doc="flywheel inertia", packed="engine_moi")
     peak_torque: float = param(500.0, unit="N m", lo=0.0, hi=1e6, lo_open=True, shape="scalar",
-                               doc="largest torque the curve is scaled by")
+                               doc="largest torque the curve is scaled by", packed=True)
     max_omega: float = param(600.0, unit="rad/s", lo=0.0, hi=5e3, lo_open=True, shape="scalar",
-                             doc="rev limit")
+                             doc="rev limit", packed=True)
     torque_curve: np.ndarray = param(
         ((0.0, 0.8), (0.125, 0.88), (0.25, 0.95), (0.375, 1.0), (0.5, 1.0), (0.625, 0.98),
          (0.75, 0.93), (0.875, 0.85), (1.0, 0.7)),
@@ -33,13 +33,13 @@ class EngineParams:
         doc="(omega/max_omega, torque/peak_torque) points, >= 2 (no upper limit; PhysX's table "
             "holds 8), increasing x from 0 to 1")
     damping_full_throttle: float = param(0.15, unit="N m s/rad", lo=0.0, hi=100.0, lo_open=True,
-                                         shape="scalar", doc="damping at full throttle")
+                                         shape="scalar", doc="damping at full throttle", packed=True)
     damping_zero_throttle_clutch_engaged: float = param(
         2.0, unit="N m s/rad", lo=0.0, hi=100.0, lo_open=True, shape="scalar",
-        doc="damping at zero throttle in gear")
+        doc="damping at zero throttle in gear", packed=True)
     damping_zero_throttle_clutch_disengaged: float = param(
         0.35, unit="N m s/rad", lo=0.0, hi=100.0, lo_open=True, shape="scalar",
-        doc="damping at zero throttle in neutral")
+        doc="damping at zero throttle in neutral", packed=True)
 
     def __post_init__(self):
         freeze_arrays(self)

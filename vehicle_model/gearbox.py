@@ -31,13 +31,8 @@ from .errors import VehicleConfigError
 from .jit import jit
 from .layout import (
     AUTO_SHIFT,
-    AUTOBOX,
     AUTOBOX_TIMER,
-    FINAL_RATIO,
     GEAR,
-    LATENCY,
-    N_FORWARD,
-    SWITCH_TIME,
     SWITCH_TIMER,
     TARGET,
     column_view,
@@ -58,11 +53,11 @@ class GearboxParams:
     forward_ratios: np.ndarray = param((4.0, 2.0, 1.5, 1.1, 1.0), unit="-", lo=0.0, hi=100.0,
                                        lo_open=True, shape="list", doc="ratio of gears 1..N")
     final_ratio: float = param(4.0, unit="-", lo=0.0, hi=100.0, lo_open=True, shape="scalar",
-                               doc="final drive ratio multiplying every gear")
+                               doc="final drive ratio multiplying every gear", packed=True)
     switch_time: float = param(0.5, unit="s", lo=0.0, hi=10.0, shape="scalar",
-                               doc="time spent in neutral during a change")
+                               doc="time spent in neutral during a change", packed=True)
     autobox: float = param(1.0, unit="-", lo=0.0, hi=1.0, shape="scalar", integer=True,
-                           doc="1 = automatic gearbox on, 0 = manual only")
+                           doc="1 = automatic gearbox on, 0 = manual only", packed=True)
     up_ratios: np.ndarray = param((0.8, 0.8, 0.8, 0.8, 0.8), unit="-", lo=0.0, hi=1.0,
                                   shape="list", doc="shift up above this omega/max_omega, per gear; "
                                   "up[g] r[g+1] / r[g] >= 1.1 down[g+1] (no hunting)")
@@ -70,7 +65,7 @@ class GearboxParams:
                                     shape="list", doc="shift down below this omega/max_omega")
     latency: float = param(2.0, unit="s", lo=0.0, hi=60.0, shape="scalar",
                            doc="minimum time between autobox decisions; must exceed switch_time "
-                           "when autobox = 1 (use several times it)")
+                           "when autobox = 1 (use several times it)", packed=True)
 
     def __post_init__(self):
         freeze_arrays(self)
@@ -140,12 +135,12 @@ def shift(vp: np.ndarray, shift_up: np.ndarray, shift_down: np.ndarray, gears: n
         engine_ratio: engine omega / max_omega.
         dt: step (s).
     """
-    n_forward = int(vp[N_FORWARD])
+    n_forward = int(vp.n_forward)
     if want != gears[GEAR] and timers[SWITCH_TIMER] <= 0.0:            # manual request
         target = min(max(want, -1), n_forward)
         if target != gears[GEAR]:
             gears[TARGET], gears[AUTO_SHIFT] = target, 0
-            timers[SWITCH_TIMER] = vp[SWITCH_TIME]
+            timers[SWITCH_TIMER] = vp.switch_time
             if timers[SWITCH_TIMER] <= 0.0:
                 gears[GEAR] = target
     if timers[SWITCH_TIMER] > 0.0:                                     # change in progress
@@ -157,10 +152,10 @@ def shift(vp: np.ndarray, shift_up: np.ndarray, shift_down: np.ndarray, gears: n
     if timers[SWITCH_TIMER] <= 0.0:
         gears[AUTO_SHIFT] = 0
     timers[AUTOBOX_TIMER] += dt
-    if vp[AUTOBOX] <= 0.0:
+    if vp.autobox <= 0.0:
         return
     gear = gears[GEAR]
-    if timers[SWITCH_TIMER] > 0.0 or timers[AUTOBOX_TIMER] < vp[LATENCY] or gear < 1:
+    if timers[SWITCH_TIMER] > 0.0 or timers[AUTOBOX_TIMER] < vp.latency or gear < 1:
         return
     idx = min(max(gear - 1, 0), n_forward - 1)
     step = 0
@@ -170,7 +165,7 @@ def shift(vp: np.ndarray, shift_up: np.ndarray, shift_down: np.ndarray, gears: n
         step = -1
     if step != 0:
         gears[TARGET], gears[AUTO_SHIFT] = gear + step, 1
-        timers[SWITCH_TIMER] = vp[SWITCH_TIME]
+        timers[SWITCH_TIMER] = vp.switch_time
         timers[AUTOBOX_TIMER] = 0.0
         if timers[SWITCH_TIMER] <= 0.0:
             gears[GEAR] = gears[TARGET]
@@ -181,7 +176,7 @@ def effective_ratio(vp: np.ndarray, ratios: np.ndarray, gears: np.ndarray, timer
     """Gear x final ratio seen by the clutch (0 while a change is in progress or in neutral)."""
     if timers[SWITCH_TIMER] > 0.0:
         return 0.0
-    return ratios[gears[GEAR] + 1] * vp[FINAL_RATIO]
+    return ratios[gears[GEAR] + 1] * vp.final_ratio
 
 
 @jit

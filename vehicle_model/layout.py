@@ -1,10 +1,12 @@
-"""Array layouts of the compiled vehicle update: parameter, state, command and output columns.
+"""Array layouts of the compiled vehicle update: the packed parameters, and the state, command and
+output columns.
 
-The update (``update.py``) is compiled with numba and reads plain float arrays, so every named
-quantity has a column index here, used as ``wheel_params[w, RADIUS]`` or ``state.wheel[v, w,
-OMEGA]``. :func:`pack` turns validated :class:`~traction.vehicle_model.VehicleParams` into a
-:class:`Packed` tuple once per vehicle type; the frozen dataclasses stay the documented source of
-truth and the packed arrays are derived from them.
+The update (``update.py``) is compiled with numba. It reads the parameters by name from numpy
+records (``wheel_params[w].spring_strength``, ``vehicle_params.peak_torque``), whose fields
+``pack.py`` generates from the parameters' declarations; :func:`~traction.vehicle_model.pack.pack`
+turns validated :class:`~traction.vehicle_model.VehicleParams` into a :class:`Packed` tuple once
+per vehicle type. State, commands, simulator inputs, outputs and scratch are float arrays whose
+columns are named here, used as ``state.wheel[v, w, OMEGA]``.
 """
 
 from __future__ import annotations
@@ -28,37 +30,10 @@ def _columns(*names: str) -> int:
     return i
 
 
-# --- per-wheel parameters: wheel_params[w, col] ----------------------------------------------
-N_WHEEL_PARAMS = _columns(
-    "RADIUS", "MOI", "DAMPING", "MAX_BRAKE", "MAX_HANDBRAKE", "MAX_STEER", "TOE",
-    "POSITION:3", "TRAVEL:3", "RAY_START:3", "FORCE_POINT:3",
-    "MAX_COMPRESSION", "MAX_DROOP", "SPRING", "DAMPER", "SPRUNG_MASS", "BUMP_STOP",
-    "CAMBER_REST", "CAMBER_COMPRESSION", "CAMBER_DROOP",
-    "STEER_MULT", "PARTNER", "GROUP", "BASE_SPLIT",
-    "TIRE_MODEL", "TIRE_TYPE", "FRICTION_VS_SLIP:6", "LAT_STIFF_X", "LAT_STIFF_Y",
-    "LONG_STIFF_G", "CAMBER_STIFF_G", "ARCADE_LONG", "ARCADE_LAT", "GRIP", "CURVE_SET",
-    "MF_LONG:4", "MF_LAT:4", "TRAIL", "MF_PEAK_LONG",
-    "MF_PEAK_LAT", "STATIC_COEF", "CAP_COEF", "CUSTOM_INDEX", "INV_SPRUNG_MASS",
-    "TURN_COEF:3", "TIRE_FORCE_HEIGHT", "TREAD_STIFF:2", "TREAD_DAMP:2", "CURVE_SLOPE:2",
-    "GAIN_FLOOR")
-
-# --- per-vehicle parameters: vehicle_params[col] ---------------------------------------------
-N_VEHICLE_PARAMS = _columns(
-    "N_GROUPS", "DIFF_TYPE", "LIMITED_SLIP", "DRIVE", "FRONT_REAR_SPLIT", "FRONT_LR_SPLIT",
-    "REAR_LR_SPLIT", "FRONT_BIAS", "REAR_BIAS", "CENTRE_BIAS", "AIR_SHARE", "MIN_ON_GROUND",
-    "TANK_SPECIAL", "FOUR_WHEELS:4",
-    "ENGINE_MOI", "PEAK_TORQUE", "MAX_OMEGA", "DAMP_FULL", "DAMP_ENGAGED", "DAMP_DISENGAGED",
-    "FINAL_RATIO", "SWITCH_TIME", "AUTOBOX", "LATENCY", "N_FORWARD",
-    "CLUTCH_STRENGTH", "CLUTCH_IMPLICIT", "CLUTCH_ITERATIONS",
-    "MAX_ANGLE", "ACKERMANN", "REFERENCE_X",
-    "LOAD_MIN", "LOAD_MIN_FILTERED", "LOAD_MAX", "LOAD_MAX_FILTERED",
-    "SUBSTEP_SPEED", "SUBSTEPS_LOW", "SUBSTEPS_HIGH",
-    "KEEP_PITCH", "KEEP_ROLL", "HAS_CUSTOM", "CONTACT_RAYS", "CONTACT_HALF_ARC")
-
-#: differential type codes (``DIFF_TYPE``)
+#: differential type codes (``diff_type``)
 DIFF_TYPES = ("direct", "four_wheel", "multi_wheel", "torque_vectoring", "tank")
 DIRECT, FOUR_WHEEL, MULTI_WHEEL, TORQUE_VECTORING, TANK = range(5)
-#: driven axles of a four_wheel differential (``DRIVE``)
+#: driven axles of a four_wheel differential (``drive``)
 DRIVES = ("4wd", "fwd", "rwd")
 
 # --- state ----------------------------------------------------------------------------------
@@ -128,8 +103,11 @@ class Packed(NamedTuple):
     """One vehicle type as arrays for the compiled update.
 
     Attributes:
-        wheel: ``(n_wheels, N_WHEEL_PARAMS)`` per-wheel parameters.
-        vehicle: ``(N_VEHICLE_PARAMS,)`` per-vehicle parameters.
+        wheel: ``(n_wheels,)`` records of the per-wheel parameters
+            (:func:`~traction.vehicle_model.pack.wheel_dtype`).
+        vehicle: ``(1,)``: the record of the per-vehicle parameters
+            (:func:`~traction.vehicle_model.pack.vehicle_dtype`); compiled code reads
+            ``pk.vehicle[0].peak_torque``.
         torque_curve: engine ``(k, 2)`` (omega/max_omega, torque/peak).
         gear_ratios: ``(n_forward + 2,)`` indexed by gear + 1 (reverse, neutral, 1st...).
         shift_up, shift_down: autobox omega/max_omega thresholds per forward gear.
@@ -151,25 +129,41 @@ class Packed(NamedTuple):
     family_index: np.ndarray
     points: np.ndarray
 
-# --- per-wheel scratch of one vehicle update (update.py) --------------------------------------
-#: (padded to whole 64-byte cache lines per wheel row, 8 columns each: a row spanning part of a
-#: line cost the Drift car's update ~10 %)
-#: ``S_ROAD`` and ``S_ROAD_DAMP``: the tyre's torque on the wheel over a substep is
-#: ``S_ROAD - S_ROAD_DAMP x omega`` at the substep's new spin (implicit, see ``tire_models``);
-#: ``S_PRED``: the patch velocity (long, lat) the tyre predicts at the substep's start, ``S_EXT``
-#: its change per substep from all but this tyre's own force change; ``S_TREAD``: tread spring
-#: (long, lat), ``S_TREAD_INV_K``: 1 / its ``c h + d`` (long, lat); ``S_INV_MASS``: inverse
-#: useful masses (long, lat); ``S_AFFINE``: the longitudinal force ``A + B omega r`` (A, B) of
-#: the substep; ``S_F0``: the model's forces at the substep's kinematic slips (long, lat);
-#: ``S_STIFF``: the model's stiffness at zero slip (N per unit slip, long and lat) this update;
-#: ``S_OMEGA0``: the wheel's spin at the substep's start (a spin update done again starts there)
-N_SCRATCH = _columns(
-    "S_BRAKE", "S_V_LONG", "S_V_LAT", "S_MU_SURFACE", "S_INV_MASS:2", "S_ROAD", "S_ROAD_DAMP",
-    "S_ACC_LONG", "S_ACC_LAT", "S_ACC_DRIVE", "S_ACC_MOMENT", "S_LOAD_FILTERED", "S_OVERTRAVEL",
-    "S_COS_INCIDENCE", "S_RATE_SCALE", "S_V_PATCH:3", "S_DOWN:3", "S_ARM:3", "S_FWD:3",
-    "S_LEFT:3", "S_PRED:2", "S_EXT:2", "S_TREAD:2", "S_TREAD_INV_K:2", "S_AFFINE:2", "S_F0:2",
-    "S_STIFF:2", "S_MOMENT", "S_ROAD_RATIO", "S_OMEGA0")
-#: per-group scratch of the drivetrain: spin, inertia, damping, road and brake torque, the
-#: differential's share, new spin, wheel count
-N_GROUP_SCRATCH = _columns("G_SPIN", "G_INERTIA", "G_DAMPING", "G_ROAD", "G_BRAKE", "G_SHARE",
-                           "G_NEW", "G_COUNT")
+# --- scratch of one vehicle update (update.py): records, one per wheel or wheel group ---------
+def _record(*names: str) -> np.dtype:
+    """A record of float fields (``"name:3"``: a 3-vector), its size padded to whole 64-byte cache
+    lines (a row spanning part of a line cost the Drift car's update ~10 %)."""
+    fields = []
+    for n in names:
+        name, _, width = n.partition(":")
+        fields.append((name, "f8", (int(width),)) if width else (name, "f8"))
+    plain = np.dtype(fields)
+    return np.dtype({"names": plain.names, "formats": [plain.fields[n][0] for n in plain.names],
+                     "offsets": [plain.fields[n][1] for n in plain.names],
+                     "itemsize": -(-plain.itemsize // 64) * 64})
+
+
+#: Per-wheel scratch. ``road`` and ``road_damp``: the tyre's torque on the wheel over a substep
+#: is ``road - road_damp x omega`` at the substep's new spin (implicit, see ``tire_models``);
+#: ``pred``: the patch velocity (long, lat) the tyre predicts at the substep's start, ``ext``
+#: its change per substep from all but this tyre's own force change; ``tread``: tread spring
+#: (long, lat), ``tread_inv_k``: 1 / its ``c h + d`` (long, lat); ``inv_mass``: inverse useful
+#: masses (long, lat); ``affine``: the longitudinal force ``A + B omega r`` (A, B) of the
+#: substep; ``force0``: the model's forces at the substep's kinematic slips (long, lat);
+#: ``stiff``: the model's stiffness at zero slip (N per unit slip, long and lat) this update;
+#: ``omega0``: the wheel's spin at the substep's start (a spin update done again starts there);
+#: ``acc_*``: sums over the substeps of force x time (the update's means); ``down``, ``fwd``,
+#: ``left``: the suspension line and the contact frame (world axes), ``arm``: CoM to patch,
+#: ``v_patch``: the patch's velocity (world), ``cos_incidence``: the suspension line against
+#: the ground normal, ``rate_scale``: 1 / that (clamped), ``overtravel``: compression past the
+#: stop (m)
+SCRATCH = _record(
+    "brake", "v_long", "v_lat", "mu_surface", "inv_mass:2", "road", "road_damp",
+    "acc_long", "acc_lat", "acc_drive", "acc_moment", "load_filtered", "overtravel",
+    "cos_incidence", "rate_scale", "v_patch:3", "down:3", "arm:3", "fwd:3",
+    "left:3", "pred:2", "ext:2", "tread:2", "tread_inv_k:2", "affine:2", "force0:2",
+    "stiff:2", "moment", "road_ratio", "omega0")
+#: Per-group scratch of the drivetrain: spin, inertia, damping, road and brake torque, the
+#: differential's share, new spin, wheel count.
+GROUP_SCRATCH = _record("spin", "inertia", "damping", "road", "brake", "share", "new_spin",
+                        "count")

@@ -1,114 +1,182 @@
-"""Packing :class:`VehicleParams` into the arrays of the compiled update (see ``layout.py``)."""
+"""Packing :class:`VehicleParams` into the records the compiled update reads by name.
+
+A parameter is declared once, as a dataclass field of its part (``wheel.py``, ``suspension.py``,
+``tire.py``, ...) with :func:`~traction.vehicle_model.params.param`; ``packed=`` there puts it into
+the packed records, which the compiled code reads as ``wheel_params[w].spring_strength`` or
+``vehicle_params.peak_torque``. The records' numpy dtypes (:data:`WHEEL_PARAMS`,
+:data:`VEHICLE_PARAMS`) are generated from those declarations, so adding a parameter the update
+reads is one line: the field.
+
+What the update reads but no one declares (quantities derived from several parameters once per
+vehicle type, so that the update does not recompute them every substep) is listed in
+:data:`DERIVED_WHEEL` and :data:`DERIVED_VEHICLE`, each with the physics it serves.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+from typing import NamedTuple
+
 import numpy as np
 
-from . import layout as L
 from . import tire, tire_custom
+from .clutch import ClutchParams
 from .contact import ROTATION_SHARE
-from .layout import Packed
-from .tire import MODELS
+from .differential import DifferentialParams
+from .engine import EngineParams
+from .footprint import ContactParams
+from .gearbox import GearboxParams
+from .layout import DIFF_TYPES, DRIVES, Packed
+from .steering import SteeringParams
+from .suspension import SuspensionParams
+from .tire import MODELS, TireLoadFilter, TireParams
 from .tire_arcade import REFERENCE_SPEED
 from .tire_curve import zero_slopes
+from .wheel import WheelParams
+
+#: values per wheel of each per-wheel shape (``param(shape=...)``)
+_WHEEL_WIDTHS = {"wheel": 1, "wheel3": 3, "wheel4": 4, "table": 6}
 
 
-def _wheel_columns(p) -> np.ndarray:
-    """``(n_wheels, N_WHEEL_PARAMS)`` from the per-wheel parameter arrays."""
-    n = p.n_wheels
-    wh, sus, ti, st = p.wheels, p.suspension, p.tires, p.steering
-    out = np.zeros((n, L.N_WHEEL_PARAMS))
-
-    def put(col, values, width=1):
-        out[:, col:col + width] = np.asarray(values, dtype=float).reshape(n, width)
-
-    for col, v in ((L.RADIUS, wh.radius), (L.MOI, wh.moi), (L.DAMPING, wh.damping_rate),
-                   (L.MAX_BRAKE, wh.max_brake_torque), (L.MAX_HANDBRAKE, wh.max_handbrake_torque),
-                   (L.MAX_STEER, wh.max_steer), (L.TOE, wh.toe),
-                   (L.MAX_COMPRESSION, sus.max_compression), (L.MAX_DROOP, sus.max_droop),
-                   (L.SPRING, sus.spring_strength), (L.DAMPER, sus.damper_rate),
-                   (L.SPRUNG_MASS, sus.sprung_mass), (L.BUMP_STOP, sus.bump_stop_stiffness),
-                   (L.CAMBER_REST, sus.camber_at_rest),
-                   (L.CAMBER_COMPRESSION, sus.camber_at_max_compression),
-                   (L.CAMBER_DROOP, sus.camber_at_max_droop),
-                   (L.TIRE_MODEL, ti.model), (L.TIRE_TYPE, ti.tire_type),
-                   (L.LAT_STIFF_X, ti.lat_stiff_x), (L.LAT_STIFF_Y, ti.lat_stiff_y),
-                   (L.LONG_STIFF_G, ti.long_stiff_per_unit_gravity),
-                   (L.CAMBER_STIFF_G, ti.camber_stiff_per_unit_gravity),
-                   (L.ARCADE_LONG, ti.arcade_long_stiffness), (L.ARCADE_LAT, ti.arcade_lat_stiffness),
-                   (L.GRIP, ti.grip), (L.CURVE_SET, ti.curve_set),
-                   (L.TRAIL, ti.trail),
-                   (L.TIRE_FORCE_HEIGHT, sus.tire_force_height)):
-        put(col, v)
-    for col, v in ((L.POSITION, sus.position), (L.TRAVEL, sus.travel_direction),
-                   (L.RAY_START, sus.ray_start(wh.radius)), (L.FORCE_POINT, sus.force_point)):
-        put(col, v, 3)
-    put(L.FRICTION_VS_SLIP, ti.friction_vs_slip.reshape(n, 6), 6)
-    put(L.MF_LONG, ti.mf_long, 4)
-    put(L.MF_LAT, ti.mf_lat, 4)
-    peak_long, peak_lat = ti.mf_peak_slips
-    put(L.MF_PEAK_LONG, peak_long)
-    put(L.MF_PEAK_LAT, peak_lat)
-    put(L.STEER_MULT, st.multiplier)
-    put(L.PARTNER, st.partner if st.partner else np.full(n, -1))
-    put(L.GROUP, np.argmax(p.groups, axis=1))
-    put(L.BASE_SPLIT, p.base_split)
-    peak = tire.peak_coefficient(ti)
-    put(L.CAP_COEF, np.where(ti.uses("physx"), 1.0, peak))
-    static = np.where(ti.uses("physx"), ti.friction_vs_slip[:, 0, 1],
-                      np.where(ti.uses("custom"), 1.0, peak))
-    put(L.STATIC_COEF, static)
-    custom = tire_custom.index_of(p.custom_tire) if p.custom_tire is not None else -1
-    put(L.CUSTOM_INDEX, np.full(n, custom))
-    put(L.INV_SPRUNG_MASS, 1.0 / sus.sprung_mass)        # for contact.inverse_useful_mass
-    share = sus.sprung_mass / p.chassis.mass
-    put(L.TURN_COEF, ROTATION_SHARE / (share[:, None] * np.asarray(p.chassis.inertia)[None, :]), 3)
-    # the tread (tire_models.prepare): c = TREAD_STIFF m_s g, d = 2 zeta sqrt(c m_s) =
-    # TREAD_DAMP sqrt(g), TREAD_DAMP = 2 zeta m_s sqrt(tread_stiffness), per direction
-    stiff = np.column_stack([ti.tread_stiffness_long, ti.tread_stiffness_lat])
-    put(L.TREAD_STIFF, stiff * sus.sprung_mass[:, None], 2)
-    put(L.TREAD_DAMP, 2.0 * ti.tread_damping[:, None] * sus.sprung_mass[:, None] * np.sqrt(stiff), 2)
-    slopes = np.array([zero_slopes(c) for c in p.curve_sets])       # curve tyres' stiffness
-    put(L.CURVE_SLOPE, slopes[ti.curve_set.astype(int)], 2)
-    put(L.GAIN_FLOOR, np.where(ti.uses("arcade") | ti.uses("custom"),   # tire_models.prepare
-                               1.0 / REFERENCE_SPEED, 0.0))
-    return out
+class _Entry(NamedTuple):
+    name: str               # the record field's name
+    width: int              # values (1: a scalar field, else a subarray)
+    value: Callable         # VehicleParams -> (n_wheels,) / (n_wheels, width), or a number
 
 
-def _vehicle_columns(p) -> np.ndarray:
-    """``(N_VEHICLE_PARAMS,)`` from the per-vehicle parameter dataclasses."""
-    d, e, gb, c, st = p.differential, p.engine, p.gearbox, p.clutch, p.steering
-    lf, sim, sc = p.tire_load_filter, p.simulation, p.tire_force_scaling
-    out = np.zeros(L.N_VEHICLE_PARAMS)
-    values = {
-        L.N_GROUPS: p.groups.shape[1], L.DIFF_TYPE: L.DIFF_TYPES.index(d.type),
-        L.LIMITED_SLIP: d.kind == "limited_slip", L.DRIVE: L.DRIVES.index(d.drive),
-        L.FRONT_REAR_SPLIT: d.front_rear_split, L.FRONT_LR_SPLIT: d.front_left_right_split,
-        L.REAR_LR_SPLIT: d.rear_left_right_split, L.FRONT_BIAS: d.front_bias,
-        L.REAR_BIAS: d.rear_bias, L.CENTRE_BIAS: d.centre_bias, L.AIR_SHARE: d.air_share,
-        L.MIN_ON_GROUND: d.min_wheels_on_ground, L.TANK_SPECIAL: d.tank_mode == "special",
-        L.ENGINE_MOI: e.moi, L.PEAK_TORQUE: e.peak_torque, L.MAX_OMEGA: e.max_omega,
-        L.DAMP_FULL: e.damping_full_throttle,
-        L.DAMP_ENGAGED: e.damping_zero_throttle_clutch_engaged,
-        L.DAMP_DISENGAGED: e.damping_zero_throttle_clutch_disengaged,
-        L.FINAL_RATIO: gb.final_ratio, L.SWITCH_TIME: gb.switch_time, L.AUTOBOX: gb.autobox,
-        L.LATENCY: gb.latency, L.N_FORWARD: gb.n_forward,
-        L.CLUTCH_STRENGTH: c.strength, L.CLUTCH_IMPLICIT: c.accuracy == "best_possible",
-        L.CLUTCH_ITERATIONS: c.estimate_iterations,
-        L.MAX_ANGLE: st.max_angle, L.ACKERMANN: st.ackermann_accuracy,
-        L.REFERENCE_X: st.reference_x,
-        L.LOAD_MIN: lf.min_normalised_load, L.LOAD_MIN_FILTERED: lf.min_filtered_normalised_load,
-        L.LOAD_MAX: lf.max_normalised_load, L.LOAD_MAX_FILTERED: lf.max_filtered_normalised_load,
-        L.SUBSTEP_SPEED: sim.substep_speed_threshold,
-        L.SUBSTEPS_LOW: sim.substeps_low, L.SUBSTEPS_HIGH: sim.substeps_high,
-        L.KEEP_PITCH: sc.pitch, L.KEEP_ROLL: sc.roll,
-        L.HAS_CUSTOM: bool(p.tires.uses("custom").any()),
-        L.CONTACT_RAYS: p.contact.n_rays, L.CONTACT_HALF_ARC: p.contact.half_arc,
-    }
-    for col, v in values.items():
-        out[col] = float(v)
-    out[L.FOUR_WHEELS:L.FOUR_WHEELS + 4] = d.four_wheels
-    return out
+def _declared(parts, per_wheel: bool) -> list[_Entry]:
+    """The ``packed`` fields of the parts' dataclasses (``(attribute of VehicleParams, class)``)."""
+    entries = []
+    for attribute, cls in parts:
+        for f in dataclasses.fields(cls):
+            packed = f.metadata.get("packed")
+            if not packed or (f.metadata["shape"] in _WHEEL_WIDTHS) != per_wheel:
+                continue
+            meta, name = f.metadata, (f.name if packed is True else packed)
+
+            def value(p, attribute=attribute, field=f.name, meta=meta):
+                v = getattr(getattr(p, attribute), field)
+                return meta["choices"].index(v) if meta["shape"] == "choice" else v
+
+            width = _WHEEL_WIDTHS[meta["shape"]] if per_wheel else 1
+            entries.append(_Entry(name, width, value))
+    return entries
+
+
+def _steering_partner(p):
+    return p.steering.partner if p.steering.partner else np.full(p.n_wheels, -1)
+
+
+def _peak_coefficient(p):
+    return tire.peak_coefficient(p.tires)
+
+
+def _static_coefficient(p):
+    ti = p.tires
+    return np.where(ti.uses("physx"), ti.friction_vs_slip[:, 0, 1],
+                    np.where(ti.uses("custom"), 1.0, tire.peak_coefficient(ti)))
+
+
+def _tread_stiffness(p):
+    ti = p.tires
+    return np.column_stack([ti.tread_stiffness_long, ti.tread_stiffness_lat])
+
+
+#: Per-wheel quantities derived from several parameters (order: as they are first needed).
+DERIVED_WHEEL = (
+    # where the suspension ray starts: the top of the travel plus the radius (suspension.py)
+    _Entry("ray_start", 3, lambda p: p.suspension.ray_start(p.wheels.radius)),
+    # the other wheel of the axle for Ackermann steering, -1 if none
+    _Entry("steer_partner", 1, _steering_partner),
+    # the wheel's drivetrain group (its column of ``groups``) and its base torque share
+    _Entry("group", 1, lambda p: np.argmax(p.groups, axis=1)),
+    _Entry("base_split", 1, lambda p: p.base_split),
+    # the Magic Formula's peak slips (long, lat), found once per vehicle type
+    _Entry("mf_peak_long", 1, lambda p: p.tires.mf_peak_slips[0]),
+    _Entry("mf_peak_lat", 1, lambda p: p.tires.mf_peak_slips[1]),
+    # the friction the tyre force is capped at, per unit of the slip-dependent friction (PhysX:
+    # the table is the friction already), and its static value (tire_models.hold_at_cap)
+    _Entry("static_coef", 1, _static_coefficient),
+    _Entry("cap_coef", 1, lambda p: np.where(p.tires.uses("physx"), 1.0, _peak_coefficient(p))),
+    # the registered custom tyre's index in this process's registry, -1 if none
+    _Entry("custom_index", 1, lambda p: np.full(p.n_wheels, tire_custom.index_of(p.custom_tire)
+                                                if p.custom_tire is not None else -1)),
+    # the useful mass at the contact patch (contact.inverse_useful_mass): 1 / m_s plus the
+    # chassis rotation's share, ROTATION_SHARE / (m_s / m x I) per axis
+    _Entry("inv_sprung_mass", 1, lambda p: 1.0 / p.suspension.sprung_mass),
+    _Entry("turn_coef", 3, lambda p: ROTATION_SHARE / (
+        (p.suspension.sprung_mass / p.chassis.mass)[:, None]
+        * np.asarray(p.chassis.inertia)[None, :])),
+    # the tread (tire_models.prepare): spring c = tread_stiff g, damper d = tread_damp sqrt(g)
+    # with tread_stiff = k m_s and tread_damp = 2 zeta m_s sqrt(k) (long, lat)
+    _Entry("tread_stiff", 2, lambda p: _tread_stiffness(p) * p.suspension.sprung_mass[:, None]),
+    _Entry("tread_damp", 2, lambda p: 2.0 * p.tires.tread_damping[:, None]
+           * p.suspension.sprung_mass[:, None] * np.sqrt(_tread_stiffness(p))),
+    # the curve tyres' slope at zero slip (long, lat)
+    _Entry("curve_slope", 2, lambda p: np.array([zero_slopes(c) for c in p.curve_sets])[
+        p.tires.curve_set.astype(int)]),
+    # the arcade and custom tyres' smallest gain per unit speed (tire_models.prepare)
+    _Entry("gain_floor", 1, lambda p: np.where(p.tires.uses("arcade") | p.tires.uses("custom"),
+                                               1.0 / REFERENCE_SPEED, 0.0)),
+)
+
+#: Per-vehicle quantities derived from the parameters (codes and counts).
+DERIVED_VEHICLE = (
+    _Entry("n_groups", 1, lambda p: p.groups.shape[1]),
+    _Entry("limited_slip", 1, lambda p: p.differential.kind == "limited_slip"),
+    _Entry("tank_special", 1, lambda p: p.differential.tank_mode == "special"),
+    _Entry("four_wheels", 4, lambda p: p.differential.four_wheels),   # FL, FR, RL, RR
+    _Entry("n_forward", 1, lambda p: p.gearbox.n_forward),
+    _Entry("clutch_implicit", 1, lambda p: p.clutch.accuracy == "best_possible"),
+    _Entry("has_custom", 1, lambda p: bool(p.tires.uses("custom").any())),
+    _Entry("contact_rays", 1, lambda p: p.contact.n_rays),     # 1: one ray per wheel
+)
+
+
+def _vehicle_parts():
+    from .vehicle import SimulationParams, TireForceScaling  # vehicle.py imports this module
+    return (("differential", DifferentialParams), ("engine", EngineParams),
+            ("gearbox", GearboxParams), ("clutch", ClutchParams), ("steering", SteeringParams),
+            ("tire_load_filter", TireLoadFilter), ("simulation", SimulationParams),
+            ("tire_force_scaling", TireForceScaling), ("contact", ContactParams))
+
+
+_WHEEL_PARTS = (("wheels", WheelParams), ("suspension", SuspensionParams), ("tires", TireParams),
+                ("steering", SteeringParams))
+
+
+def _dtype(entries) -> np.dtype:
+    names = [e.name for e in entries]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise TypeError(f"packed parameter names declared twice: {twice}")
+    return np.dtype([(e.name, "f8") if e.width == 1 else (e.name, "f8", (e.width,))
+                     for e in entries])
+
+
+def _wheel_entries() -> list[_Entry]:
+    return _declared(_WHEEL_PARTS, True) + list(DERIVED_WHEEL)
+
+
+def _vehicle_entries() -> list[_Entry]:
+    return _declared(_vehicle_parts(), False) + list(DERIVED_VEHICLE)
+
+
+def wheel_dtype() -> np.dtype:
+    """The per-wheel parameter record: one float (or float subarray) field per packed field."""
+    return _dtype(_wheel_entries())
+
+
+def vehicle_dtype() -> np.dtype:
+    """The per-vehicle parameter record."""
+    return _dtype(_vehicle_entries())
+
+
+def _fill(entries, out: np.ndarray, p, n: int | None) -> None:
+    for e in entries:
+        v = np.asarray(e.value(p), dtype=float)
+        out[e.name] = v.reshape(n, e.width) if n is not None and e.width > 1 else v
 
 
 def _curves(sets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -128,11 +196,16 @@ def _curves(sets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def pack(p) -> Packed:
     """The :class:`~traction.vehicle_model.layout.Packed` arrays of a vehicle type."""
+    wheel_entries, vehicle_entries = _wheel_entries(), _vehicle_entries()
+    wheels = np.zeros(p.n_wheels, dtype=_dtype(wheel_entries))
+    _fill(wheel_entries, wheels, p, p.n_wheels)
+    vehicle = np.zeros(1, dtype=_dtype(vehicle_entries))
+    _fill(vehicle_entries, vehicle, p, None)
     families, index, points = _curves(p.curve_sets)
     bars = np.array([(a, b, k) for (a, b), k in zip(p.anti_roll.pairs, p.anti_roll.stiffness,
                                                     strict=True)], dtype=float).reshape(-1, 3)
     gb = p.gearbox
-    packed = Packed(_wheel_columns(p), _vehicle_columns(p), np.array(p.engine.torque_curve, float),
+    packed = Packed(wheels, vehicle, np.array(p.engine.torque_curve, float),
                     gb.ratios().astype(float), np.array(gb.up_ratios, float),
                     np.array(gb.down_ratios, float), bars, families, index, points)
     for arr in packed:
@@ -140,4 +213,7 @@ def pack(p) -> Packed:
     return packed
 
 
-assert MODELS == ("physx", "arcade", "curve", "magic_formula", "custom")   # codes used by update
+# the codes the compiled update compares with
+assert MODELS == ("physx", "arcade", "curve", "magic_formula", "custom")
+assert DifferentialParams.__dataclass_fields__["type"].metadata["choices"] == DIFF_TYPES
+assert DifferentialParams.__dataclass_fields__["drive"].metadata["choices"] == DRIVES

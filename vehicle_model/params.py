@@ -23,7 +23,8 @@ from .errors import VehicleConfigError
 
 def param(default: Any = dataclasses.MISSING, *, unit: str = "-", lo: float = -math.inf,
           hi: float = math.inf, lo_open: bool = False, doc: str = "", shape: str = "wheel",
-          choices: tuple[str, ...] = (), hi_open: bool = False, integer: bool = False):
+          choices: tuple[str, ...] = (), hi_open: bool = False, integer: bool = False,
+          packed: bool | str = False):
     """A dataclass field with unit, range and description metadata.
 
     Args:
@@ -39,9 +40,15 @@ def param(default: Any = dataclasses.MISSING, *, unit: str = "-", lo: float = -m
             1-D array of any length), ``"curve"`` (``(n, 2)`` points) or ``"choice"``.
         choices: allowed strings of a ``"choice"`` field.
         integer: only whole numbers (codes, flags and counts stored as numbers).
+        packed: the compiled update reads this parameter: it becomes a field of the packed
+            records (``pack.py``), named as the field (``True``) or as given (a name that is
+            clearer beside the other parts' fields, e.g. ``"engine_moi"``). A choice is packed
+            as the index of its value in ``choices``.
     """
     meta = param_meta(unit=unit, lo=lo, hi=hi, lo_open=lo_open, hi_open=hi_open, doc=doc,
                       shape=shape, choices=choices, integer=integer)
+    if packed:
+        meta["packed"] = packed
     if default is dataclasses.MISSING:
         return dataclasses.field(metadata=meta)
     return dataclasses.field(default=default, metadata=meta)

@@ -18,7 +18,6 @@ import numpy as np
 
 from .errors import VehicleConfigError
 from .jit import jit
-from .layout import ACKERMANN, MAX_ANGLE, PARTNER, POSITION, REFERENCE_X, STEER_MULT
 from .params import freeze_arrays, param, validate_fields
 from .suspension import centre_line_y
 
@@ -28,14 +27,15 @@ class SteeringParams:
     """Steering linkage (``multiplier`` per wheel)."""
 
     max_angle: float = param(0.0, unit="rad", lo=0.0, hi=1.6, shape="scalar",
-                             doc="nominal angle at full steer for multiplier 1")
+                             doc="nominal angle at full steer for multiplier 1", packed="max_steer_angle")
     multiplier: np.ndarray = param(0.0, unit="-", lo=-1.0, hi=1.0,
                                    doc="per-wheel share of the steer angle (sign = direction); "
-                                       "non-zero needs max_angle and the wheel's max_steer > 0")
+                                       "non-zero needs max_angle and the wheel's max_steer > 0",
+                                       packed="steer_multiplier")
     ackermann_accuracy: float = param(1.0, unit="-", lo=0.0, hi=1.0, shape="scalar",
-                                      doc="0 = parallel steer, 1 = ideal Ackermann")
+                                      doc="0 = parallel steer, 1 = ideal Ackermann", packed=True)
     reference_x: float = param(0.0, unit="m", lo=-50.0, hi=50.0, shape="scalar",
-                               doc="x of the unsteered axle the turn centre lies on")
+                               doc="x of the unsteered axle the turn centre lies on", packed=True)
     partner: tuple[int, ...] = field(default=())   # other wheel of the same axle, -1 if none
 
     def __post_init__(self):
@@ -71,21 +71,23 @@ def steer_angle(vp: np.ndarray, wheels: np.ndarray, w: int, steer: float) -> flo
     """Angle (rad) of wheel ``w`` from the normalised steer command, before limits and toe.
 
     Args:
-        vp: packed vehicle parameters (``MAX_ANGLE``, ``ACKERMANN``, ``REFERENCE_X``).
-        wheels: packed wheel parameters (``STEER_MULT``, ``PARTNER``, ``POSITION``).
+        vp: the packed vehicle parameters' record (``max_steer_angle``, ``ackermann_accuracy``,
+            ``reference_x``).
+        wheels: the packed wheel parameters (``steer_multiplier``, ``steer_partner``,
+            ``position``).
         w: wheel index.
         steer: command in [-1, 1], positive turns left.
     """
-    nominal = steer * vp[MAX_ANGLE] * wheels[w, STEER_MULT]
-    partner = int(wheels[w, PARTNER])
+    nominal = steer * vp.max_steer_angle * wheels[w].steer_multiplier
+    partner = int(wheels[w].steer_partner)
     mag = abs(nominal)
-    if vp[ACKERMANN] <= 0.0 or partner < 0 or mag <= 1e-9:
+    if vp.ackermann_accuracy <= 0.0 or partner < 0 or mag <= 1e-9:
         return nominal
-    length = abs(wheels[w, POSITION] - vp[REFERENCE_X])
-    side = wheels[w, POSITION + 1] - wheels[partner, POSITION + 1]    # > 0: left of its partner
+    length = abs(wheels[w].position[0] - vp.reference_x)
+    side = wheels[w].position[1] - wheels[partner].position[1]    # > 0: left of its partner
     width = abs(side)
     outer = length > 1e-6 and side * steer < 0.0          # the right wheel in a left turn
     if not outer:
         return nominal
     ideal = np.arctan(length / (width + length / np.tan(mag)))
-    return np.sign(nominal) * (mag + vp[ACKERMANN] * (ideal - mag))
+    return np.sign(nominal) * (mag + vp.ackermann_accuracy * (ideal - mag))

@@ -54,30 +54,30 @@ class SuspensionParams:
     """Per-wheel suspension data; scalars are ``(n_wheels,)``, vectors ``(n_wheels, 3)``."""
 
     position: np.ndarray = param(unit="m", lo=-50, hi=50, shape="wheel3",
-                                 doc="wheel centre at rest, chassis frame")
+                                 doc="wheel centre at rest, chassis frame", packed=True)
     travel_direction: np.ndarray = param(unit="-", lo=-1, hi=1, shape="wheel3",
                                          doc="unit vector of compression->droop travel, chassis frame; "
-                                         "within 60 deg of straight down [0, 0, -1]")
-    max_compression: np.ndarray = param(unit="m", lo=0.0, hi=2.0, doc="travel above rest")
-    max_droop: np.ndarray = param(unit="m", lo=0.0, hi=2.0, doc="travel below rest")
+                                         "within 60 deg of straight down [0, 0, -1]", packed=True)
+    max_compression: np.ndarray = param(unit="m", lo=0.0, hi=2.0, doc="travel above rest", packed=True)
+    max_droop: np.ndarray = param(unit="m", lo=0.0, hi=2.0, doc="travel below rest", packed=True)
     spring_strength: np.ndarray = param(unit="N/m", lo=0.0, hi=1e8, lo_open=True,
-                                        doc="spring rate")
+                                        doc="spring rate", packed=True)
     damper_rate: np.ndarray = param(unit="N s/m", lo=0.0, hi=1e7,
-                                    doc="damper rate (damping ratio 0.8..1.2 typical)")
+                                    doc="damper rate (damping ratio 0.8..1.2 typical)", packed=True)
     sprung_mass: np.ndarray = param(unit="kg", lo=0.0, hi=1e6, lo_open=True,
-                                    doc="chassis mass carried by this spring")
+                                    doc="chassis mass carried by this spring", packed=True)
     bump_stop_stiffness: np.ndarray = param(unit="N/m", lo=0.0, hi=1e9,
-                                            doc="spring rate past max_compression (0: none)")
+                                            doc="spring rate past max_compression (0: none)", packed=True)
     camber_at_rest: np.ndarray = param(unit="rad", lo=-0.5, hi=0.5,
                                        doc="camber at zero jounce; chassis frame: > 0 leans the "
                                        "wheel's top to +y (left), and camber thrust pushes that "
-                                       "way, so right wheels take mirrored values")
+                                       "way, so right wheels take mirrored values", packed=True)
     camber_at_max_compression: np.ndarray = param(unit="rad", lo=-0.5, hi=0.5,
-                                                  doc="camber at full compression")
+                                                  doc="camber at full compression", packed=True)
     camber_at_max_droop: np.ndarray = param(unit="rad", lo=-0.5, hi=0.5,
-                                            doc="camber at full droop")
+                                            doc="camber at full droop", packed=True)
     force_point: np.ndarray = param(unit="m", lo=-50, hi=50, shape="wheel3",
-                                    doc="suspension force application point, chassis frame")
+                                    doc="suspension force application point, chassis frame", packed=True)
     tire_force_height: np.ndarray = param(
         unit="m", lo=0.0, hi=10.0,
         doc="height of the tyre force application point above the contact patch, along the "
@@ -85,7 +85,7 @@ class SuspensionParams:
         "moves with jounce and follows the ground), giving a rigid car's load transfer m a h / L "
         "with h the CoM over the ground; the wheel radius puts it at the wheel centre, as PhysX "
         "starts, where the brake and drive torques' reaction on the body, which is not modelled, "
-        "would be missing and the transfer is m a (h - r) / L")
+        "would be missing and the transfer is m a (h - r) / L", packed=True)
 
     def __post_init__(self):
         freeze_arrays(self)

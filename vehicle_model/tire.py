@@ -57,7 +57,6 @@ import numpy as np
 
 from .errors import VehicleConfigError
 from .jit import jit
-from .layout import FRICTION_VS_SLIP
 from .params import check_value, freeze_arrays, param, param_meta, validate_fields
 from .tire_magic import PEAK_SEARCH as MF_PEAK_SEARCH
 
@@ -81,40 +80,44 @@ class TireParams:
     """Per-wheel tyre data, arrays of shape ``(n_wheels,)`` (vectors ``(n_wheels, k)``)."""
 
     model: np.ndarray = param(unit="-", lo=0, hi=len(MODELS) - 1, integer=True,
-                              doc="physx | arcade | curve | magic_formula | custom")
+                              doc="physx | arcade | curve | magic_formula | custom", packed="tire_model")
     tire_type: np.ndarray = param(unit="-", lo=0, hi=255, integer=True,
                                   doc="friction table column: road | offroad | track (or index, "
-                                      "below the table's tyre type count)")
+                                      "below the table's tyre type count)", packed=True)
     friction_vs_slip: np.ndarray = param(
         unit="-", lo=0.0, hi=10.0, shape="table",
-        doc="physx: 3 (long slip, friction multiplier) points: zero, peak, plateau")
+        doc="physx: 3 (long slip, friction multiplier) points: zero, peak, plateau", packed=True)
     lat_stiff_x: np.ndarray = param(unit="-", lo=0.0, hi=100.0, lo_open=True,
-                                    doc="physx: normalised load at which lateral stiffness saturates")
+                                    doc="physx: normalised load at which lateral stiffness saturates",
+                                    packed=True)
     lat_stiff_y: np.ndarray = param(unit="1/rad", lo=0.0, hi=1000.0, lo_open=True,
-                                    doc="physx: max lateral stiffness per unit rest load")
+                                    doc="physx: max lateral stiffness per unit rest load", packed=True)
     long_stiff_per_unit_gravity: np.ndarray = param(
         unit="kg/unit slip", lo=0.0, hi=1e6, lo_open=True,
         doc="physx: longitudinal stiffness (N per unit slip) divided by g; a road tyre's is "
             "15-20 x its load, so 15-20 x the wheel's sprung mass (the default, PhysX's, suits "
-            "55 kg; the presets: 18 x theirs)")
+            "55 kg; the presets: 18 x theirs)", packed=True)
     camber_stiff_per_unit_gravity: np.ndarray = param(
-        unit="kg/rad", lo=0.0, hi=1e6, doc="physx: camber thrust stiffness divided by g")
+        unit="kg/rad", lo=0.0, hi=1e6, doc="physx: camber thrust stiffness divided by g", packed=True)
     arcade_long_stiffness: np.ndarray = param(unit="s/m", lo=0.0, hi=1e3, lo_open=True,
-                                              doc="arcade: force per load per m/s of long slip speed")
+                                              doc="arcade: force per load per m/s of long slip speed",
+                                              packed=True)
     arcade_lat_stiffness: np.ndarray = param(unit="s/m", lo=0.0, hi=1e3, lo_open=True,
-                                             doc="arcade: force per load per m/s of lateral speed")
+                                             doc="arcade: force per load per m/s of lateral speed",
+                                             packed=True)
     grip: np.ndarray = param(unit="-", lo=0.0, hi=20.0, lo_open=True,
-                             doc="curve: grip multiplier (curve x grip x friction x load)")
+                             doc="curve: grip multiplier (curve x grip x friction x load)", packed=True)
     curve_set: np.ndarray = param(unit="-", lo=0, hi=255, integer=True,
-                                  doc="curve: name of a [tire_curves.NAME] set (or 'default')")
+                                  doc="curve: name of a [tire_curves.NAME] set (or 'default')", packed=True)
     mf_long: np.ndarray = param(unit="-", lo=-10.0, hi=100.0, shape="wheel4",
                                 doc="magic_formula: B, C, D, E vs slip ratio; B (0, 100], "
-                                    "C (1, 2], D (0, 10], E [-10, 1)")
+                                    "C (1, 2], D (0, 10], E [-10, 1)", packed=True)
     mf_lat: np.ndarray = param(unit="-", lo=-10.0, hi=100.0, shape="wheel4",
                                doc="magic_formula: B (1/rad), C, D, E vs slip angle; ranges as "
-                                   "mf_long, peak slip angle < pi/2")
+                                   "mf_long, peak slip angle < pi/2", packed=True)
     trail: np.ndarray = param(unit="m", lo=0.0, hi=1.0,
-                              doc="curve, magic_formula: pneumatic trail for the aligning moment")
+                              doc="curve, magic_formula: pneumatic trail for the aligning moment",
+                              packed=True)
     tread_stiffness_long: np.ndarray = param(
         unit="1/m", lo=1.0, hi=1e4,
         doc="tread spring along the wheel per N of rest load: N/m = this x sprung mass x g "
@@ -181,14 +184,14 @@ class TireLoadFilter:
     """Maps normalised tyre load (load / rest load) to the filtered value the tyre model uses."""
 
     min_normalised_load: float = param(0.0, lo=0.0, hi=100.0, shape="scalar",
-                                       doc="below this the filtered load is the minimum")
+                                       doc="below this the filtered load is the minimum", packed=True)
     min_filtered_normalised_load: float = param(0.0, lo=0.0, hi=100.0, shape="scalar",
-                                                doc="filtered load at or below the minimum")
+                                                doc="filtered load at or below the minimum", packed=True)
     max_normalised_load: float = param(3.0, lo=0.0, hi=1000.0, lo_open=True, shape="scalar",
-                                       doc="above this the filtered load is the maximum")
+                                       doc="above this the filtered load is the maximum", packed=True)
     max_filtered_normalised_load: float = param(3.0, lo=0.0, hi=1000.0, lo_open=True,
                                                 shape="scalar",
-                                                doc="largest filtered load (>= the minimum's)")
+                                                doc="largest filtered load (>= the minimum's)", packed=True)
 
     def validate(self, prefix: str = "tire_load_filter.", where: str = "") -> None:
         """Range checks plus min < max and a non-decreasing map (min filtered <= max filtered:
@@ -283,8 +286,8 @@ def lat_slip_tangent(v_long: float, v_lat: float, wheel_speed: float) -> float:
 @jit
 def friction_multiplier(wheel_params: np.ndarray, long_slip: float) -> float:
     """PhysX friction-vs-longitudinal-slip graph value at ``|long_slip|`` (flat past the plateau);
-    ``wheel_params`` is the wheel's row of packed parameters (``FRICTION_VS_SLIP`` columns)."""
-    x0, y0, x1, y1, x2, y2 = wheel_params[FRICTION_VS_SLIP:FRICTION_VS_SLIP + 6]
+    ``wheel_params`` is the wheel's row of packed parameters (its ``friction_vs_slip``)."""
+    x0, y0, x1, y1, x2, y2 = wheel_params.friction_vs_slip
     s = abs(long_slip)
     if s < x1:
         return y0 + (y1 - y0) * min(max((s - x0) / (x1 - x0), 0.0), 1.0)

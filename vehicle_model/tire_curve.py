@@ -22,10 +22,6 @@ import numpy as np
 from .errors import VehicleConfigError
 from .jit import interp, jit
 from .layout import (
-    CURVE_SET,
-    GRIP,
-    RADIUS,
-    TRAIL,
     X_CAMBER,
     X_LAT_SLIP,
     X_LOAD,
@@ -134,11 +130,11 @@ def forces(w: np.ndarray, x: np.ndarray, families: np.ndarray, family_index: np.
     packed ``families``/``family_index``/``points`` (see ``layout.Packed``)."""
     sr = x[X_LONG_SLIP]
     alpha = x[X_LAT_SLIP] - CAMBER_FACTOR * x[X_CAMBER]
-    k = int(w[CURVE_SET])
+    k = int(w.curve_set)
     lon = _family(families, points, family_index[k, 0, 0], family_index[k, 0, 1], sr, abs(alpha))
     lat = _family(families, points, family_index[k, 1, 0], family_index[k, 1, 1], abs(alpha), sr)
-    limit = w[GRIP] * x[X_SURFACE_FRICTION] * x[X_LOAD]
+    limit = w.grip * x[X_SURFACE_FRICTION] * x[X_LOAD]
     f_long, f_lat = lon * limit, -np.sign(alpha) * lat * limit
     scale = min(1.0, limit / max(norm2(f_long, f_lat), 1e-12))
     f_long, f_lat = f_long * scale, f_lat * scale
-    return f_long, f_lat, -w[TRAIL] * f_lat, -f_long * w[RADIUS]
+    return f_long, f_lat, -w.trail * f_lat, -f_long * w.radius

@@ -15,12 +15,6 @@ import numpy as np
 
 from .jit import jit
 from .layout import (
-    MF_LAT,
-    MF_LONG,
-    MF_PEAK_LAT,
-    MF_PEAK_LONG,
-    RADIUS,
-    TRAIL,
     X_LAT_SLIP,
     X_LOAD,
     X_LONG_SLIP,
@@ -56,16 +50,17 @@ def peak_slip(coef: np.ndarray) -> np.ndarray:
 @jit
 def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
     """``(f_long, f_lat, aligning_moment, wheel_torque)`` of one wheel (see ``tire_physx.forces``);
-    the pure-slip peaks are packed per wheel (``MF_PEAK_LONG``, ``MF_PEAK_LAT``)."""
-    r = w[RADIUS]
+    the pure-slip peaks are packed per wheel (``mf_peak_long``, ``mf_peak_lat``)."""
+    r = w.radius
     kappa, alpha = x[X_LONG_SLIP], x[X_LAT_SLIP]                         # -, rad
-    peak_long, peak_lat = w[MF_PEAK_LONG], w[MF_PEAK_LAT]
+    peak_long, peak_lat = w.mf_peak_long, w.mf_peak_lat
     sx, sy = kappa / peak_long, alpha / peak_lat
     rho = norm2(sx, sy)
     if rho <= 1e-12:
         return 0.0, 0.0, 0.0, 0.0
     limit = x[X_SURFACE_FRICTION] * x[X_LOAD]
-    lo, la = MF_LONG, MF_LAT
-    f_long = limit * pure(w[lo], w[lo + 1], w[lo + 2], w[lo + 3], rho * peak_long) * sx / rho
-    f_lat = -limit * pure(w[la], w[la + 1], w[la + 2], w[la + 3], rho * peak_lat) * sy / rho
-    return f_long, f_lat, -w[TRAIL] * f_lat, -f_long * r
+    b, c, d, e = w.mf_long[0], w.mf_long[1], w.mf_long[2], w.mf_long[3]
+    f_long = limit * pure(b, c, d, e, rho * peak_long) * sx / rho
+    b, c, d, e = w.mf_lat[0], w.mf_lat[1], w.mf_lat[2], w.mf_lat[3]
+    f_lat = -limit * pure(b, c, d, e, rho * peak_lat) * sy / rho
+    return f_long, f_lat, -w.trail * f_lat, -f_long * r

@@ -81,7 +81,7 @@ def forces(w: np.ndarray, x: np.ndarray, families: np.ndarray, family_index: np.
     """``(f_long, f_lat, moment, road_torque)`` of one wheel by its model at the slips of its
     input row (custom wheels are run separately, see ``tire_custom.call``, and give zeros
     here)."""
-    model = int(w[L.TIRE_MODEL])
+    model = int(w.tire_model)
     if model == PHYSX:
         return tire_physx.forces(w, x)
     if model == ARCADE:
@@ -100,25 +100,25 @@ def zero_slip_stiffness(p: np.ndarray, load: float, mu: float, normalised_load: 
     tyre load (N), surface friction and normalised load; over the slip denominator it is the
     force per m/s of slip the tread's step may not exceed (see :func:`tread_step`). The arcade
     tyre's is its gain at ``tire_arcade.REFERENCE_SPEED``, and a custom tyre, whose slope is
-    unknown, counts as :data:`CUSTOM_GAIN` per m/s (``GAIN_FLOOR``)."""
-    model = int(p[L.TIRE_MODEL])
+    unknown, counts as :data:`CUSTOM_GAIN` per m/s (``gain_floor``)."""
+    model = int(p.tire_model)
     if model == PHYSX:
-        lat = rest_load * p[L.LAT_STIFF_Y] * tire_physx._smooth_force(
-            normalised_load * 3.0 / p[L.LAT_STIFF_X])
-        return p[L.LONG_STIFF_G] * gravity, lat
+        lat = rest_load * p.lat_stiff_y * tire_physx._smooth_force(
+            normalised_load * 3.0 / p.lat_stiff_x)
+        return p.long_stiff_per_unit_gravity * gravity, lat
     if model == ARCADE:
         speed = tire_arcade.REFERENCE_SPEED
-        return p[L.ARCADE_LONG] * load * speed, p[L.ARCADE_LAT] * load * speed
+        return p.arcade_long_stiffness * load * speed, p.arcade_lat_stiffness * load * speed
     if model == CUSTOM:
         gain = CUSTOM_GAIN * tire_arcade.REFERENCE_SPEED
         return gain, gain
     grip_load = mu * load
     if model == CURVE:
-        grip_load *= p[L.GRIP]
-        return p[L.CURVE_SLOPE] * grip_load, p[L.CURVE_SLOPE + 1] * grip_load
-    lo, la = L.MF_LONG, L.MF_LAT
-    return (p[lo] * p[lo + 1] * p[lo + 2] * grip_load,
-            p[la] * p[la + 1] * p[la + 2] * grip_load)
+        grip_load *= p.grip
+        return p.curve_slope[0] * grip_load, p.curve_slope[1] * grip_load
+    b_long, c_long, d_long = p.mf_long[0], p.mf_long[1], p.mf_long[2]
+    b_lat, c_lat, d_lat = p.mf_lat[0], p.mf_lat[1], p.mf_lat[2]
+    return b_long * c_long * d_long * grip_load, b_lat * c_lat * d_lat * grip_load
 
 
 @jit
@@ -142,27 +142,27 @@ def prepare(pk: Packed, k, ws, dt, h, gravity, s, out) -> None:
     inv_dt, root_g = 1.0 / dt, np.sqrt(gravity)
     for w in range(wp.shape[0]):
         p = wp[w]
-        c_long, c_lat = p[L.TREAD_STIFF] * gravity, p[L.TREAD_STIFF + 1] * gravity
-        s[w, L.S_TREAD], s[w, L.S_TREAD + 1] = c_long, c_lat       # c h + d: d = 2 zeta sqrt(c m)
-        s[w, L.S_TREAD_INV_K] = 1.0 / (c_long * h + p[L.TREAD_DAMP] * root_g)
-        s[w, L.S_TREAD_INV_K + 1] = 1.0 / (c_lat * h + p[L.TREAD_DAMP + 1] * root_g)
-        s[w, L.S_STIFF], s[w, L.S_STIFF + 1] = zero_slip_stiffness(
-            p, out[w, L.O_LOAD], s[w, L.S_MU_SURFACE], s[w, L.S_LOAD_FILTERED],
-            p[L.SPRUNG_MASS] * gravity, gravity)
-        s[w, L.S_PRED], s[w, L.S_PRED + 1] = s[w, L.S_V_LONG], s[w, L.S_V_LAT]
+        c_long, c_lat = p.tread_stiff[0] * gravity, p.tread_stiff[1] * gravity
+        s[w].tread[0], s[w].tread[1] = c_long, c_lat       # c h + d: d = 2 zeta sqrt(c m)
+        s[w].tread_inv_k[0] = 1.0 / (c_long * h + p.tread_damp[0] * root_g)
+        s[w].tread_inv_k[1] = 1.0 / (c_lat * h + p.tread_damp[1] * root_g)
+        s[w].stiff[0], s[w].stiff[1] = zero_slip_stiffness(
+            p, out[w, L.O_LOAD], s[w].mu_surface, s[w].load_filtered,
+            p.sprung_mass * gravity, gravity)
+        s[w].pred[0], s[w].pred[1] = s[w].v_long, s[w].v_lat
         if out[w, L.O_CONTACT] < 0.5:
             ws[w, L.DEFLECTION], ws[w, L.DEFLECTION + 1] = 0.0, 0.0
         a_long, a_lat, f_long, f_lat = 0.0, 0.0, 0.0, 0.0
         if ws[w, L.HISTORY] > 0.5:             # the patch's acceleration over the last update
-            b0, b1, b2 = to_body(k, s[w, L.S_V_PATCH], s[w, L.S_V_PATCH + 1], s[w, L.S_V_PATCH + 2])
+            b0, b1, b2 = to_body(k, s[w].v_patch[0], s[w].v_patch[1], s[w].v_patch[2])
             a0, a1, a2 = to_world(k, (b0 - ws[w, L.PATCH_VELOCITY]) * inv_dt,
                                   (b1 - ws[w, L.PATCH_VELOCITY + 1]) * inv_dt,
                                   (b2 - ws[w, L.PATCH_VELOCITY + 2]) * inv_dt)
-            a_long = a0 * s[w, L.S_FWD] + a1 * s[w, L.S_FWD + 1] + a2 * s[w, L.S_FWD + 2]
-            a_lat = a0 * s[w, L.S_LEFT] + a1 * s[w, L.S_LEFT + 1] + a2 * s[w, L.S_LEFT + 2]
+            a_long = a0 * s[w].fwd[0] + a1 * s[w].fwd[1] + a2 * s[w].fwd[2]
+            a_lat = a0 * s[w].left[0] + a1 * s[w].left[1] + a2 * s[w].left[2]
             f_long, f_lat = ws[w, L.PATCH_FORCE], ws[w, L.PATCH_FORCE + 1]
-        s[w, L.S_EXT] = h * (a_long - f_long * s[w, L.S_INV_MASS])
-        s[w, L.S_EXT + 1] = h * (a_lat - f_lat * s[w, L.S_INV_MASS + 1])
+        s[w].ext[0] = h * (a_long - f_long * s[w].inv_mass[0])
+        s[w].ext[1] = h * (a_lat - f_lat * s[w].inv_mass[1])
 
 
 @jit
@@ -171,7 +171,7 @@ def remember(k, ws, s, out) -> None:
     axes, so that a steering change is not taken for an acceleration; ``PATCH_FORCE``, the mean
     forces just applied)."""
     for w in range(ws.shape[0]):
-        b0, b1, b2 = to_body(k, s[w, L.S_V_PATCH], s[w, L.S_V_PATCH + 1], s[w, L.S_V_PATCH + 2])
+        b0, b1, b2 = to_body(k, s[w].v_patch[0], s[w].v_patch[1], s[w].v_patch[2])
         ws[w, L.PATCH_VELOCITY], ws[w, L.PATCH_VELOCITY + 1], ws[w, L.PATCH_VELOCITY + 2] = b0, b1, b2
         ws[w, L.PATCH_FORCE], ws[w, L.PATCH_FORCE + 1] = out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE]
         ws[w, L.HISTORY] = 1.0
@@ -189,26 +189,26 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out, report=True) -> None:
     and the angle itself only to subtract a camber term; with ``report=False`` a PhysX wheel
     without camber skips the angle's ``arctan`` (``X_LAT_SLIP`` is NaN). That ``arctan`` was a
     tenth of the Drift car's update in the physics loop."""
-    vp, wp = pk.vehicle, pk.wheel
+    vp, wp = pk.vehicle[0], pk.wheel
     for w in range(wp.shape[0]):                          # slips, friction: tyre inputs
         p = wp[w]
         contact = out[w, L.O_CONTACT] > 0.5
-        v_long, v_lat, omega = s[w, L.S_PRED], s[w, L.S_PRED + 1], ws[w, L.OMEGA]
-        physx = int(p[L.TIRE_MODEL]) == PHYSX
+        v_long, v_lat, omega = s[w].pred[0], s[w].pred[1], ws[w, L.OMEGA]
+        physx = int(p.tire_model) == PHYSX
         angle = report or not physx or out[w, L.O_CAMBER] != 0.0   # slip angle needed
         long_slip, lat_slip, tan_lat_slip = 0.0, 0.0 if angle else np.nan, 0.0
         if contact:                                       # tire.slips, keeping the tangent
-            long_slip = tire.long_slip(v_long, omega * p[L.RADIUS])
-            tan_lat_slip = tire.lat_slip_tangent(v_long, v_lat, omega * p[L.RADIUS])
+            long_slip = tire.long_slip(v_long, omega * p.radius)
+            tan_lat_slip = tire.lat_slip_tangent(v_long, v_lat, omega * p.radius)
             if angle:
                 lat_slip = np.arctan(tan_lat_slip)
-        mu = s[w, L.S_MU_SURFACE] * (tire.friction_multiplier(p, long_slip) if physx else 1.0)
+        mu = s[w].mu_surface * (tire.friction_multiplier(p, long_slip) if physx else 1.0)
         xr = x[w]
         xr[L.X_V_LONG], xr[L.X_V_LAT], xr[L.X_OMEGA] = v_long, v_lat, omega
         xr[L.X_LONG_SLIP], xr[L.X_LAT_SLIP], xr[L.X_CAMBER] = long_slip, lat_slip, out[w, L.O_CAMBER]
-        xr[L.X_FRICTION], xr[L.X_SURFACE_FRICTION], xr[L.X_LOAD] = mu, s[w, L.S_MU_SURFACE], out[w, L.O_LOAD]
-        xr[L.X_REST_LOAD] = p[L.SPRUNG_MASS] * gravity
-        xr[L.X_NORMALISED_LOAD] = s[w, L.S_LOAD_FILTERED]           # = load / rest load
+        xr[L.X_FRICTION], xr[L.X_SURFACE_FRICTION], xr[L.X_LOAD] = mu, s[w].mu_surface, out[w, L.O_LOAD]
+        xr[L.X_REST_LOAD] = p.sprung_mass * gravity
+        xr[L.X_NORMALISED_LOAD] = s[w].load_filtered           # = load / rest load
         xr[L.X_GRAVITY] = gravity
         xr[L.X_TAN_LAT_SLIP] = tan_lat_slip
         out[w, L.O_FRICTION] = mu
@@ -217,9 +217,9 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out, report=True) -> None:
         if out[w, L.O_CONTACT] > 0.5:
             f_long, f_lat, moment, road = forces(wp[w], x[w], pk.families, pk.family_index,
                                                  pk.points)
-        s[w, L.S_F0], s[w, L.S_F0 + 1], s[w, L.S_MOMENT] = f_long, f_lat, moment
-        s[w, L.S_ROAD_RATIO] = -wp[w, L.RADIUS]
-    if vp[L.HAS_CUSTOM] > 0.5:
+        s[w].force0[0], s[w].force0[1], s[w].moment = f_long, f_lat, moment
+        s[w].road_ratio = -wp[w].radius
+    if vp.has_custom > 0.5:
         _custom_tires(pk, x, s, out)
     for w in range(wp.shape[0]):                          # the tread's implicit step
         tread_step(wp[w], ws[w], x[w], s[w], out[w], h)
@@ -230,24 +230,24 @@ def tread_step(p, wsr, xr, sr, outr, h) -> None:
     """One wheel's part of :func:`substep_forces` after its model ran (rows of the wheel's
     parameters, state, tyre inputs, scratch and outputs)."""
     if outr[L.O_CONTACT] < 0.5:
-        sr[L.S_AFFINE], sr[L.S_AFFINE + 1], sr[L.S_ROAD], sr[L.S_ROAD_DAMP] = 0.0, 0.0, 0.0, 0.0
+        sr.affine[0], sr.affine[1], sr.road, sr.road_damp = 0.0, 0.0, 0.0, 0.0
         outr[L.O_LAT_FORCE], outr[L.O_MOMENT] = 0.0, 0.0
         return
-    r, omega = p[L.RADIUS], wsr[L.OMEGA]
-    v_long, v_lat = sr[L.S_PRED], sr[L.S_PRED + 1]
-    ext_long, ext_lat = sr[L.S_EXT], sr[L.S_EXT + 1]
-    inv_long, inv_lat = sr[L.S_INV_MASS], sr[L.S_INV_MASS + 1]
-    inv_k_long, inv_k_lat = sr[L.S_TREAD_INV_K], sr[L.S_TREAD_INV_K + 1]
-    f0_long, f0_lat = sr[L.S_F0], sr[L.S_F0 + 1]
+    r, omega = p.radius, wsr[L.OMEGA]
+    v_long, v_lat = sr.pred[0], sr.pred[1]
+    ext_long, ext_lat = sr.ext[0], sr.ext[1]
+    inv_long, inv_lat = sr.inv_mass[0], sr.inv_mass[1]
+    inv_k_long, inv_k_lat = sr.tread_inv_k[0], sr.tread_inv_k[1]
+    f0_long, f0_lat = sr.force0[0], sr.force0[1]
     wheel_speed = omega * r
-    per_speed = max(1.0 / tire.long_denominator(v_long, wheel_speed), p[L.GAIN_FLOOR])
-    g_long = secant(f0_long, wheel_speed - v_long, sr[L.S_STIFF] * per_speed)
-    g_lat = secant(f0_lat, -v_lat, sr[L.S_STIFF + 1] * per_speed)
+    per_speed = max(1.0 / tire.long_denominator(v_long, wheel_speed), p.gain_floor)
+    g_long = secant(f0_long, wheel_speed - v_long, sr.stiff[0] * per_speed)
+    g_lat = secant(f0_lat, -v_lat, sr.stiff[1] * per_speed)
     # F (1 + G (h / m + 1 / k)) = F0 + G (r (omega_end - omega) - ext + c u / k), per direction
-    f_lat = (f0_lat + g_lat * (-ext_lat + sr[L.S_TREAD + 1] * wsr[L.DEFLECTION + 1] * inv_k_lat)) \
+    f_lat = (f0_lat + g_lat * (-ext_lat + sr.tread[1] * wsr[L.DEFLECTION + 1] * inv_k_lat)) \
         / (1.0 + g_lat * (h * inv_lat + inv_k_lat))
     den = 1.0 + g_long * (h * inv_long + inv_k_long)
-    a = (f0_long + g_long * (-wheel_speed - ext_long + sr[L.S_TREAD] * wsr[L.DEFLECTION] * inv_k_long)) / den
+    a = (f0_long + g_long * (-wheel_speed - ext_long + sr.tread[0] * wsr[L.DEFLECTION] * inv_k_long)) / den
     b = g_long / den
     cap = force_cap(p, xr, sr, outr)                      # friction x load: the patch slides
     f_long = a + b * wheel_speed                          # (at the spin so far)
@@ -256,11 +256,11 @@ def tread_step(p, wsr, xr, sr, outr, h) -> None:
         scale = cap / np.sqrt(total2)
         f_long, f_lat = f_long * scale, f_lat * scale
         a, b = f_long, 0.0
-    sr[L.S_AFFINE], sr[L.S_AFFINE + 1] = a, b
-    ratio = sr[L.S_ROAD_RATIO]                            # wheel torque per N of f_long
-    sr[L.S_ROAD], sr[L.S_ROAD_DAMP] = ratio * a, -ratio * r * b
+    sr.affine[0], sr.affine[1] = a, b
+    ratio = sr.road_ratio                            # wheel torque per N of f_long
+    sr.road, sr.road_damp = ratio * a, -ratio * r * b
     outr[L.O_LAT_FORCE] = f_lat
-    outr[L.O_MOMENT] = sr[L.S_MOMENT] * f_lat / f0_lat if abs(f0_lat) > 1e-9 else 0.0
+    outr[L.O_MOMENT] = sr.moment * f_lat / f0_lat if abs(f0_lat) > 1e-9 else 0.0
 
 
 @jit
@@ -274,16 +274,16 @@ def hold_at_cap(pk: Packed, ws, s, x, out) -> bool:
     wp = pk.wheel
     held = False
     for w in range(wp.shape[0]):
-        if out[w, L.O_CONTACT] < 0.5 or s[w, L.S_AFFINE + 1] == 0.0:
+        if out[w, L.O_CONTACT] < 0.5 or s[w].affine[1] == 0.0:
             continue
         p = wp[w]
-        f_long = s[w, L.S_AFFINE] + s[w, L.S_AFFINE + 1] * p[L.RADIUS] * ws[w, L.OMEGA]
+        f_long = s[w].affine[0] + s[w].affine[1] * p.radius * ws[w, L.OMEGA]
         f_lat = out[w, L.O_LAT_FORCE]
         cap = force_cap(p, x[w], s[w], out[w])
         if f_long * f_long + f_lat * f_lat > cap * cap:
             f_long = np.copysign(np.sqrt(max(cap * cap - f_lat * f_lat, 0.0)), f_long)
-            s[w, L.S_AFFINE], s[w, L.S_AFFINE + 1] = f_long, 0.0
-            s[w, L.S_ROAD], s[w, L.S_ROAD_DAMP] = s[w, L.S_ROAD_RATIO] * f_long, 0.0
+            s[w].affine[0], s[w].affine[1] = f_long, 0.0
+            s[w].road, s[w].road_damp = s[w].road_ratio * f_long, 0.0
             held = True
     return held
 
@@ -292,7 +292,7 @@ def hold_at_cap(pk: Packed, ws, s, x, out) -> bool:
 def force_cap(p, xr, sr, outr) -> float:
     """The largest tyre force (N): static friction x load, or the model's friction x load where
     higher (a PhysX friction graph rising with the slip, a curve tyre's grip)."""
-    return max(sr[L.S_MU_SURFACE] * p[L.STATIC_COEF], xr[L.X_FRICTION] * p[L.CAP_COEF]) \
+    return max(sr.mu_surface * p.static_coef, xr[L.X_FRICTION] * p.cap_coef) \
         * outr[L.O_LOAD]
 
 
@@ -310,24 +310,24 @@ def substep_finish(pk: Packed, ws, h, s, x, out, report=True) -> None:
             if report:
                 out[w, L.O_LAT_SLIP] = 0.0
             continue
-        r, omega = p[L.RADIUS], ws[w, L.OMEGA]
+        r, omega = p.radius, ws[w, L.OMEGA]
         # within friction x load (hold_at_cap): the force the wheel's spin update used
-        f_long, f_lat = s[w, L.S_AFFINE] + s[w, L.S_AFFINE + 1] * r * omega, out[w, L.O_LAT_FORCE]
-        c_long, c_lat = s[w, L.S_TREAD], s[w, L.S_TREAD + 1]
-        rate_long = (f_long - c_long * ws[w, L.DEFLECTION]) * s[w, L.S_TREAD_INV_K]
-        rate_lat = (f_lat - c_lat * ws[w, L.DEFLECTION + 1]) * s[w, L.S_TREAD_INV_K + 1]
+        f_long, f_lat = s[w].affine[0] + s[w].affine[1] * r * omega, out[w, L.O_LAT_FORCE]
+        c_long, c_lat = s[w].tread[0], s[w].tread[1]
+        rate_long = (f_long - c_long * ws[w, L.DEFLECTION]) * s[w].tread_inv_k[0]
+        rate_lat = (f_lat - c_lat * ws[w, L.DEFLECTION + 1]) * s[w].tread_inv_k[1]
         u_long = ws[w, L.DEFLECTION] + h * rate_long
         u_lat = ws[w, L.DEFLECTION + 1] + h * rate_lat
-        static = s[w, L.S_MU_SURFACE] * p[L.STATIC_COEF] * out[w, L.O_LOAD]
+        static = s[w].mu_surface * p.static_coef * out[w, L.O_LOAD]
         f0, f1 = c_long * u_long, c_lat * u_lat
         spring2 = f0 * f0 + f1 * f1
         if spring2 > static * static:                     # the patch slides: the anchor follows
             scale = static / np.sqrt(spring2)
             u_long, u_lat = u_long * scale, u_lat * scale
         ws[w, L.DEFLECTION], ws[w, L.DEFLECTION + 1] = u_long, u_lat
-        v_long = s[w, L.S_PRED] + s[w, L.S_EXT] + h * f_long * s[w, L.S_INV_MASS]
-        v_lat = s[w, L.S_PRED + 1] + s[w, L.S_EXT + 1] + h * f_lat * s[w, L.S_INV_MASS + 1]
-        s[w, L.S_PRED], s[w, L.S_PRED + 1] = v_long, v_lat
+        v_long = s[w].pred[0] + s[w].ext[0] + h * f_long * s[w].inv_mass[0]
+        v_lat = s[w].pred[1] + s[w].ext[1] + h * f_lat * s[w].inv_mass[1]
+        s[w].pred[0], s[w].pred[1] = v_long, v_lat
         out[w, L.O_LONG_FORCE] = f_long
         if report:                                        # the contact patch's slips
             wheel_speed = omega * r
@@ -343,18 +343,18 @@ def _custom_tires(pk: Packed, x, s, out) -> None:
     their forces at the slips (``S_F0``) and the wheel torque they return per N of longitudinal
     force (``S_ROAD_RATIO``)."""
     wp = pk.wheel
-    cols = np.nonzero(wp[:, L.TIRE_MODEL] == CUSTOM)[0]
+    cols = np.nonzero(wp["tire_model"] == CUSTOM)[0]
     rows = np.ascontiguousarray(x[cols])
-    radius = np.ascontiguousarray(wp[cols, L.RADIUS])
-    index = int(wp[cols[0], L.CUSTOM_INDEX])
+    radius = np.ascontiguousarray(wp["radius"][cols])
+    index = int(wp[cols[0]].custom_index)
     with objmode(res="float64[:, :]"):
         res = tire_custom.call(index, rows, radius)
     for i in range(len(cols)):
         w = cols[i]
         if out[w, L.O_CONTACT] > 0.5:
-            s[w, L.S_F0], s[w, L.S_F0 + 1], s[w, L.S_MOMENT] = res[i, 0], res[i, 1], res[i, 2]
+            s[w].force0[0], s[w].force0[1], s[w].moment = res[i, 0], res[i, 1], res[i, 2]
             if abs(res[i, 0]) > 1e-9:    # its wheel torque per N, within [-r, 0] (see tire_custom)
-                s[w, L.S_ROAD_RATIO] = min(max(res[i, 3] / res[i, 0], -wp[w, L.RADIUS]), 0.0)
+                s[w].road_ratio = min(max(res[i, 3] / res[i, 0], -wp[w].radius), 0.0)
 
 
 @jit
@@ -380,12 +380,12 @@ def evaluate(packed: L.Packed, x: tire.TireInputs, contact: np.ndarray | None = 
     rows = x.rows()
     out = np.zeros(rows.shape[:2] + (4,))
     _evaluate_rows(packed.wheel, rows, packed.families, packed.family_index, packed.points, out)
-    custom = packed.wheel[:, L.TIRE_MODEL] == CUSTOM
+    custom = packed.wheel["tire_model"] == CUSTOM
     if custom.any():
-        index = int(packed.wheel[custom][0, L.CUSTOM_INDEX])
+        index = int(packed.wheel["custom_index"][custom][0])
         for i in range(len(rows)):
             out[i, custom] = tire_custom.call(index, rows[i, custom],
-                                              packed.wheel[custom, L.RADIUS])
+                                              packed.wheel["radius"][custom])
     if contact is not None:
         out = np.where(np.asarray(contact)[..., None], out, 0.0)
     return tuple(out[..., k] for k in range(4))
@@ -411,16 +411,16 @@ def sweep(p, wheel: int, slip_ratio: np.ndarray, slip_angle: np.ndarray, load: f
     sr, alpha = np.broadcast_arrays(np.asarray(slip_ratio, float), np.asarray(slip_angle, float))
     packed = p.packed
     w = packed.wheel[wheel]
-    r = w[L.RADIUS]
+    r = w["radius"]
     n = sr.size
     v_long = np.full(n, speed)
     v_lat = speed * np.tan(alpha.ravel())
     omega = speed * (1.0 + sr.ravel()) / r
     slips = np.array([tire.slips(a, b, c * r)
                       for a, b, c in zip(v_long, v_lat, omega, strict=True)]).reshape(n, 2)
-    physx = w[L.TIRE_MODEL] == PHYSX
+    physx = w["tire_model"] == PHYSX
     mu = friction * np.array([tire.friction_multiplier(w, s) if physx else 1.0 for s in slips[:, 0]])
-    rest = w[L.SPRUNG_MASS] * 9.81
+    rest = w["sprung_mass"] * 9.81
 
     def col(v):
         return np.broadcast_to(np.asarray(v, float), (n,))[:, None]

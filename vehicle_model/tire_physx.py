@@ -11,11 +11,6 @@ import numpy as np
 
 from .jit import jit
 from .layout import (
-    CAMBER_STIFF_G,
-    LAT_STIFF_X,
-    LAT_STIFF_Y,
-    LONG_STIFF_G,
-    RADIUS,
     X_CAMBER,
     X_FRICTION,
     X_GRAVITY,
@@ -53,9 +48,9 @@ def stiffness(w: np.ndarray, x: np.ndarray) -> tuple[float, float]:
     """Longitudinal (N per unit slip) and lateral (N per unit ``tan`` of the slip angle)
     stiffness: ``long_stiff_per_unit_gravity g``, and ``lat_stiff_y`` rest loads smoothed
     toward saturation at ``lat_stiff_x`` normalised loads."""
-    lat = x[X_REST_LOAD] * w[LAT_STIFF_Y] * _smooth_force(
-        x[X_NORMALISED_LOAD] * 3.0 / w[LAT_STIFF_X])
-    return w[LONG_STIFF_G] * x[X_GRAVITY], lat
+    lat = x[X_REST_LOAD] * w.lat_stiff_y * _smooth_force(
+        x[X_NORMALISED_LOAD] * 3.0 / w.lat_stiff_x)
+    return w.long_stiff_per_unit_gravity * x[X_GRAVITY], lat
 
 
 @jit
@@ -71,7 +66,7 @@ def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
     load = x[X_LOAD]
     long_slip, lat_slip, camber = x[X_LONG_SLIP], x[X_LAT_SLIP], x[X_CAMBER]
     long_stiff, lat_stiff = stiffness(w, x)
-    camber_stiff = w[CAMBER_STIFF_G] * x[X_GRAVITY]
+    camber_stiff = w.camber_stiff_per_unit_gravity * x[X_GRAVITY]
     camber_slip = camber * camber_stiff / max(lat_stiff, 1e-9)
     t_eff = x[X_TAN_LAT_SLIP] if camber_slip == 0.0 else np.tan(lat_slip - camber_slip)
     limit = x[X_FRICTION] * load
@@ -87,4 +82,4 @@ def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
         return 0.0, 0.0, 0.0, 0.0
     f_zero = limit / mag
     f_long = long_slip * f_bar * f_zero
-    return f_long, -nu * t_eff * f_bar * f_zero, nu * t_eff * m_bar * f_zero, -f_long * w[RADIUS]
+    return f_long, -nu * t_eff * f_bar * f_zero, nu * t_eff * m_bar * f_zero, -f_long * w.radius

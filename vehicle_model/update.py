@@ -21,17 +21,14 @@ from . import layout as L
 from .jit import borrow, borrow_rows, first_compile, jit
 from .layout import (
     N_GEAR_STATE,
-    N_GROUP_SCRATCH,
     N_HIT,
     N_KINEMATICS,
-    N_SCRATCH,
     N_TIRE_INPUTS,
     N_VEHICLE_COMMANDS,
     N_VEHICLE_OUTPUTS,
     N_VEHICLE_STATE,
     N_WHEEL_COMMANDS,
     N_WHEEL_OUTPUTS,
-    N_WHEEL_PARAMS,
     N_WHEEL_STATE,
     Packed,
 )
@@ -57,8 +54,8 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
     them; forces are for the simulator to apply for the next ``dt``. Outputs: forces, torques
     and the clutch slip are means over the substeps, slips and friction the last substep's, the
     rest end-of-update values (:class:`~traction.vehicle_model.vehicle.VehicleOutputs`).
-    ``s``, ``x`` and ``g`` are scratch (``N_SCRATCH``, ``N_TIRE_INPUTS`` and ``N_GROUP_SCRATCH``
-    columns per wheel).
+    ``s``, ``x`` and ``g`` are scratch (:func:`scratch`: ``layout.SCRATCH`` records per wheel,
+    ``N_TIRE_INPUTS`` columns per wheel, ``layout.GROUP_SCRATCH`` records per wheel group).
     ``report=False`` skips what only reports and feeds no force (see
     :func:`~traction.vehicle_model.tire_models.substep_forces`): for a caller that runs several
     updates in a row and reads the outputs after the last one only. ``new_commands=False``
@@ -67,24 +64,25 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
     kept (see :func:`~traction.vehicle_model.controls.commands`), for a caller that runs
     several updates in a row with the same commands.
     """
-    vp = pk.vehicle
+    vp = pk.vehicle[0]
     throttle, ratio = controls.commands(pk, gears, vs, cv, cw, dt, s, out,  # 1. commands, gears
                                         new_commands)
     contact.suspension_forces(pk, k, hits, gravity, s, out)                 # 2.-3. struts, loads
     contact.contact_frame(pk, k, hits, friction, ws, s, out)                # 4. contact frame
     fwd_speed = abs(k[L.K_VELOCITY] * rot(k, 0, 0) + k[L.K_VELOCITY + 1] * rot(k, 1, 0)
                     + k[L.K_VELOCITY + 2] * rot(k, 2, 0))
-    n_sub = int(vp[L.SUBSTEPS_LOW] if fwd_speed < vp[L.SUBSTEP_SPEED] else vp[L.SUBSTEPS_HIGH])
+    n_sub = int(vp.substeps_low if fwd_speed < vp.substep_speed_threshold else vp.substeps_high)
     h = dt / n_sub
     tire_models.prepare(pk, k, ws, dt, h, gravity, s, out)                  # 5. tyre treads
     thrust_l = min(max(cv[L.THRUST], -1.0), 1.0)        # tank tracks
     thrust_r = min(max(cv[L.THRUST + 1], -1.0), 1.0)
-    s[:, L.S_ACC_LONG:L.S_ACC_MOMENT + 1] = 0.0
+    for w in range(s.shape[0]):                    # the means over the substeps
+        s[w].acc_long, s[w].acc_lat, s[w].acc_drive, s[w].acc_moment = 0.0, 0.0, 0.0, 0.0
     engine_torque, clutch_slip = 0.0, 0.0
     for _ in range(n_sub):                         # 6. wheel substeps, chassis velocity held
         tire_models.substep_forces(pk, ws, gravity, h, s, x, out, report)
         for w in range(ws.shape[0]):
-            s[w, L.S_OMEGA0] = ws[w, L.OMEGA]
+            s[w].omega0 = ws[w, L.OMEGA]
         engine_omega = vs[L.ENGINE_OMEGA]
         t_eng, slip = drivetrain.spin(pk, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, out)
         # A tyre force that passed friction x load at the new spin is held there and the spins
@@ -92,7 +90,7 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
         # fixes a wheel more: at most one pass per wheel).
         while tire_models.hold_at_cap(pk, ws, s, x, out):
             for w in range(ws.shape[0]):
-                ws[w, L.OMEGA] = s[w, L.S_OMEGA0]
+                ws[w, L.OMEGA] = s[w].omega0
             vs[L.ENGINE_OMEGA] = engine_omega
             t_eng, slip = drivetrain.spin(pk, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h,
                                           s, g, out)
@@ -100,10 +98,10 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
         engine_torque += t_eng * h
         clutch_slip += slip * h
         for w in range(out.shape[0]):
-            s[w, L.S_ACC_LONG] += out[w, L.O_LONG_FORCE] * h
-            s[w, L.S_ACC_LAT] += out[w, L.O_LAT_FORCE] * h
-            s[w, L.S_ACC_DRIVE] += ws[w, L.DRIVE_TORQUE] * h
-            s[w, L.S_ACC_MOMENT] += out[w, L.O_MOMENT] * h
+            s[w].acc_long += out[w, L.O_LONG_FORCE] * h
+            s[w].acc_lat += out[w, L.O_LAT_FORCE] * h
+            s[w].acc_drive += ws[w, L.DRIVE_TORQUE] * h
+            s[w].acc_moment += out[w, L.O_MOMENT] * h
     chassis.forces_out(pk, k, ws, hits, dt, s, out, out_v)                  # 7. forces out
     tire_models.remember(k, ws, s, out)
     out_v[L.O_ENGINE_OMEGA], out_v[L.O_ENGINE_TORQUE] = vs[L.ENGINE_OMEGA], engine_torque / dt
@@ -116,7 +114,7 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
 def borrow_packed(pk: Packed) -> Packed:
     """``pk`` with every array borrowed (see :func:`~traction.vehicle_model.jit.borrow`); by
     field name, so a reordered ``Packed`` cannot swap two arrays of the same shape."""
-    return Packed(wheel=borrow_rows(pk.wheel, N_WHEEL_PARAMS), vehicle=borrow(pk.vehicle),
+    return Packed(wheel=borrow(pk.wheel), vehicle=borrow(pk.vehicle),
                   torque_curve=borrow(pk.torque_curve), gear_ratios=borrow(pk.gear_ratios),
                   shift_up=borrow(pk.shift_up), shift_down=borrow(pk.shift_down),
                   bars=borrow(pk.bars), families=borrow(pk.families),
@@ -126,14 +124,14 @@ def borrow_packed(pk: Packed) -> Packed:
 @jit
 def scratch(n_wheels: int):
     """The per-wheel scratch arrays of :func:`step_vehicle` (reused across vehicles and substeps)."""
-    return (np.zeros((n_wheels, L.N_SCRATCH)), np.zeros((n_wheels, L.N_TIRE_INPUTS)),
-            np.zeros((n_wheels, L.N_GROUP_SCRATCH)))
+    return (np.zeros(n_wheels, L.SCRATCH), np.zeros((n_wheels, L.N_TIRE_INPUTS)),
+            np.zeros(n_wheels, L.GROUP_SCRATCH))
 
 
 #: The column counts of :func:`step_batch_with`'s row arrays, in the order it checks them.
-WIDTHS = (N_WHEEL_PARAMS, N_WHEEL_STATE, N_VEHICLE_STATE, N_GEAR_STATE, N_VEHICLE_COMMANDS,
-          N_WHEEL_COMMANDS, N_KINEMATICS, N_HIT, N_WHEEL_OUTPUTS, N_VEHICLE_OUTPUTS, N_SCRATCH,
-          N_TIRE_INPUTS, N_GROUP_SCRATCH)
+WIDTHS = (N_WHEEL_STATE, N_VEHICLE_STATE, N_GEAR_STATE, N_VEHICLE_COMMANDS,
+          N_WHEEL_COMMANDS, N_KINEMATICS, N_HIT, N_WHEEL_OUTPUTS, N_VEHICLE_OUTPUTS,
+          N_TIRE_INPUTS)
 
 
 @jit
@@ -152,9 +150,9 @@ def step_batch_with(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w,
     vehicle, or one per vehicle (ValueError for another count)."""
     if friction.shape[0] != 1 and friction.shape[0] != kin.shape[0]:
         raise ValueError("vehicle update: friction must hold one table, or one per vehicle")
-    if (pk.wheel.shape[-1], wheel_state.shape[-1], vehicle_state.shape[-1], gears.shape[-1],
+    if (wheel_state.shape[-1], vehicle_state.shape[-1], gears.shape[-1],
             cmd_v.shape[-1], cmd_w.shape[-1], kin.shape[-1], hits.shape[-1], out_w.shape[-1],
-            out_v.shape[-1], s.shape[-1], x.shape[-1], g.shape[-1]) != WIDTHS:
+            out_v.shape[-1], x.shape[-1]) != WIDTHS:
         raise ValueError("vehicle update: an array's last axis does not have the column count "
                          "of its layout (traction.vehicle_model.layout)")
     pk = borrow_packed(pk)
@@ -166,8 +164,7 @@ def step_batch_with(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w,
     kin, hits = borrow_rows(kin, N_KINEMATICS), borrow_rows(hits, N_HIT)
     out_w, out_v = borrow_rows(out_w, N_WHEEL_OUTPUTS), borrow_rows(out_v, N_VEHICLE_OUTPUTS)
     friction, active = borrow(friction), borrow(active)
-    s, x = borrow_rows(s, N_SCRATCH), borrow_rows(x, N_TIRE_INPUTS)
-    g = borrow_rows(g, N_GROUP_SCRATCH)
+    s, x, g = borrow(s), borrow_rows(x, N_TIRE_INPUTS), borrow(g)
     per_vehicle = friction.shape[0] > 1
     for v in range(kin.shape[0]):
         if not active[v]:

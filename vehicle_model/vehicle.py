@@ -34,11 +34,11 @@ class SimulationParams:
     """Numerical settings of the vehicle update (scalars)."""
 
     substep_speed_threshold: float = param(5.0, unit="m/s", lo=0.0, hi=100.0, shape="scalar",
-                                           doc="below this forward speed use substeps_low")
+                                           doc="below this forward speed use substeps_low", packed=True)
     substeps_low: int = param(3, unit="-", lo=1, hi=64, shape="scalar", integer=True,
-                              doc="wheel substeps per update at low speed")
+                              doc="wheel substeps per update at low speed", packed=True)
     substeps_high: int = param(1, unit="-", lo=1, hi=64, shape="scalar", integer=True,
-                               doc="wheel substeps per update at high speed")
+                               doc="wheel substeps per update at high speed", packed=True)
 
     def validate(self, prefix: str = "simulation.", where: str = "") -> None:
         """Raise VehicleConfigError naming the first field out of range."""
@@ -55,9 +55,10 @@ class TireForceScaling:
 
     pitch: float = param(1.0, lo=0.0, hi=1.0, shape="scalar",
                          doc="share of the pitch moment (and of the braking and acceleration "
-                             "load transfer) kept")
+                             "load transfer) kept", packed="keep_pitch")
     roll: float = param(1.0, lo=0.0, hi=1.0, shape="scalar",
-                        doc="share of the roll moment (and of the cornering load transfer) kept")
+                        doc="share of the roll moment (and of the cornering load transfer) kept",
+                        packed="keep_roll")
 
     def validate(self, prefix: str = "tire_force_scaling.", where: str = "") -> None:
         validate_fields(self, prefix, where)

@@ -18,23 +18,24 @@ from .params import freeze_arrays, param, validate_fields
 class WheelParams:
     """Per-wheel rim/tyre data; every field is an array of shape ``(n_wheels,)``."""
 
-    radius: np.ndarray = param(unit="m", lo=0.05, hi=3.0, doc="centre to tread")
+    radius: np.ndarray = param(unit="m", lo=0.05, hi=3.0, doc="centre to tread", packed=True)
     width: np.ndarray = param(unit="m", lo=0.01, hi=2.0, doc="full tyre width (drawing only)")
     mass: np.ndarray = param(unit="kg", lo=0.0, hi=5000.0, lo_open=True,
                              doc="wheel + tyre mass: sets moi's default; the weight is "
                                  "chassis.mass")
     moi: np.ndarray = param(unit="kg m^2", lo=0.0, hi=1e5, lo_open=True,   # >= 5000 x 3^2 x 2
-                            doc="inertia about the axle (default 0.5*mass*radius^2)")
+                            doc="inertia about the axle (default 0.5*mass*radius^2)", packed=True)
     damping_rate: np.ndarray = param(unit="N m s/rad", lo=0.0, hi=1e3, lo_open=True,
-                                     doc="bearing damping torque per rad/s (0.25..2 typical)")
+                                     doc="bearing damping torque per rad/s (0.25..2 typical)", packed=True)
     max_brake_torque: np.ndarray = param(unit="N m", lo=0.0, hi=1e6,
-                                         doc="brake torque at full pedal")
+                                         doc="brake torque at full pedal", packed=True)
     max_handbrake_torque: np.ndarray = param(unit="N m", lo=0.0, hi=1e6,
-                                             doc="handbrake torque at full lever (0: no handbrake)")
+                                             doc="handbrake torque at full lever (0: no handbrake)",
+                                             packed=True)
     max_steer: np.ndarray = param(unit="rad", lo=0.0, hi=1.6,
                                   doc="largest steer angle magnitude at this wheel (> 0 "
-                                      "with a steer_multiplier)")
-    toe: np.ndarray = param(unit="rad", lo=-0.2, hi=0.2, doc="steer angle with no steer input")
+                                      "with a steer_multiplier)", packed=True)
+    toe: np.ndarray = param(unit="rad", lo=-0.2, hi=0.2, doc="steer angle with no steer input", packed=True)
 
     def __post_init__(self):
         freeze_arrays(self)

@@ -251,7 +251,7 @@ def test_braking_distance_with_other_tyre_models(model, braking_distance):
 
 
 # A parked tyre's force (its tread's) is capped at friction x load x the model's static
-# coefficient (``STATIC_COEF``: the PhysX graph at zero slip, ``grip`` for the curve tyre);
+# coefficient (``static_coef``: the PhysX graph at zero slip, ``grip`` for the curve tyre);
 # capping it at friction x load alone once went unseen. A curve-tyre sedan of grip 2 parked
 # nose-up a 50 degree slope (tan 50 = 1.19 > 1) holds.
 def test_a_grippy_curve_tyre_car_parks_on_a_slope_steeper_than_friction_one():

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from traction import vehicle_model as vm
-from traction.vehicle_model import antiroll, controls, differential, layout, steering
-from traction.vehicle_model.layout import BASE_SPLIT, GROUP
+from traction.vehicle_model import antiroll, controls, differential, steering
 
 
 def _diff(preset, **kw):
@@ -21,9 +20,9 @@ def _ratios(p, omega, contact, force, thrust):
     arrays and ``(n, 2)`` tank thrusts; returns the shares ``beta`` ``(n, n_groups)``."""
     n, n_groups = len(omega), p.groups.shape[1]
     beta = np.full((n, n_groups), np.nan)
-    base = p.packed.wheel[:, BASE_SPLIT]
+    base = p.packed.wheel["base_split"]
     for i in range(n):
-        differential.ratios(p.packed.vehicle, base, p.packed.wheel[:, GROUP],
+        differential.ratios(p.packed.vehicle[0], base, p.packed.wheel["group"],
                             np.asarray(omega[i], float), np.asarray(contact[i], float),
                             np.asarray(force[i], float),
                             thrust[i, 0], thrust[i, 1], beta[i])
@@ -32,7 +31,7 @@ def _ratios(p, omega, contact, force, thrust):
 
 def _steer_angles(p, steer):
     """``steering.steer_angle`` of every wheel of ``p`` for one steer command."""
-    return np.array([steering.steer_angle(p.packed.vehicle, p.packed.wheel, w, steer)
+    return np.array([steering.steer_angle(p.packed.vehicle[0], p.packed.wheel, w, steer)
                      for w in range(p.n_wheels)])
 
 
@@ -66,8 +65,8 @@ def test_locked_axles_are_one_group_with_the_axles_share_whatever_the_spins(driv
     axles' (4wd: front_rear_split through the open centre) at any wheel spins."""
     p = _diff("sedan_rwd", kind="locked", drive=drive)
     np.testing.assert_array_equal(np.argmax(p.groups, axis=1), groups)
-    np.testing.assert_array_equal(p.packed.wheel[:, GROUP], groups)
-    assert int(p.packed.vehicle[layout.N_GROUPS]) == len(shares)
+    np.testing.assert_array_equal(p.packed.wheel["group"], groups)
+    assert int(p.packed.vehicle[0]["n_groups"]) == len(shares)
     omega = rng.normal(0, 50, (50, 4))
     beta = _ratios(p, omega, np.ones((50, 4), bool), np.ones((50, 4)), np.zeros((50, 2)))
     np.testing.assert_allclose(beta, np.tile(shares, (50, 1)), atol=1e-15)
@@ -88,7 +87,7 @@ def test_tank_ratios_are_signed_thrust_shares(rng):
 
 def test_limited_slip_moves_torque_to_the_slower_wheel():
     p = _diff("sedan_rwd", kind="limited_slip", rear_bias=1.3)   # PhysX's default bias
-    np.testing.assert_array_equal(p.packed.wheel[:, BASE_SPLIT],
+    np.testing.assert_array_equal(p.packed.wheel["base_split"],
                                   differential.base_split(p.differential, 4))
     omega = np.array([[10.0, 10.0, 60.0, 10.0],     # rear left spinning: 6x > bias
                       [10.0, 10.0, 12.0, 10.0]])    # within bias 1.3: default split
@@ -114,7 +113,7 @@ def test_four_wheel_drive_centre_differential_moves_torque_to_the_slower_axle():
 def test_torque_vectoring_follows_suspension_force():
     q = _diff("truck_6x6", type="torque_vectoring")
     p = q.differential
-    np.testing.assert_array_equal(q.packed.wheel[:, BASE_SPLIT], differential.base_split(p, 6))
+    np.testing.assert_array_equal(q.packed.wheel["base_split"], differential.base_split(p, 6))
     contact = np.array([[1, 1, 0, 0, 1, 1], [1, 0, 0, 0, 0, 1]], bool)
     force = np.array([[3e4, 1e4, 0, 0, 2e4, 2e4], [3e4, 0, 0, 0, 0, 3e4]])
     beta = _ratios(q, np.zeros((2, 6)), contact, force, np.zeros((2, 2)))
@@ -265,7 +264,7 @@ def test_torque_vectoring_keeps_most_torque_on_the_ground():
 # The rear LSD's own bias; Ackermann partners of several candidates.
 def _lsd_ratios(p, omega):
     beta = np.full(4, np.nan)
-    differential.ratios(p.packed.vehicle, p.packed.wheel[:, BASE_SPLIT], p.packed.wheel[:, GROUP],
+    differential.ratios(p.packed.vehicle[0], p.packed.wheel["base_split"], p.packed.wheel["group"],
                         np.asarray(omega, float), np.ones(4), np.ones(4), 0.0, 0.0, beta)
     return beta
 

@@ -90,11 +90,11 @@ def _spin(c):
     n = p.n_wheels
     ws, vs = np.zeros((n, L.N_WHEEL_STATE)), np.zeros(L.N_VEHICLE_STATE)
     cw = np.zeros((n, L.N_WHEEL_COMMANDS))
-    s, g = np.zeros((n, L.N_SCRATCH)), np.zeros((n, L.N_GROUP_SCRATCH))
+    s, g = np.zeros(n, L.SCRATCH), np.zeros(n, L.GROUP_SCRATCH)
     out = np.zeros((n, L.N_WHEEL_OUTPUTS))
     ws[:, L.OMEGA], vs[L.ENGINE_OMEGA] = c["omega"], c["engine_omega"]
     cw[:, L.TORQUE_SPLIT] = c["shares"]
-    s[:, L.S_ROAD] = c["road"]
+    s["road"] = c["road"]
     out[:, L.O_CONTACT], out[:, L.O_SPRING_FORCE] = c["contact"], c["spring"]
     t_eng, slip = drivetrain.spin(p.packed, ws, vs, cw, c["thrust"][0], c["thrust"][1],
                                   c["throttle"], c["ratio"], c["h"], s, g, out)
@@ -173,7 +173,7 @@ def _solve(c, accuracy="best_possible", sweeps=5, brake=None):
     n = len(c["w_g"])
     out = np.full(n, np.nan)
     w_e, clutch, t_eng, slip = drivetrain.solve(
-        p.packed.vehicle, p.packed.torque_curve, c["w_e"], c["w_g"], c["inertia"], c["damping"],
+        p.packed.vehicle[0], p.packed.torque_curve, c["w_e"], c["w_g"], c["inertia"], c["damping"],
         c["road"], np.zeros(n) if brake is None else brake, c["throttle"], c["ratio"],
         c["shares"], c["h"], out)
     return w_e, clutch, t_eng, slip, out
@@ -313,7 +313,7 @@ def test_a_held_engine_never_drives_wheels_that_overrun_it():
     assert x[0] > ratio * shares @ x[1:] > e.max_omega and unheld > 0.0
     out = np.zeros(4)
     w_e, clutch, t_eng, slip = drivetrain.solve(
-        p.packed.vehicle, p.packed.torque_curve, 0.99 * e.max_omega, w_g, *args, np.zeros(4),
+        p.packed.vehicle[0], p.packed.torque_curve, 0.99 * e.max_omega, w_g, *args, np.zeros(4),
         1.0, ratio, shares, h, out)
     assert w_e == e.max_omega
     assert slip == pytest.approx(w_e - ratio * shares @ out, rel=1e-12)

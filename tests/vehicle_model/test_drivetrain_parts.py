@@ -26,7 +26,7 @@ def _free_rev(pk) -> float:
     """Engine speed after 20 s at full throttle in neutral (1 ms steps), from rest."""
     w_e, out_g = 0.0, np.zeros(1)
     for _ in range(20000):
-        w_e, _, _, _ = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, np.zeros(1),
+        w_e, _, _, _ = drivetrain.solve(pk.vehicle[0], pk.torque_curve, w_e, np.zeros(1),
                                         np.ones(1), np.ones(1), np.zeros(1), np.zeros(1), 1.0,
                                         0.0, np.ones(1), 1e-3, out_g)
     return w_e
@@ -93,7 +93,7 @@ def test_clutch_couples_engine_and_wheels_stably(strength, accuracy):
     slips = []
     for _ in range(50):                                        # 0.5 s at 10 ms, zero throttle
         new_g = np.full(4, np.nan)
-        w_e, clutch, _, slip = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, w_g,
+        w_e, clutch, _, slip = drivetrain.solve(pk.vehicle[0], pk.torque_curve, w_e, w_g,
                                                 p.wheels.moi, p.wheels.damping_rate, np.zeros(4),
                                                 np.zeros(4), 0.0, ratio, shares, 0.01, new_g)
         w_g = new_g
@@ -125,7 +125,7 @@ def _gearbox(gp):
 def _shift(pk, s, engine_ratio, dt, want=None):
     """One ``gearbox.shift`` of vehicle 0 (``want`` None: no manual request)."""
     gears, timers = s.gears[0], s.vehicle[0]
-    gearbox.shift(pk.vehicle, pk.shift_up, pk.shift_down, gears, timers,
+    gearbox.shift(pk.vehicle[0], pk.shift_up, pk.shift_down, gears, timers,
                   int(gears[GEAR]) if want is None else want, engine_ratio, dt)
 
 
@@ -135,7 +135,7 @@ def test_gear_change_spends_switch_time_in_neutral():
     ratios, engaged = [], []
     for k in range(70):
         _shift(pk, s, 0.3, 0.01, want=2 if k == 0 else None)  # request 2nd, then run
-        ratios.append(gearbox.effective_ratio(pk.vehicle, pk.gear_ratios, s.gears[0], s.vehicle[0]))
+        ratios.append(gearbox.effective_ratio(pk.vehicle[0], pk.gear_ratios, s.gears[0], s.vehicle[0]))
         engaged.append(gearbox.engaged_gear(s.gears[0], s.vehicle[0]))
     ratios, engaged = np.array(ratios), np.array(engaged)
     assert np.all(ratios[:49] == 0.0) and np.all(ratios[51:] == 2.0 * gp.final_ratio)
@@ -294,13 +294,13 @@ def test_set_gear_during_a_change_engages_that_gear_at_once():
     pk, s = pack(p), VehicleState.zeros(p, 1, gear=1)
     gears, timers = s.gears[0], s.vehicle[0]
     for k in range(10):                                  # request 2nd: 0.1 s into 0.5 s
-        gearbox.shift(pk.vehicle, pk.shift_up, pk.shift_down, gears, timers,
+        gearbox.shift(pk.vehicle[0], pk.shift_up, pk.shift_down, gears, timers,
                       2 if k == 0 else int(gears[GEAR]), 0.3, 0.01)
     assert gearbox.engaged_gear(gears, timers) == 0     # in neutral, changing
     s.set_gear(p, 3)
-    gearbox.shift(pk.vehicle, pk.shift_up, pk.shift_down, gears, timers, 3, 0.3, 0.01)
+    gearbox.shift(pk.vehicle[0], pk.shift_up, pk.shift_down, gears, timers, 3, 0.3, 0.01)
     assert gearbox.engaged_gear(gears, timers) == 3
-    ratio = gearbox.effective_ratio(pk.vehicle, pk.gear_ratios, gears, timers)
+    ratio = gearbox.effective_ratio(pk.vehicle[0], pk.gear_ratios, gears, timers)
     assert ratio == 1.5 * gp.final_ratio
 
 
@@ -322,7 +322,7 @@ def _solve(pk, w_e, w_g, road, throttle, ratio, h=1e-3):
 
     n = len(w_g)
     out = np.zeros(n)
-    res = drivetrain.solve(pk.vehicle, pk.torque_curve, w_e, np.asarray(w_g, float), np.ones(n),
+    res = drivetrain.solve(pk.vehicle[0], pk.torque_curve, w_e, np.asarray(w_g, float), np.ones(n),
                            np.full(n, 0.25), np.asarray(road, float), np.zeros(n), throttle,
                            ratio, np.full(n, 1.0 / n), h, out)
     return res, out

@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 from traction import vehicle_model as vm
 from traction.vehicle_model import differential, tire
-from traction.vehicle_model.layout import BASE_SPLIT, GROUP
 
 SETTINGS = settings()  # the profile in tests/conftest.py
 PRESETS = ("sedan", "sedan_rwd", "truck_6x6", "tank")
@@ -87,11 +86,11 @@ def test_four_wheel_ratios_sum_to_one(kind, drive, split, lr, bias, seed):
     pk = q.packed
     rng = np.random.default_rng(seed)
     base = differential.base_split(p, 4)
-    np.testing.assert_array_equal(pk.wheel[:, BASE_SPLIT], base)
+    np.testing.assert_array_equal(pk.wheel["base_split"], base)
     omega = rng.normal(0, 50, (20, 4)) * (rng.uniform(size=(20, 4)) < 0.8)
     beta = np.full((20, q.groups.shape[1]), np.nan)        # a spool: one group per axle
     for i in range(20):
-        differential.ratios(pk.vehicle, base, pk.wheel[:, GROUP], omega[i], np.ones(4),
+        differential.ratios(pk.vehicle[0], base, pk.wheel["group"], omega[i], np.ones(4),
                             np.ones(4), 0.0, 0.0, beta[i])
     np.testing.assert_allclose(beta.sum(axis=1), 1.0, atol=1e-12)
     assert np.all(beta >= -1e-15)

@@ -224,15 +224,15 @@ def test_params_copies_and_pickles_repack_in_their_own_process(monkeypatch):
     import copy
     import pickle
 
-    from traction.vehicle_model import layout, tire_custom
+    from traction.vehicle_model import tire_custom
 
     p = dataclasses.replace(_params("custom"), custom_tire=_push)
     monkeypatch.setattr(tire_custom, "_BY_INDEX", [_params, _inputs])   # two tyres before it
-    assert p.packed.wheel[0, layout.CUSTOM_INDEX] == 2
+    assert p.packed.wheel[0]["custom_index"] == 2
     monkeypatch.setattr(tire_custom, "_BY_INDEX", [])                   # "another process"
     for q in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p)):
         assert not {"packed", "groups", "base_split"} & set(vars(q))
-        assert tire_custom._BY_INDEX[int(q.packed.wheel[0, layout.CUSTOM_INDEX])] is _push
+        assert tire_custom._BY_INDEX[int(q.packed.wheel[0]["custom_index"])] is _push
         assert all(not a.flags.writeable for a in q.packed)             # the original's type
         for a, b in zip(q.packed, p.packed, strict=True):
             if a is not q.packed.wheel:

@@ -137,7 +137,7 @@ def test_update_with_the_same_commands_keeps_the_steer_and_changes_nothing_else(
     exactly (1, 0) for wheels that cannot steer."""
     state, kin, hits, cmd = _random_case(sedan, 64, rng)
     state, out = _run_update(sedan, state, kin, hits, cmd, True)
-    steerable = sedan.packed.wheel[:, L.MAX_STEER] != 0.0
+    steerable = sedan.packed.wheel["max_steer"] != 0.0
     assert np.any(out.steer[:, steerable] != 0.0) and np.all(out.steer[:, ~steerable] == 0.0)
     assert np.allclose(out.heading[..., 0], np.cos(out.steer), rtol=0, atol=1e-15)
     assert np.allclose(out.heading[..., 1], np.sin(out.steer), rtol=0, atol=1e-15)
@@ -165,7 +165,7 @@ def test_update_without_report_changes_only_the_reported_slip_angle(sedan, rng, 
         p = dataclasses.replace(sedan, suspension=dataclasses.replace(
             sedan.suspension, camber_at_rest=zero, camber_at_max_compression=zero,
             camber_at_max_droop=zero))
-    assert np.all(p.packed.wheel[:, L.TIRE_MODEL] == 0)              # PhysX tyres
+    assert np.all(p.packed.wheel["tire_model"] == 0)              # PhysX tyres
     state, kin, hits, cmd = _random_case(p, 64, rng)
     s_full, out_full = _run_update(p, state, kin, hits, cmd, True)
     s_lean, out_lean = _run_update(p, state, kin, hits, cmd, False)
@@ -193,7 +193,7 @@ def test_useful_masses_of_every_wheel_bound_the_sprung_mass(sedan, rng):
     state, kin, hits, cmd = _random_case(p, 1, rng)
     hits.dist[:] = p.suspension.max_compression + 2 * p.wheels.radius    # every wheel in contact
     s, x, g = scratch(p.n_wheels)
-    s[:, L.S_INV_MASS:L.S_INV_MASS + 2] = -1.0
+    s["inv_mass"] = -1.0
     out = vm.VehicleOutputs.zeros(p, 1)
     step_batch_with(p.packed, state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
                     kin.rows(), hits.rows(), vm.FrictionTable.default().values[None],
@@ -201,10 +201,10 @@ def test_useful_masses_of_every_wheel_bound_the_sprung_mass(sedan, rng):
     k = kin.rows()[0]
     share = p.suspension.sprung_mass / p.chassis.mass
     for w in range(4):
-        arm = s[w, L.S_ARM:L.S_ARM + 3]
-        expect = [contact.inverse_useful_mass(p.packed, k, w, *arm, *s[w, col:col + 3])
-                  for col in (L.S_FWD, L.S_LEFT)]
-        got = [s[w, L.S_INV_MASS], s[w, L.S_INV_MASS + 1]]
+        arm = s["arm"][w]
+        expect = [contact.inverse_useful_mass(p.packed, k, w, *arm, *s[axis][w])
+                  for axis in ("fwd", "left")]
+        got = list(s["inv_mass"][w])
         assert got == expect
         most = 1 / p.suspension.sprung_mass[w] + 2 * arm @ arm / (share[w] * p.chassis.inertia.min())
         assert all(1 / p.suspension.sprung_mass[w] < v <= most for v in got)
