@@ -27,7 +27,7 @@ def test_each_world_brakes_on_its_own_friction():
     """Three sedans braking from 20 m/s in one World, on tarmac of friction 1, 0.5 and 0.25
     (each world's table edited): each stops within v0^2 / (2 mu_eff g), 1 % short to 10 % long
     (the stop criterion, friction ramp-up, brake dive and the crawl to the stop), as a sedan
-    alone does (tests/envs/test_tire_scenarios.py)."""
+    alone does (tests/scenarios/test_tires.py)."""
     with World(3).filled() as world:
         sims = [VehicleSim(build_scene("sedan", "flat")) for _ in range(3)]
     mus, v0 = (1.0, 0.5, 0.25), 20.0

@@ -36,10 +36,10 @@ TASKS = {"Traction/TankTurn-v1": [0.9, 1.0, 1.0, 0.2, 1.0], "Traction/Drift-v1":
                                                                                    0.8, 1.0]}
 
 
-def _fake_sweep(out, tasks=TASKS):
+def _fake_sweep(out, tasks=TASKS, timesteps=3000):
     """A sweep folder with finished trials (trial.json, evaluations.npz) of made-up scores."""
     out.mkdir()
-    (out / "sweep.yml").write_text(yaml.safe_dump({"algo": "ppo", "timesteps": 3000, "hp": {},
+    (out / "sweep.yml").write_text(yaml.safe_dump({"algo": "ppo", "timesteps": timesteps, "hp": {},
                                                    "env_kwargs": {}, "eval_episodes": 10,
                                                    "eval_seed": sweep.EVAL_SEED}))
     for env_id, finals in tasks.items():
@@ -51,7 +51,7 @@ def _fake_sweep(out, tasks=TASKS):
                      results=np.arange(9.0).reshape(3, 3) + seed, successes=success,
                      ep_lengths=np.ones((3, 3)))
             (run / "trial.json").write_text(json.dumps({
-                "env_id": env_id, "seed": seed, "algo": "ppo", "timesteps": 3000,
+                "env_id": env_id, "seed": seed, "algo": "ppo", "timesteps": timesteps,
                 "train_seconds": 10.0, "wall_seconds": 12.0, "train_steps_per_s": 300.0,
                 "final": {"success_rate": final, "mean_return": 10 * final},
                 "best": {"success_rate": 1.0, "mean_return": 11.0}, "host": "here"}))
@@ -85,10 +85,35 @@ def test_report_is_rliables_iqm_with_bootstrap_cis(tmp_path):
     assert sweep_report.summarize(out) == report                        # seeded bootstrap
 
     text = sweep_report.write_report(out)
-    assert "| Traction/TankTurn-v1 | 5 | 97 % [" in text          # IQM of 0.2, 0.9, 1, 1, 1
+    assert "| Traction/TankTurn-v1 | 5 | 3,000 | 97 % [" in text   # IQM of 0.2, 0.9, 1, 1, 1
     assert "4 of 5 |" in text and "python -m traction.train.sweep --seeds 0-4" in text
     for name in ("report.md", "report.json", "curves.png", "profile.png"):
         assert (out / "report" / name).stat().st_size > 100, name
+
+
+def test_sweeps_run_apart_report_together_with_their_own_steps(tmp_path):
+    """One report of two sweep folders (a task each, its own steps per run): the tasks' figures
+    are each folder's alone, the steps are given per task, both commands are listed; a trial in
+    both folders is refused."""
+    from traction.train import sweep_report
+
+    tank = {"Traction/TankTurn-v1": TASKS["Traction/TankTurn-v1"]}
+    drift = {"Traction/Drift-v1": TASKS["Traction/Drift-v1"]}
+    a = _fake_sweep(tmp_path / "a", tank)
+    b = _fake_sweep(tmp_path / "b", drift, timesteps=6000)
+    both = sweep_report.summarize([a, b])
+    assert both["tasks"]["Traction/TankTurn-v1"] == sweep_report.summarize(a)["tasks"][
+        "Traction/TankTurn-v1"]
+    assert both["tasks"]["Traction/Drift-v1"] == sweep_report.summarize(b)["tasks"][
+        "Traction/Drift-v1"]
+    assert both["settings"]["timesteps"] is None and both["settings"]["algo"] == "ppo"
+    assert len(both["commands"]) == 2 and "all_tasks" in both
+    text = sweep_report.main([str(a), str(b)])
+    assert "the environment steps per run in the table" in text
+    assert "| Traction/TankTurn-v1 | 5 | 3,000 |" in text and "| Traction/Drift-v1 | 5 | 6,000 |" in text
+    assert (a / "report" / "curves.png").is_file()
+    with pytest.raises(ValueError, match="the same trial twice"):
+        sweep_report.summarize([a, _fake_sweep(tmp_path / "c", tank)])
 
 
 def test_results_page_keeps_its_text_and_replaces_only_the_block(tmp_path):
