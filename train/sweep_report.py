@@ -1,9 +1,10 @@
 """The report of a sweep (``python -m traction.train.sweep``), and the results page from it::
 
-    python -m traction.train.sweep_report runs/sweep [--docs docs/results.md]
+    python -m traction.train.sweep_report runs/sweep [runs/sweep2 ...] [--docs docs/results.md]
 
-Reads every finished trial of the sweep folder (``runs/*/trial.json``, each run's
-``evaluations.npz``) and writes ``OUT/report/``:
+Reads every finished trial of the sweep folders (``runs/*/trial.json``, each run's
+``evaluations.npz``; several folders: sweeps run apart, e.g. one per task with its own number
+of steps) and writes ``OUT/report/`` (``OUT``: the first folder):
 
 - ``report.json``: per task, the IQM over seeds of the success rate and of the mean return of
   the final model and of the best checkpoint (held-out episodes), each with its 95 %
@@ -39,11 +40,18 @@ BEGIN, END = "<!-- sweep-report:begin -->", "<!-- sweep-report:end -->"
 MODELS = ("final", "best")
 
 
-def load_trials(out: Path) -> list[dict]:
-    """The finished trials of the sweep folder ``out``, sorted by task and seed, each with its
-    evaluation curve (``curve``: ``timesteps``, ``success``, ``return``)."""
+def _folders(out) -> list[Path]:
+    """``out`` as a list of sweep folders (one folder, or several)."""
+    return [Path(out)] if isinstance(out, str | Path) else [Path(o) for o in out]
+
+
+def load_trials(out) -> list[dict]:
+    """The finished trials of the sweep folder ``out`` (or of each folder of a list), sorted by
+    task and seed, each with its evaluation curve (``curve``: ``timesteps``, ``success``,
+    ``return``)."""
     trials = []
-    for path in sorted(Path(out).glob("runs/*/trial.json")):
+    paths = [p for folder in _folders(out) for p in sorted(folder.glob("runs/*/trial.json"))]
+    for path in paths:
         trial = json.loads(path.read_text())
         evals = np.load(path.parent / "evaluations.npz")
         success = evals["successes"].mean(axis=1) if evals["successes"].size else \
@@ -85,6 +93,7 @@ def _task_report(trials: list[dict]) -> dict:
     reached = [first_reached(t["curve"]) for t in trials]
     return {
         "seeds": [t["seed"] for t in trials],
+        "timesteps": max(t.get("timesteps", 0) for t in trials),
         **{m: {k: _iqm(scores[m, k]) for k in ("success", "return")} for m in MODELS},
         "curve": curve,
         "seeds_reaching": sum(r is not None for r in reached),
@@ -96,20 +105,35 @@ def _task_report(trials: list[dict]) -> dict:
                    for t, r in zip(trials, reached, strict=True)]}
 
 
-def summarize(out: Path) -> dict:
-    """The report of the sweep folder ``out`` (see the module docstring), as JSON-ready data.
-
-    Raises:
-        ValueError: ``out`` holds no finished trial.
-    """
+def _settings(folders: list[Path]) -> dict:
+    """The sweeps' settings (``sweep.yml``): a setting the folders disagree on is None (the
+    steps per run are then given per task)."""
     import yaml
 
-    trials = load_trials(out)
+    each = [yaml.safe_load((f / "sweep.yml").read_text()) if (f / "sweep.yml").is_file() else {}
+            for f in folders]
+    keys = dict.fromkeys(k for s in each for k in s)
+    return {k: each[0].get(k) if all(s.get(k) == each[0].get(k) for s in each) else None
+            for k in keys}
+
+
+def summarize(out) -> dict:
+    """The report of the sweep folder ``out`` (or of a list of folders; see the module
+    docstring), as JSON-ready data.
+
+    Raises:
+        ValueError: no folder holds a finished trial, or two hold the same task and seed.
+    """
+    folders = _folders(out)
+    trials = load_trials(folders)
     if not trials:
-        raise ValueError(f"{out}: no finished trial (runs/*/trial.json); run "
-                         "python -m traction.train.sweep first")
-    settings = yaml.safe_load((Path(out) / "sweep.yml").read_text()) \
-        if (Path(out) / "sweep.yml").is_file() else {}
+        raise ValueError(f"{', '.join(map(str, folders))}: no finished trial "
+                         "(runs/*/trial.json); run python -m traction.train.sweep first")
+    keys = [(t["env_id"], t["seed"]) for t in trials]
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    if twice:
+        raise ValueError(f"the sweep folders hold the same trial twice: {twice}")
+    settings = _settings(folders)
     tasks = {}
     for env_id in dict.fromkeys(t["env_id"] for t in trials):
         tasks[env_id] = _task_report([t for t in trials if t["env_id"] == env_id])
@@ -125,8 +149,8 @@ def summarize(out: Path) -> dict:
             profile = stats.performance_profile(s, reps=stats.REPS)
             report["profiles"]["final model" if m == "final" else "best checkpoint"] = {
                 "fraction": [i.value for i in profile], **_lists(profile)}
-    commands = Path(out) / "commands.txt"
-    report["commands"] = commands.read_text().splitlines() if commands.is_file() else []
+    report["commands"] = [line for f in folders if (f / "commands.txt").is_file()
+                          for line in (f / "commands.txt").read_text().splitlines()]
     return report
 
 
@@ -144,8 +168,10 @@ def markdown(report: dict, images: str = ".") -> str:
     """The report's tables and figures as markdown (``images``: the PNGs' folder, relative to
     where the text goes)."""
     s = report["settings"]
-    lines = [f"{(s.get('algo') or '?').upper()}, {s.get('timesteps', 0):,} environment steps "
-             f"per run; success rates and returns over {s.get('eval_episodes', '?')} held-out "
+    steps = (f"{s['timesteps']:,} environment steps per run" if s.get("timesteps")
+             else "the environment steps per run in the table")
+    lines = [f"{(s.get('algo') or '?').upper()}, {steps}; success rates and returns over "
+             f"{s.get('eval_episodes', '?')} held-out "
              f"deterministic episodes per model (seeds from {s.get('eval_seed', '?')}); IQM over "
              f"seeds with 95 % stratified-bootstrap CIs (rliable, {report['bootstrap_reps']} "
              "replications). Hyperparameters: `train/hyperparams/"
@@ -154,11 +180,12 @@ def markdown(report: dict, images: str = ".") -> str:
              + ".", ""]
     if report["commands"]:
         lines += ["```sh", *report["commands"], "```", ""]
-    lines += ["| task | seeds | success, final model | success, best checkpoint | return, final "
-              "model | return, best checkpoint | seeds at >= 80 % in training's evaluations |",
-              "|---|---|---|---|---|---|---|"]
+    lines += ["| task | seeds | steps per run | success, final model | success, best checkpoint "
+              "| return, final model | return, best checkpoint | seeds at >= 80 % in training's "
+              "evaluations |", "|---|---|---|---|---|---|---|---|"]
     for env_id, r in report["tasks"].items():
-        lines.append(f"| {env_id} | {len(r['seeds'])} | {_ci(r['final']['success'], True)} | "
+        lines.append(f"| {env_id} | {len(r['seeds'])} | {r['timesteps']:,} | "
+                     f"{_ci(r['final']['success'], True)} | "
                      f"{_ci(r['best']['success'], True)} | {_ci(r['final']['return'], False)} | "
                      f"{_ci(r['best']['return'], False)} | {r['seeds_reaching']} of "
                      f"{len(r['seeds'])} |")
@@ -227,11 +254,11 @@ def plot(report: dict, trials: list[dict], folder: Path) -> list[Path]:
     return paths
 
 
-def write_report(out: Path) -> str:
-    """Write ``out/report/`` (``report.json``, ``report.md``, PNGs); returns the markdown."""
-    out = Path(out)
+def write_report(out) -> str:
+    """Write ``out/report/`` (``report.json``, ``report.md``, PNGs; ``out`` a folder, or a list
+    whose first folder gets the report); returns the markdown."""
     report = summarize(out)
-    folder = out / "report"
+    folder = _folders(out)[0] / "report"
     plot(report, load_trials(out), folder)
     text = markdown(report)
     (folder / "report.md").write_text("# Sweep report\n\n" + text)
@@ -239,13 +266,14 @@ def write_report(out: Path) -> str:
     return text
 
 
-def write_docs(out: Path, docs: Path) -> Path:
-    """Write the sweep's report into the results page ``docs`` (between the markers; see the
-    module docstring) and its PNGs into ``docs``' folder under ``results/``."""
-    out, docs = Path(out), Path(docs)
+def write_docs(out, docs: Path) -> Path:
+    """Write the sweep's report (``out``: a folder or a list of them) into the results page
+    ``docs`` (between the markers; see the module docstring) and its PNGs into ``docs``' folder
+    under ``results/``."""
+    docs = Path(docs)
     report = summarize(out)
     images = docs.parent / "results"
-    for path in plot(report, load_trials(out), out / "report"):
+    for path in plot(report, load_trials(out), _folders(out)[0] / "report"):
         images.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, images / f"sweep_{path.name}")
     block = (f"{BEGIN}\n<!-- written by python -m traction.train.sweep_report; edits here are "
@@ -265,14 +293,16 @@ def write_docs(out: Path, docs: Path) -> Path:
 
 def main(argv=None) -> str:
     ap = argparse.ArgumentParser(description="Report of a Traction sweep (IQM with 95 % CIs).")
-    ap.add_argument("sweep", type=Path, help="the sweep's --out folder")
+    ap.add_argument("sweep", type=Path, nargs="+",
+                    help="the sweep's --out folder (several: one report of their trials)")
     ap.add_argument("--docs", type=Path, default=None,
                     help="also write the tables into this markdown page (docs/results.md)")
     args = ap.parse_args(argv)
     try:
         require("sweep_report", "rliable", "matplotlib")
-        if not args.sweep.is_dir():
-            raise ValueError(f"{args.sweep}: not found")
+        missing = [str(f) for f in args.sweep if not f.is_dir()]
+        if missing:
+            raise ValueError(f"{', '.join(missing)}: not found")
         if args.docs is not None:
             writable_file(args.docs, "--docs")
         text = write_report(args.sweep)
