@@ -1,4 +1,4 @@
-"""The agent shipped with the package runs without training: ``evaluate --pretrained``."""
+"""The agents shipped with the package run without training: ``evaluate --pretrained``."""
 
 import json
 
@@ -9,17 +9,20 @@ from traction.train import evaluate, pretrained
 pytest.importorskip("stable_baselines3")
 
 
-def test_the_shipped_tankturn_agent_succeeds_with_its_statistics(tmp_path):
-    shipped = json.loads((pretrained.folder("Traction/TankTurn-v1") / "evaluation.json")
-                         .read_text())
+def test_every_task_has_a_shipped_agent():
+    assert {"Traction/TankTurn-v1", "Traction/Drift-v1"} <= set(pretrained.available())
+
+
+@pytest.mark.parametrize("env_id", pretrained.available())
+def test_a_shipped_agent_succeeds_with_its_statistics(tmp_path, env_id):
+    shipped = json.loads((pretrained.folder(env_id) / "evaluation.json").read_text())
     assert shipped["episodes"] >= 100 and shipped["success_rate"] >= 0.95
     out = tmp_path / "eval"
-    result = evaluate.main(["--pretrained", "Traction/TankTurn-v1", "--episodes", "3",
-                            "--out", str(out)])
-    # the first 3 of the episodes it was shipped with (same seeds): it succeeds in each
-    assert result["success_rate"] == 1.0 and result["episodes"] == 3
+    result = evaluate.main(["--pretrained", env_id, "--episodes", "2", "--out", str(out)])
+    # the first 2 of the episodes it was shipped with (same seeds): it succeeds in each
+    assert result["success_rate"] == 1.0 and result["episodes"] == 2
     assert json.loads((out / "evaluation.json").read_text()) == result
-    assert not (pretrained.folder("Traction/TankTurn-v1") / "evaluation.mp4").exists()
+    assert not (pretrained.folder(env_id) / "evaluation.mp4").exists()
 
 
 def test_the_video_goes_to_the_output_folder(tmp_path):
@@ -44,9 +47,9 @@ def test_the_video_goes_to_the_output_folder(tmp_path):
 
 def test_unknown_or_missing_agents_and_both_sources_are_refused(tmp_path, capsys):
     with pytest.raises(SystemExit):
-        evaluate.main(["--pretrained", "Traction/Drift-v1", "--out", str(tmp_path)])
-    assert "no trained agent ships for it; available: Traction/TankTurn-v1" in \
-        capsys.readouterr().err
+        evaluate.main(["--pretrained", "Traction/Drift-v9", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert "no trained agent ships for it; available: " in err and "Traction/TankTurn-v1" in err
     with pytest.raises(SystemExit):
         evaluate.main([str(tmp_path), "--pretrained", "Traction/TankTurn-v1"])
     assert "a run folder or --pretrained ID (one of them)" in capsys.readouterr().err
