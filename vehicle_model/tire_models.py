@@ -185,7 +185,7 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out, report=True) -> None:
     module docstring. :func:`substep_finish` completes the substep after the spin update.
 
     The inputs of every wheel first, then the forces of every wheel, then the tread (short
-    loops, see ``contact.suspension_forces``). The PhysX tyre reads the slip angle's tangent,
+    loops, see ``suspension.struts_and_loads``). The PhysX tyre reads the slip angle's tangent,
     and the angle itself only to subtract a camber term; with ``report=False`` a PhysX wheel
     without camber skips the angle's ``arctan`` (``X_LAT_SLIP`` is NaN). That ``arctan`` was a
     tenth of the Drift car's update in the physics loop."""

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import chassis, contact, controls, drivetrain, gearbox, step_checks, tire_models
+from . import chassis, contact, controls, drivetrain, gearbox, step_checks, suspension, tire_models
 from . import layout as L
 from .jit import borrow, borrow_rows, first_compile, jit
 from .layout import (
@@ -67,7 +67,7 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
     vp = pk.vehicle[0]
     throttle, ratio = controls.commands(pk, gears, vs, cv, cw, dt, s, out,  # 1. commands, gears
                                         new_commands)
-    contact.suspension_forces(pk, k, hits, gravity, s, out)                 # 2.-3. struts, loads
+    suspension.struts_and_loads(pk, k, hits, gravity, s, out)               # 2.-3. struts, loads
     contact.contact_frame(pk, k, hits, friction, ws, s, out)                # 4. contact frame
     fwd_speed = abs(k[L.K_VELOCITY] * rot(k, 0, 0) + k[L.K_VELOCITY + 1] * rot(k, 1, 0)
                     + k[L.K_VELOCITY + 2] * rot(k, 2, 0))
