@@ -215,7 +215,11 @@ class Snapshots:
                 wheel["custom_index"] = 0   # in this process's registry (others may differ)
                 h.update(f"custom tyre {name!r}".encode())
             for a in (wheel, *packed[1:]):
-                h.update(np.ascontiguousarray(a).tobytes())
+                if a.dtype.names:          # a record: each field by its name, in name order, so
+                    for field in sorted(a.dtype.names):    # the key does not follow the layout
+                        h.update(field.encode() + np.ascontiguousarray(a[field]).tobytes())
+                else:
+                    h.update(np.ascontiguousarray(a).tobytes())
             self._env_key = h.hexdigest()
         return self._env_key
 

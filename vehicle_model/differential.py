@@ -265,7 +265,7 @@ def ratios(vp: np.ndarray, base: np.ndarray, group: np.ndarray, omega: np.ndarra
     weights of the differential's input (see the module docstring).
 
     Args:
-        vp: packed vehicle parameters (``layout``).
+        vp: the packed vehicle record (``pk.vehicle[0]``).
         base: static split per wheel (:func:`base_split`).
         group: each wheel's group index (:func:`wheel_groups`); a group's static share is its
             wheels' sum (a spool takes its axle's). The limited-slip and torque-vectoring rules

@@ -36,7 +36,7 @@ of the same symmetric, positive definite system instead (the brake projected in 
 row) (they converge for any strength; the number
 of sweeps sets how close they get: short of convergence the engine's equation balances only to
 the sweeps' residual, so ``best_possible`` is the mode for exact energy). Engine torque is explicit; the
-tyre (road) torque is ``S_ROAD - S_ROAD_DAMP x omega`` at the new spin (``tire_models``), its
+tyre (road) torque is ``road - road_damp x omega`` (the scratch's) at the new spin (``tire_models``), its
 second part joining ``D_g`` on the diagonal, so the stiff tyre is implicit too.
 """
 
@@ -60,7 +60,7 @@ def solve(vp: np.ndarray, curve: np.ndarray, w_e: float, w_g: np.ndarray, inerti
     """Advance one vehicle's engine and wheel-group spins by ``h``.
 
     Args:
-        vp: packed vehicle parameters (engine and clutch columns); curve: engine torque curve.
+        vp: the packed vehicle record (``pk.vehicle[0]``); curve: engine torque curve.
         w_e: engine spin (rad/s).
         w_g: group spins (rad/s), one per group.
         inertia_g, damping_g: group inertia (kg m^2) and bearing damping (N m s/rad).

@@ -126,7 +126,7 @@ def shift(vp: np.ndarray, shift_up: np.ndarray, shift_down: np.ndarray, gears: n
     """One vehicle's gearbox over ``dt``: a manual request, running changes, the autobox.
 
     Args:
-        vp: packed vehicle parameters (gearbox columns).
+        vp: the packed vehicle record (``pk.vehicle[0]``).
         shift_up, shift_down: autobox thresholds per forward gear (omega / max_omega).
         gears: the vehicle's ``(GEAR, TARGET, AUTO_SHIFT)`` state (int), updated in place.
         timers: the vehicle's state row (``SWITCH_TIMER``, ``AUTOBOX_TIMER``), updated in place.

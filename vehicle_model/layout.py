@@ -2,11 +2,12 @@
 output columns.
 
 The update (``update.py``) is compiled with numba. It reads the parameters by name from numpy
-records (``wheel_params[w].spring_strength``, ``vehicle_params.peak_torque``), whose fields
+records (``pk.wheel[w].spring_strength``, ``pk.vehicle[0].peak_torque``), whose fields
 ``pack.py`` generates from the parameters' declarations; :func:`~traction.vehicle_model.pack.pack`
 turns validated :class:`~traction.vehicle_model.VehicleParams` into a :class:`Packed` tuple once
-per vehicle type. State, commands, simulator inputs, outputs and scratch are float arrays whose
-columns are named here, used as ``state.wheel[v, w, OMEGA]``.
+per vehicle type. Its scratch is records too (:data:`SCRATCH`, :data:`GROUP_SCRATCH`). State,
+commands, simulator inputs, outputs and the tyre inputs are float arrays whose columns are named
+here, used as ``state.wheel[v, w, OMEGA]``.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 A parameter is declared once, as a dataclass field of its part (``wheel.py``, ``suspension.py``,
 ``tire.py``, ...) with :func:`~traction.vehicle_model.params.param`; ``packed=`` there puts it into
-the packed records, which the compiled code reads as ``wheel_params[w].spring_strength`` or
-``vehicle_params.peak_torque``. The records' numpy dtypes (:data:`WHEEL_PARAMS`,
-:data:`VEHICLE_PARAMS`) are generated from those declarations, so adding a parameter the update
+the packed records, which the compiled code reads as ``pk.wheel[w].spring_strength`` or
+``pk.vehicle[0].peak_torque``. The records' numpy dtypes (:func:`wheel_dtype`,
+:func:`vehicle_dtype`) are generated from those declarations, so adding a parameter the update
 reads is one line: the field.
 
 What the update reads but no one declares (quantities derived from several parameters once per

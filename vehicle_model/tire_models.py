@@ -24,7 +24,7 @@ the spin.
 
 **Implicit in the wheel and the chassis.** ``s_end = omega_end r - v_end`` is taken at the
 substep's end: the wheel's new spin (the drivetrain's implicit solve: the tyre's torque on the
-wheel, ``-(A + B omega_end r) r``, adds ``B r^2`` to its diagonal, ``S_ROAD_DAMP``) and the
+wheel, ``-(A + B omega_end r) r``, adds ``B r^2`` to its diagonal, ``road_damp``) and the
 patch velocity the chassis reaches (held by the simulator for the physics step): the one at the
 step's start, plus the patch's acceleration over the last step carried on, plus this force's
 change from the last step's over the *useful mass* (``contact.inverse_useful_mass``), so that a steady
@@ -133,9 +133,9 @@ def secant(force: float, slip: float, limit: float) -> float:
 @jit
 def prepare(pk: Packed, k, ws, dt, h, gravity, s, out) -> None:
     """5. The tread springs of this update and the patch velocity each tyre predicts (see the
-    module docstring): ``S_TREAD``, ``S_TREAD_INV_K`` (``1 / (c h + d)``), ``S_STIFF`` (the
-    model's stiffness at zero slip at this update's load), ``S_PRED`` (the patch velocity now,
-    long and lat) and ``S_EXT`` (its change per substep from the patch's acceleration over the
+    module docstring): ``tread``, ``tread_inv_k`` (``1 / (c h + d)``), ``stiff`` (the
+    model's stiffness at zero slip at this update's load), ``pred`` (the patch velocity now,
+    long and lat) and ``ext`` (its change per substep from the patch's acceleration over the
     last update, less what the last mean force gave it through the useful mass). A wheel off
     the ground loses its deflection."""
     wp = pk.wheel
@@ -180,8 +180,8 @@ def remember(k, ws, s, out) -> None:
 @jit
 def substep_forces(pk: Packed, ws, gravity, h, s, x, out, report=True) -> None:
     """6a. Slips, each wheel's model and the tread's implicit step up to the wheel's new spin:
-    the lateral force, and the longitudinal force as ``A + B omega_end r`` (``S_AFFINE``) with
-    the torque it puts on the wheel (``S_ROAD``, ``S_ROAD_DAMP``) for the drivetrain; see the
+    the lateral force, and the longitudinal force as ``A + B omega_end r`` (``affine``) with
+    the torque it puts on the wheel (``road``, ``road_damp``) for the drivetrain; see the
     module docstring. :func:`substep_finish` completes the substep after the spin update.
 
     The inputs of every wheel first, then the forces of every wheel, then the tread (short
@@ -340,8 +340,8 @@ def substep_finish(pk: Packed, ws, h, s, x, out, report=True) -> None:
 @jit_call
 def _custom_tires(pk: Packed, x, s, out) -> None:
     """Custom (Python) tyre functions for the wheels that use them, in one object-mode call:
-    their forces at the slips (``S_F0``) and the wheel torque they return per N of longitudinal
-    force (``S_ROAD_RATIO``)."""
+    their forces at the slips (``force0``) and the wheel torque they return per N of longitudinal
+    force (``road_ratio``)."""
     wp = pk.wheel
     cols = np.nonzero(wp["tire_model"] == CUSTOM)[0]
     rows = np.ascontiguousarray(x[cols])

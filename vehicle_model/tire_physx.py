@@ -58,7 +58,7 @@ def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
     """``(f_long, f_lat, aligning_moment, wheel_torque)`` of one wheel.
 
     Args:
-        w: the wheel's packed parameters (``layout`` wheel columns).
+        w: the wheel's packed record (``pk.wheel[w]``).
         x: its tyre inputs (``layout`` ``X_`` columns): slips and ``tan(lat_slip)`` (used
             as is when the camber term is zero), camber, friction (surface x
             friction-vs-slip graph), load (filtered normalised load x rest load), gravity.

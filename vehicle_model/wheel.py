@@ -51,8 +51,8 @@ def integrate_spin(omega: float, drive_torque: float, road_torque: float, brake:
     """Advance one wheel's spin (rad/s) by one (sub)step.
 
     Drive and road torque (N m) are integrated explicitly, the damping (N m s/rad: the
-    bearing's, plus the tyre's ``S_ROAD_DAMP`` that makes the road torque implicit in the new
-    spin, see ``tire_models``) implicitly (unconditionally stable), and the brake torque
+    bearing's, plus the tyre's ``road_damp`` of the update's scratch that makes the road torque
+    implicit in the new spin, see ``tire_models``) implicitly (unconditionally stable), and the brake torque
     magnitude (N m) as Coulomb friction: the wheel stops and stays stopped while the other
     torques' pull ``I omega / dt + drive + road`` is within the brake, else the brake takes
     its torque off that pull (it removes at most ``brake / (I / dt + damping)`` of spin, and
