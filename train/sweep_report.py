@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import shutil
 from pathlib import Path
 
@@ -154,6 +155,15 @@ def summarize(out) -> dict:
     return report
 
 
+def _portable(command: str) -> str:
+    """A recorded command as a reader types it: ``python -m ...``, not this machine's
+    interpreter path (``commands.txt`` keeps the path, which says which install ran it)."""
+    words = shlex.split(command)
+    if len(words) > 2 and words[1] == "-m":
+        words[0] = "python"
+    return shlex.join(words)
+
+
 def _ci(e: dict, percent: bool) -> str:
     if percent:
         return f"{100 * e['iqm']:.0f} % [{100 * e['ci_low']:.0f}, {100 * e['ci_high']:.0f}]"
@@ -179,7 +189,7 @@ def markdown(report: dict, images: str = ".") -> str:
              + (f"; environment arguments {s['env_kwargs']}" if s.get("env_kwargs") else "")
              + ".", ""]
     if report["commands"]:
-        lines += ["```sh", *report["commands"], "```", ""]
+        lines += ["```sh", *map(_portable, report["commands"]), "```", ""]
     lines += ["| task | seeds | steps per run | success, final model | success, best checkpoint "
               "| return, final model | return, best checkpoint | seeds at >= 80 % in training's "
               "evaluations |", "|---|---|---|---|---|---|---|---|"]

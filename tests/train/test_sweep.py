@@ -55,7 +55,7 @@ def _fake_sweep(out, tasks=TASKS, timesteps=3000):
                 "train_seconds": 10.0, "wall_seconds": 12.0, "train_steps_per_s": 300.0,
                 "final": {"success_rate": final, "mean_return": 10 * final},
                 "best": {"success_rate": 1.0, "mean_return": 11.0}, "host": "here"}))
-    (out / "commands.txt").write_text("python -m traction.train.sweep --seeds 0-4\n")
+    (out / "commands.txt").write_text("/some/venv/bin/python -m traction.train.sweep --seeds 0-4\n")
     return out
 
 
@@ -87,6 +87,7 @@ def test_report_is_rliables_iqm_with_bootstrap_cis(tmp_path):
     text = sweep_report.write_report(out)
     assert "| Traction/TankTurn-v1 | 5 | 3,000 | 97 % [" in text   # IQM of 0.2, 0.9, 1, 1, 1
     assert "4 of 5 |" in text and "python -m traction.train.sweep --seeds 0-4" in text
+    assert "/some/venv" not in text                    # the command as a reader types it
     for name in ("report.md", "report.json", "curves.png", "profile.png"):
         assert (out / "report" / name).stat().st_size > 100, name
 
