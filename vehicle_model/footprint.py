@@ -78,8 +78,7 @@ class ContactParams:
                       doc="footprint: rays per wheel (odd: one under the centre)")
     half_arc: float = param(1.05, unit="rad", lo=0.1, hi=1.4, shape="scalar",
                             doc="footprint: the rays span this angle of the tyre either side of "
-                                "straight down (1.05 rad = 60 deg: steps up to half the radius)",
-                                packed="contact_half_arc")
+                                "straight down (1.05 rad = 60 deg: steps up to half the radius)")
 
     def validate(self, prefix: str = "contact.", where: str = "") -> None:
         """Raise VehicleConfigError naming the first field out of range."""
