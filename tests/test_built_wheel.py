@@ -67,8 +67,9 @@ for name in ("sedan", "sedan_rwd", "tank", "truck_6x6"):
 assert train.hyperparameters("ppo", "Traction/Drift-v1", {})["n_steps"] > 0
 assert train.hyperparameters("sac", "Traction/Drift-v1", {})["batch_size"] > 0
 from traction.train import pretrained
-assert pretrained.available() == ["Traction/TankTurn-v1"]
-assert (pretrained.folder("Traction/TankTurn-v1") / "vecnormalize.pkl").is_file()
+assert pretrained.available() == ["Traction/Climb6x6-v1", "Traction/Drift-v1", "Traction/TankTurn-v1"]
+for eid in pretrained.available():
+    assert (pretrained.folder(eid) / "vecnormalize.pkl").is_file()
 for eid in ("Traction/Climb6x6-v1", "Traction/Drift-v1", "Traction/TankTurn-v1"):
     env = gym.make(eid)
     obs, _ = env.reset(seed=0)

@@ -323,7 +323,7 @@ BAD = [
      "(int) for drift, which is not callable"),
     (["--controller", f"{HELPERS}:degraded", "--tasks", "drift"], "does not drive drift "
      "(Traction/Drift-v1): TankTurn only; choose the variants it drives with --tasks"),
-    (["--pretrained", "Traction/Drift-v1"], "no trained agent ships for it; available: "),
+    (["--pretrained", "Traction/Drift-v9"], "no trained agent ships for it; available: "),
     (["--fail-if-worse", "success"], "--fail-if-worse needs --compare BASELINE.json"),
     (["--compare", str(BASELINE), "--fail-if-worse", "bogus"], "--fail-if-worse bogus: not a "
      "metric of the chosen variants; allowed: success, return, time_to_success"),
