@@ -68,10 +68,6 @@ def _steering_partner(p):
     return p.steering.partner if p.steering.partner else np.full(p.n_wheels, -1)
 
 
-def _peak_coefficient(p):
-    return tire.peak_coefficient(p.tires)
-
-
 def _static_coefficient(p):
     ti = p.tires
     return np.where(ti.uses("physx"), ti.friction_vs_slip[:, 0, 1],
@@ -98,7 +94,8 @@ DERIVED_WHEEL = (
     # the friction the tyre force is capped at, per unit of the slip-dependent friction (PhysX:
     # the table is the friction already), and its static value (tire_models.hold_at_cap)
     _Entry("static_coef", 1, _static_coefficient),
-    _Entry("cap_coef", 1, lambda p: np.where(p.tires.uses("physx"), 1.0, _peak_coefficient(p))),
+    _Entry("cap_coef", 1, lambda p: np.where(p.tires.uses("physx"), 1.0,
+                                             tire.peak_coefficient(p.tires))),
     # the registered custom tyre's index in this process's registry, -1 if none
     _Entry("custom_index", 1, lambda p: np.full(p.n_wheels, tire_custom.index_of(p.custom_tire)
                                                 if p.custom_tire is not None else -1)),
