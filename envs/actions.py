@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from traction.vehicle_model import layout as L
 from traction.vehicle_model.controls import NO_GEAR_REQUEST
 from traction.vehicle_model.jit import jit
 
@@ -75,29 +74,29 @@ def drive_lever(a, cmd_v, cmd_w, gears, now) -> None:
     """``DRIVE_LEVER`` for one world (``now``: its chassis row after the last step)."""
     drive = a[0]
     throttle, brake, target = max(drive, 0.0), max(-drive, 0.0), NO_GEAR_REQUEST
-    speed = (now[L.K_VELOCITY] * now[L.K_ROTATION] + now[L.K_VELOCITY + 1] * now[L.K_ROTATION + 3]
-             + now[L.K_VELOCITY + 2] * now[L.K_ROTATION + 6])           # forward, m/s
-    if gears[L.TARGET] < 0:                           # reversing: pedal roles swap
+    speed = (now.velocity[0] * now.rotation[0] + now.velocity[1] * now.rotation[3]
+             + now.velocity[2] * now.rotation[6])           # forward, m/s
+    if gears.target < 0:                           # reversing: pedal roles swap
         throttle, brake = brake, throttle
         if drive > 0.0 and speed > -REVERSE_SPEED:
             target, brake, throttle = 1, 0.0, drive
     elif drive < 0.0 and speed < REVERSE_SPEED:       # stopped and braking: reverse
         throttle, brake, target = -drive, 0.0, -1
-    cmd_v[L.STEER], cmd_v[L.THROTTLE], cmd_v[L.BRAKE] = a[1], throttle, brake
-    cmd_v[L.TARGET_GEAR] = target
+    cmd_v.steer, cmd_v.throttle, cmd_v.brake = a[1], throttle, brake
+    cmd_v.target_gear = target
     for w in range(a.shape[0] - 2):
-        cmd_w[w, L.TORQUE_SPLIT] = (a[2 + w] + 1.0) / 2.0
+        cmd_w[w].torque_split = (a[2 + w] + 1.0) / 2.0
 
 
 @jit
 def apply(action_map, a, cmd_v, cmd_w, gears, now) -> None:
     """Write one world's checked action row ``a`` to its command rows by ``action_map``."""
     if action_map == STEER_PEDALS:
-        cmd_v[L.STEER], cmd_v[L.THROTTLE] = a[0], (a[1] + 1.0) / 2.0
-        cmd_v[L.BRAKE], cmd_v[L.HANDBRAKE] = (a[2] + 1.0) / 2.0, (a[3] + 1.0) / 2.0
+        cmd_v.steer, cmd_v.throttle = a[0], (a[1] + 1.0) / 2.0
+        cmd_v.brake, cmd_v.handbrake = (a[2] + 1.0) / 2.0, (a[3] + 1.0) / 2.0
     elif action_map == TRACK_STICKS:
-        cmd_v[L.THRUST], cmd_v[L.THRUST + 1] = a[0], a[1]
-        cmd_v[L.THROTTLE] = max(abs(a[0]), abs(a[1]))
+        cmd_v.thrust[0], cmd_v.thrust[1] = a[0], a[1]
+        cmd_v.throttle = max(abs(a[0]), abs(a[1]))
     elif action_map == DRIVE_LEVER:
         drive_lever(a, cmd_v, cmd_w, gears, now)
 

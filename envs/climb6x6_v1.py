@@ -9,7 +9,6 @@ import gymnasium as gym
 import numpy as np
 
 from traction.vehicle_model import VehicleParams, vehicle_params
-from traction.vehicle_model import layout as L
 from traction.vehicle_model.params import check_number
 
 from . import actions
@@ -20,7 +19,7 @@ from .vector import make_vector
 HEIGHTMAP_AHEAD = np.arange(8) * 1.5            # m ahead of the chassis origin
 HEIGHTMAP_SIDE = np.arange(-2, 3) * 1.0         # m to the left
 _AHEAD, _SIDE = (g.ravel() for g in np.meshgrid(HEIGHTMAP_AHEAD, HEIGHTMAP_SIDE, indexing="ij"))
-_WHEEL_OBS = [L.O_CONTACT, L.O_LONG_SLIP, L.O_LAT_SLIP, L.O_NORMALISED_LOAD]
+_WHEEL_OBS = ("in_contact", "long_slip", "lat_slip", "normalised_load")
 _ROLLED_OVER = math.radians(70.0)
 #: Height-map points beyond the terrain's edge read this far below its lowest point (m): no
 #: ground there, a drop deeper than any on the course.
@@ -292,11 +291,11 @@ class Climb6x6Env(TractionEnv):
         obs = np.empty(90)
         obs[:12] = (*c.velocity_body, *c.angular_body, -c.rot[6], -c.rot[7], -c.rot[8],
                     *c.to_body((g[0] - c.com[0], g[1] - c.com[1], g[2] - c.com[2])))
-        obs[12:18] = w[:, L.O_JOUNCE]
-        obs[18:24] = self.sim.state.wheel[0, :, L.OMEGA]
-        for j, col in enumerate(_WHEEL_OBS):
-            obs[24 + 6 * j:30 + 6 * j] = w[:, col]
-        obs[48:50] = v[L.O_ENGINE_OMEGA] / self.vehicle.engine.max_omega, v[L.O_GEAR]
+        obs[12:18] = w["jounce"]
+        obs[18:24] = self.sim.state.wheel["omega"][0]
+        for j, name in enumerate(_WHEEL_OBS):
+            obs[24 + 6 * j:30 + 6 * j] = w[name]
+        obs[48:50] = v["engine_omega"] / self.vehicle.engine.max_omega, v["gear"]
         x, y, z = c.origin                               # height map, heading frame
         grid = self.scene.terrain.grid
         grid.heights_in_frame(x, y, c.yaw, _AHEAD, _SIDE, obs[50:], self._no_ground)
@@ -315,7 +314,7 @@ class Climb6x6Env(TractionEnv):
 
     def _slip(self) -> float:
         w = self.sim.outputs.wheel[0]
-        slips = [abs(s) for s, on in zip(w[:, L.O_LONG_SLIP].tolist(), w[:, L.O_CONTACT].tolist(),
+        slips = [abs(s) for s, on in zip(w["long_slip"].tolist(), w["in_contact"].tolist(),
                                          strict=True) if on > 0.5]
         return -(sum(slips) / len(slips) if slips else 0.0) * self._control_dt
 
@@ -357,7 +356,7 @@ class Climb6x6Env(TractionEnv):
 
     def readout(self) -> dict[str, str]:
         c = self.read_chassis()
-        gear = int(self.sim.outputs.vehicle[0][L.O_GEAR])
+        gear = int(self.sim.outputs.vehicle[0]["gear"])
         g = self._goal_xyz
         bearing = math.degrees(math.remainder(math.atan2(g[1] - c.com[1], g[0] - c.com[0])
                                               - c.yaw, math.tau))

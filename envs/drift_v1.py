@@ -9,7 +9,6 @@ import gymnasium as gym
 import numpy as np
 
 from traction.vehicle_model import VehicleParams, vehicle_params
-from traction.vehicle_model import layout as L
 from traction.vehicle_model.params import check_number
 
 from . import actions
@@ -272,8 +271,8 @@ class DriftEnv(TractionEnv):
         beta, off = self._slide(c)
         return np.array([c.speed, beta, c.angular[2], c.velocity_body[0],
                          c.velocity_body[1], off, math.sin(e), math.cos(e),
-                         *w[:, L.O_LONG_SLIP].tolist(), *w[:, L.O_LAT_SLIP].tolist(),
-                         v[L.O_ENGINE_OMEGA] / self.vehicle.engine.max_omega, v[L.O_GEAR],
+                         *w["long_slip"].tolist(), *w["lat_slip"].tolist(),
+                         v["engine_omega"] / self.vehicle.engine.max_omega, v["gear"],
                          min(self._held / self._hold_seconds, 1.0)])
 
     def reward_terms(self, c: ChassisReading) -> dict[str, float]:

@@ -41,7 +41,6 @@ from numba.extending import intrinsic
 
 from traction.scenes.heightfield import ray_hit
 from traction.vehicle_model import footprint
-from traction.vehicle_model import layout as L
 from traction.vehicle_model.jit import borrow, jit, jit_nogil
 from traction.vehicle_model.update import borrow_packed, step_batch_with
 from traction.vehicle_model.vec import to_world
@@ -171,7 +170,7 @@ def diverged(addr, index, nv, wheel_state) -> bool:
     for j in range(nv):
         total += qvel[j]
     for w in range(wheel_state.shape[0]):
-        total += wheel_state[w, L.OMEGA]
+        total += wheel_state[w].omega
     return not np.isfinite(total)
 
 
@@ -193,7 +192,7 @@ def surface_at(grid, grid_info, ground_type, patches, x, y, z) -> int:
 
 @jit
 def chassis(addr, index, nv, k) -> None:
-    """Chassis kinematics row ``k`` of one world (addresses ``addr``, indices ``index``) from
+    """Chassis kinematics record ``k`` of one world (addresses ``addr``, indices ``index``) from
     MjData's poses, which are those of ``qpos`` after ``mj_step1`` or ``mj_forward`` (the
     vehicle update's input), and ``qvel``."""
     b, nbody = index[BODY], index[NBODY]
@@ -201,16 +200,16 @@ def chassis(addr, index, nv, k) -> None:
     xmat = _buffer(addr[XMAT], 9 * nbody)
     xipos = _buffer(addr[XIPOS], 3 * nbody)
     for j in range(3):
-        k[L.K_POSITION + j] = xpos[3 * b + j]
-        k[L.K_COM + j] = xipos[3 * b + j]
+        k.position[j] = xpos[3 * b + j]
+        k.com[j] = xipos[3 * b + j]
     for j in range(9):
-        k[L.K_ROTATION + j] = xmat[9 * b + j]
+        k.rotation[j] = xmat[9 * b + j]
     _velocities(addr, index, nv, k)
 
 
 @jit
 def chassis_now(addr, index, nv, k) -> None:
-    """Chassis kinematics row ``k`` of one world at one instant, the current ``qpos`` and
+    """Chassis kinematics record ``k`` of one world at one instant, the current ``qpos`` and
     ``qvel``: after ``mj_step2`` MjData's poses are still those the step started from (one
     substep old), so the pose is computed from the chassis free joint's ``qpos`` as MuJoCo's
     ``mj_kinematics`` does (normalised quaternion, ``mju_quat2Mat``; CoM = origin + R ipos)."""
@@ -223,7 +222,7 @@ def chassis_now(addr, index, nv, k) -> None:
     elif abs(norm - 1.0) > 1e-15:
         inv = 1.0 / norm
         w, x, y, z = w * inv, x * inv, y * inv, z * inv
-    r = k[L.K_ROTATION:L.K_ROTATION + 9]
+    r = k.rotation
     r[0], r[4], r[8] = w * w + x * x - y * y - z * z, w * w - x * x + y * y - z * z, \
         w * w - x * x - y * y + z * z
     r[1], r[2], r[3] = 2 * (x * y - w * z), 2 * (x * z + w * y), 2 * (x * y + w * z)
@@ -231,27 +230,27 @@ def chassis_now(addr, index, nv, k) -> None:
     ipos = _buffer(addr[IPOS], 3 * index[NBODY])
     b = index[BODY]
     for j in range(3):
-        k[L.K_POSITION + j] = q[a + j]
-        k[L.K_COM + j] = (r[3 * j] * ipos[3 * b] + r[3 * j + 1] * ipos[3 * b + 1]
-                          + r[3 * j + 2] * ipos[3 * b + 2]) + q[a + j]
+        k.position[j] = q[a + j]
+        k.com[j] = (r[3 * j] * ipos[3 * b] + r[3 * j + 1] * ipos[3 * b + 1]
+                    + r[3 * j + 2] * ipos[3 * b + 2]) + q[a + j]
     _velocities(addr, index, nv, k)
 
 
 @jit
 def _velocities(addr, index, nv, k) -> None:
-    """The velocity columns of row ``k`` from ``qvel`` and the row's pose columns."""
+    """The velocities of record ``k`` from ``qvel`` and the record's pose."""
     dof = index[QVEL_ADR]
     qvel = _buffer(addr[QVEL], nv)
-    r = k[L.K_ROTATION:L.K_ROTATION + 9]
+    r = k.rotation
     for j in range(3):                          # free-joint angular velocity is in the body frame
-        k[L.K_ANGULAR + j] = (r[3 * j] * qvel[dof + 3] + r[3 * j + 1] * qvel[dof + 4]
-                              + r[3 * j + 2] * qvel[dof + 5])
-    a0, a1, a2 = k[L.K_ANGULAR], k[L.K_ANGULAR + 1], k[L.K_ANGULAR + 2]
-    r0, r1, r2 = (k[L.K_COM] - k[L.K_POSITION], k[L.K_COM + 1] - k[L.K_POSITION + 1],
-                  k[L.K_COM + 2] - k[L.K_POSITION + 2])
-    k[L.K_VELOCITY] = qvel[dof] + a1 * r2 - a2 * r1          # linear part is at the body origin
-    k[L.K_VELOCITY + 1] = qvel[dof + 1] + a2 * r0 - a0 * r2
-    k[L.K_VELOCITY + 2] = qvel[dof + 2] + a0 * r1 - a1 * r0
+        k.angular_velocity[j] = (r[3 * j] * qvel[dof + 3] + r[3 * j + 1] * qvel[dof + 4]
+                                 + r[3 * j + 2] * qvel[dof + 5])
+    a0, a1, a2 = k.angular_velocity[0], k.angular_velocity[1], k.angular_velocity[2]
+    r0, r1, r2 = (k.com[0] - k.position[0], k.com[1] - k.position[1],
+                  k.com[2] - k.position[2])
+    k.velocity[0] = qvel[dof] + a1 * r2 - a2 * r1          # linear part is at the body origin
+    k.velocity[1] = qvel[dof + 1] + a2 * r0 - a0 * r2
+    k.velocity[2] = qvel[dof + 2] + a0 * r1 - a1 * r0
 
 
 #: Values per rangefinder in ``sensordata``: distance, hit point (3), normal (3).
@@ -261,7 +260,7 @@ RAY_STRIDE = 7
 @jit
 def gather(addr, index, sensor_adr, grid, grid_info, heights, ground_type, patches, n_sensordata,
            nv, pk, ray_work, kin, hits) -> None:
-    """Chassis kinematics rows and wheel ground hits of every world, from MjData (after
+    """Chassis kinematics and wheel ground hits (records) of every world, from MjData (after
     mj_step1): one ray's hit per wheel, or a footprint's rays combined into the hit one ray
     would report (``vehicle_model.footprint``; ``pk``: the vehicle's packed parameters,
     ``ray_work``: ``footprint.scratch``; the rays from rangefinders or cast on the world's
@@ -292,20 +291,20 @@ def gather(addr, index, sensor_adr, grid, grid_info, heights, ground_type, patch
                 f0, f1, f2 = to_world(k, f0 / norm, f1 / norm, f2 / norm)
                 start = p.ray_start
                 s0, s1, s2 = to_world(k, start[0], start[1], start[2])
-                s0, s1, s2 = s0 + k[L.K_POSITION], s1 + k[L.K_POSITION + 1], s2 + k[L.K_POSITION + 2]
+                s0, s1, s2 = s0 + k.position[0], s1 + k.position[1], s2 + k.position[2]
                 if source == RAYS_GRID:
                     _cast_on_grid(heights[i], grid_info[i], rays, xs[w], s0, s1, s2, d0, d1, d2,
                                   f0, f1, f2, sensors, s, cast)
                     data, s = cast, 0
                 j = footprint.equivalent_hit(rays, xs[w], r, s0, s1, s2, d0, d1, d2, f0, f1, f2,
-                                             data, s, RAY_STRIDE, h[L.H_DIST:L.H_NORMAL + 3], work)
+                                             data, s, RAY_STRIDE, h, work)
                 s += RAY_STRIDE * max(j, 0)       # the surface under the bounding ray
             else:
-                h[L.H_DIST] = sensors[s]
+                h.dist = sensors[s]
                 for j in range(3):
-                    h[L.H_NORMAL + j] = sensors[s + 4 + j]
-            h[L.H_SURFACE] = surface_at(grid[i], grid_info[i], ground_type[i], patches[i],
-                                        data[s + 1], data[s + 2], data[s + 3])
+                    h.normal[j] = sensors[s + 4 + j]
+            h.surface = surface_at(grid[i], grid_info[i], ground_type[i], patches[i],
+                                   data[s + 1], data[s + 2], data[s + 3])
 
 
 @jit
@@ -489,9 +488,9 @@ def advance(n_substeps, w, action_map, action) -> int:
             xfrc = _buffer(addr[i, XFRC], 6 * index[i, NBODY])
             b = index[i, BODY]
             for j in range(6):
-                xfrc[6 * b + j] = out_v[i, L.O_WRENCH + j]
+                xfrc[6 * b + j] = out_v[i].wrench[j]
             for k in range(wheel_angle.shape[1]):
-                wheel_angle[i, k] += wheel_state[i, k, L.OMEGA] * dt
+                wheel_angle[i, k] += wheel_state[i, k].omega * dt
             _call_step(functions[1], models[i], datas[i])
     for i in range(n):
         if active[i]:

@@ -30,12 +30,6 @@ import math
 
 import numpy as np
 
-from traction.vehicle_model import layout as L
-
-if (L.K_POSITION, L.K_ROTATION, L.K_COM, L.K_VELOCITY, L.K_ANGULAR, L.N_KINEMATICS) != \
-        (0, 3, 12, 15, 18, 21):
-    raise ImportError("ChassisReading unpacks the kinematics row in layout order; update it")
-
 
 class ChassisReading:
     """Chassis pose and velocities at one instant (SI units).
@@ -54,12 +48,12 @@ class ChassisReading:
     __slots__ = ("origin", "com", "rot", "velocity", "angular", "velocity_body", "angular_body",
                  "speed", "yaw", "tilt")
 
-    def __init__(self, row):
-        (x, y, z, r0, r1, r2, r3, r4, r5, r6, r7, r8, cx, cy, cz, vx, vy, vz, wx, wy, wz) = \
-            row.tolist()                           # the layout.K_* columns, in order
-        self.origin, self.com = (x, y, z), (cx, cy, cz)
-        self.rot = (r0, r1, r2, r3, r4, r5, r6, r7, r8)
-        self.velocity, self.angular = (vx, vy, vz), (wx, wy, wz)
+    def __init__(self, k):
+        """From a kinematics record ``k`` (``layout.KINEMATICS``)."""
+        self.origin, self.com = tuple(k["position"].tolist()), tuple(k["com"].tolist())
+        self.rot = r0, r1, r2, r3, r4, r5, r6, r7, r8 = k["rotation"].tolist()
+        self.velocity = vx, vy, vz = k["velocity"].tolist()
+        self.angular = wx, wy, wz = k["angular_velocity"].tolist()
         self.velocity_body = (r0 * vx + r3 * vy + r6 * vz, r1 * vx + r4 * vy + r7 * vz,
                               r2 * vx + r5 * vy + r8 * vz)
         self.angular_body = (r0 * wx + r3 * wy + r6 * wz, r1 * wx + r4 * wy + r7 * wz,
@@ -76,33 +70,32 @@ class ChassisReading:
                 r[2] * x[0] + r[5] * x[1] + r[8] * x[2])
 
 
-#: per-wheel diagnostics and their output columns
-_WHEEL = (("long_slip", L.O_LONG_SLIP), ("lat_slip", L.O_LAT_SLIP), ("tire_load", L.O_LOAD))
-_WHEEL_COLUMNS = [col for _, col in _WHEEL]
+#: per-wheel diagnostics and their output fields
+_WHEEL = (("long_slip", "long_slip"), ("lat_slip", "lat_slip"), ("tire_load", "load"))
 
 
 def diagnostics(c: ChassisReading, wheel: np.ndarray, vehicle: np.ndarray) -> dict:
-    """One world's diagnostics from its reading and its output rows (``(n_wheels, cols)``,
-    ``(cols,)``): Python scalars and fresh per-wheel arrays."""
-    out = {"speed": c.speed, "gear": int(vehicle[L.O_GEAR]),
-           "engine_rpm": float(vehicle[L.O_ENGINE_OMEGA]) * 60 / (2 * math.pi)}
-    for key, col in _WHEEL:
-        out[key] = wheel[:, col].copy()
-    out["wheel_contact"] = wheel[:, L.O_CONTACT] > 0.5
+    """One world's diagnostics from its reading and its output records (``(n_wheels,)``, one):
+    Python scalars and fresh per-wheel arrays."""
+    out = {"speed": c.speed, "gear": int(vehicle["gear"]),
+           "engine_rpm": float(vehicle["engine_omega"]) * 60 / (2 * math.pi)}
+    for key, name in _WHEEL:
+        out[key] = wheel[name].copy()
+    out["wheel_contact"] = wheel["in_contact"] > 0.5
     return out
 
 
 def batch_diagnostics(now: np.ndarray, wheel: np.ndarray, vehicle: np.ndarray) -> dict:
-    """Every world's diagnostics as arrays over the worlds, from the batch's chassis rows
-    ``(n, N_KINEMATICS)`` and outputs ``(n, n_wheels, cols)``, ``(n, cols)``: the dtypes and
+    """Every world's diagnostics as arrays over the worlds, from the batch's kinematics records
+    ``(n,)`` and output records ``(n, n_wheels)``, ``(n,)``: the dtypes and
     shapes Gymnasium's info batching gives for :func:`diagnostics`' values (float64, int64,
     ``(n, n_wheels)`` float64 and bool)."""
-    vx, vy, vz = (now[:, L.K_VELOCITY + j] for j in range(3))
+    velocity = now["velocity"]
+    vx, vy, vz = velocity[:, 0], velocity[:, 1], velocity[:, 2]
     out = {"speed": np.sqrt(vx * vx + vy * vy + vz * vz),     # as ChassisReading.speed
-           "gear": vehicle[:, L.O_GEAR].astype(np.int64),
-           "engine_rpm": vehicle[:, L.O_ENGINE_OMEGA] * 60 / (2 * math.pi)}
-    columns = wheel[:, :, _WHEEL_COLUMNS]                    # one copy, (n, n_wheels, 3)
-    for j, (key, _) in enumerate(_WHEEL):
-        out[key] = columns[:, :, j]
-    out["wheel_contact"] = wheel[:, :, L.O_CONTACT] > 0.5
+           "gear": vehicle["gear"].astype(np.int64),
+           "engine_rpm": vehicle["engine_omega"] * 60 / (2 * math.pi)}
+    for key, name in _WHEEL:
+        out[key] = wheel[name].copy()
+    out["wheel_contact"] = wheel["in_contact"] > 0.5
     return out

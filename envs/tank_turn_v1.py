@@ -9,7 +9,6 @@ import gymnasium as gym
 import numpy as np
 
 from traction.vehicle_model import VehicleParams, vehicle_params
-from traction.vehicle_model import layout as L
 
 from . import actions
 from .base import OBS_LIMIT, TractionEnv, finite_weights
@@ -204,7 +203,7 @@ class TankTurnEnv(TractionEnv):
 
     def observation(self, c: ChassisReading) -> np.ndarray:
         e = self.heading_error(c)
-        track = self.sim.state.wheel[0, :, L.OMEGA] @ self._track_speed
+        track = self.sim.state.wheel["omega"][0] @ self._track_speed
         dx, dy, _ = c.to_body((c.com[0] - self.start[0], c.com[1] - self.start[1],
                                c.com[2] - self.start[2]))
         obs = np.empty(9)

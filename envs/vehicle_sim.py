@@ -24,8 +24,7 @@ from .snapshot import refuse_copies
 from .surfaces import SurfaceLookup
 from .world import NO_ACTION, World, bad_friction, substeps
 
-_SCALAR_COMMANDS = {"throttle": L.THROTTLE, "brake": L.BRAKE, "handbrake": L.HANDBRAKE,
-                    "steer": L.STEER}
+_SCALAR_COMMANDS = {"throttle", "brake", "handbrake", "steer"}
 
 
 def _vector(name: str, value, size: int) -> np.ndarray | None:
@@ -164,7 +163,7 @@ class VehicleSim:
                                      for i in range(self.params.n_wheels)])
         self.telemetry = Telemetry(1, self.params.n_wheels, telemetry, self.params.wheel_names) \
             if telemetry else None
-        self._kin_row = np.zeros(L.N_KINEMATICS)
+        self._kin = np.zeros(1, L.KINEMATICS)
         mujoco.mj_forward(self.model, self.data)
         self.surfaces = SurfaceLookup(self.model, self.data, scene)   # static geoms: once
         self.world = World.of_new_sim()
@@ -254,7 +253,7 @@ class VehicleSim:
         self.world.write_surfaces(self.row)
         mujoco.mj_forward(self.model, self.data)
         self.data.warning.number[:] = warnings
-        self.now[...], self.rows.bad[0] = now, diverged
+        self.rows.now[0], self.rows.bad[0] = now, diverged
 
     def diverged(self) -> bool:
         """MuJoCo met a bad position, velocity or acceleration since the last reset (and reset
@@ -272,13 +271,12 @@ class VehicleSim:
             TypeError: unknown field. ValueError: non-finite value or wrong shape.
         """
         for name, value in values.items():
-            col = _SCALAR_COMMANDS.get(name)
-            if col is not None and isinstance(value, float | int | np.floating | np.integer):
+            if name in _SCALAR_COMMANDS and isinstance(value, float | int | np.floating | np.integer):
                 if not math.isfinite(value):
                     raise ValueError(f"command {name} must be finite, got {value!r}")
                 if value and name in self._unread:
                     raise ValueError(f"command {name} = {value!r}: {self._unread[name]}")
-                self.commands.vehicle[0, col] = value        # the common case, without numpy
+                self.commands.vehicle[0][name] = value     # the common case, without numpy
                 continue
             if name not in vm.Commands.FIELDS:
                 raise TypeError(f"unknown command {name!r}; fields: {', '.join(vm.Commands.FIELDS)}")
@@ -345,43 +343,43 @@ class VehicleSim:
                        r.kin, r.hits)
         h = r.hits[0]
         kin = self.kinematics()
-        hits = vm.GroundHits(h[None, :, L.H_DIST].copy(), h[None, :, L.H_NORMAL:L.H_NORMAL + 3].copy(),
-                             h[None, :, L.H_SURFACE].astype(np.int64))
+        hits = vm.GroundHits(h["dist"][None, :].copy(), h["normal"][None, :].copy(),
+                             h["surface"][None, :].astype(np.int64))
         return kin, hits
 
-    def chassis_row(self) -> np.ndarray:
-        """The current chassis kinematics as one ``layout`` row (``K_POSITION``, ``K_ROTATION``,
-        ``K_COM``, ``K_VELOCITY``, ``K_ANGULAR``), all at one instant (the pose from ``qpos``,
-        not MjData's poses, which after a step are still those it started from), by compiled
-        code; the array is reused by the next call."""
-        physics.chassis_now(self.rows.addr[0], self.rows.index[0], self.model.nv, self._kin_row)
-        return self._kin_row
+    def chassis_row(self):
+        """The current chassis kinematics as one ``layout.KINEMATICS`` record (``position``,
+        ``rotation``, ``com``, ``velocity``, ``angular_velocity``), all at one instant (the pose
+        from ``qpos``, not MjData's poses, which after a step are still those it started from),
+        by compiled code; the record is reused by the next call."""
+        k = self._kin[0]
+        physics.chassis_now(self.rows.addr[0], self.rows.index[0], self.model.nv, k)
+        return k
 
     def kinematics(self) -> vm.ChassisKinematics:
         """Chassis pose, CoM and CoM/angular velocity (world frame), batch of one."""
         k = self.chassis_row()
-        return vm.ChassisKinematics(k[None, L.K_POSITION:L.K_POSITION + 3].copy(),
-                                    k[L.K_ROTATION:L.K_ROTATION + 9].reshape(1, 3, 3).copy(),
-                                    k[None, L.K_COM:L.K_COM + 3].copy(),
-                                    k[None, L.K_VELOCITY:L.K_VELOCITY + 3].copy(),
-                                    k[None, L.K_ANGULAR:L.K_ANGULAR + 3].copy())
+        return vm.ChassisKinematics(k["position"][None].copy(),
+                                    k["rotation"].reshape(1, 3, 3).copy(),
+                                    k["com"][None].copy(), k["velocity"][None].copy(),
+                                    k["angular_velocity"][None].copy())
 
     def chassis_position(self) -> np.ndarray:
         """Chassis frame origin, world (m), now (:meth:`chassis_row`)."""
-        return self.chassis_row()[L.K_POSITION:L.K_POSITION + 3].copy()
+        return self.chassis_row()["position"].copy()
 
     def com_position(self) -> np.ndarray:
         """Centre of mass, world (m), now (:meth:`chassis_row`)."""
-        return self.chassis_row()[L.K_COM:L.K_COM + 3].copy()
+        return self.chassis_row()["com"].copy()
 
     def com_velocity(self) -> np.ndarray:
         """Velocity of the centre of mass, world (m/s)."""
-        return self.chassis_row()[L.K_VELOCITY:L.K_VELOCITY + 3].copy()
+        return self.chassis_row()["velocity"].copy()
 
     def forward_speed(self) -> float:
         """CoM velocity along the chassis x axis (m/s)."""
         k = self.chassis_row()
-        return float(k[L.K_VELOCITY:L.K_VELOCITY + 3] @ k[L.K_ROTATION:L.K_ROTATION + 9:3])
+        return float(k["velocity"] @ k["rotation"][0:9:3])
 
     def pose_for_render(self) -> None:
         """The visual tyres (:meth:`update_wheel_visuals`), then body, geom and camera poses of

@@ -55,17 +55,16 @@ class Arrays:
         self.heights = np.zeros((n, *grid_shape))               # a footprint's rays are cast on
         self.ground_type = np.zeros(n, np.int64)
         self.patches = np.zeros((n, n_patches, 7))
-        self.state = vm.VehicleState(np.zeros((n, n_wheels, L.N_WHEEL_STATE)),
-                                     np.zeros((n, L.N_VEHICLE_STATE)),
-                                     np.zeros((n, L.N_GEAR_STATE), np.int64))
-        self.commands = vm.Commands(np.zeros((n, L.N_VEHICLE_COMMANDS)),
-                                    np.zeros((n, n_wheels, L.N_WHEEL_COMMANDS)))
-        self.outputs = vm.VehicleOutputs(np.zeros((n, n_wheels, L.N_WHEEL_OUTPUTS)),
-                                         np.zeros((n, L.N_VEHICLE_OUTPUTS)))
-        self.kin = np.zeros((n, L.N_KINEMATICS))
-        self.hits = np.zeros((n, n_wheels, L.N_HIT))
+        self.state = vm.VehicleState(np.zeros((n, n_wheels), L.WHEEL_STATE),
+                                     np.zeros(n, L.VEHICLE_STATE), np.zeros(n, L.GEAR_STATE))
+        self.commands = vm.Commands(np.zeros(n, L.VEHICLE_COMMANDS),
+                                    np.zeros((n, n_wheels), L.WHEEL_COMMANDS))
+        self.outputs = vm.VehicleOutputs(np.zeros((n, n_wheels), L.WHEEL_OUTPUTS),
+                                         np.zeros(n, L.VEHICLE_OUTPUTS))
+        self.kin = np.zeros(n, L.KINEMATICS)
+        self.hits = np.zeros((n, n_wheels), L.HIT)
         self.wheel_angle = np.zeros((n, n_wheels))
-        self.now = np.zeros((n, L.N_KINEMATICS))
+        self.now = np.zeros(n, L.KINEMATICS)
         self.bad = np.zeros(n, np.bool_)
         self.action = np.zeros((n, n_actions))    # each world's last action, clipped
         self.active = np.ones(n, np.bool_)        # the worlds the next loop call advances

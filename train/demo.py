@@ -17,7 +17,6 @@ import numpy as np
 from traction.envs import VehicleSim
 from traction.scenes import build_scene
 from traction.train.checks import writable_dir
-from traction.vehicle_model import layout as L
 
 #: (phase, seconds, rear drive torque per wheel N m, brake 0..1, steer -1..1)
 MANOEUVRE = (
@@ -37,7 +36,7 @@ def _columns(names: tuple[str, ...]) -> list[str]:
 
 def _yaw_rate(sim: VehicleSim) -> float:
     """Angular velocity about world z (rad/s), in the table and the CSV alike."""
-    return float(sim.chassis_row()[L.K_ANGULAR + 2])
+    return float(sim.chassis_row()["angular_velocity"][2])
 
 
 def _row(sim: VehicleSim, t: float, phase: str) -> list:

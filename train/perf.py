@@ -200,7 +200,7 @@ class _Snapshot:
         mujoco.mj_getState(env.model, env.data, self.mj, self.SPEC)
         self.arrays = [sim.state.wheel, sim.state.vehicle, sim.state.gears, sim.commands.vehicle,
                        sim.commands.wheel, sim.outputs.wheel, sim.outputs.vehicle,
-                       sim.wheel_angle, sim.now]
+                       sim.wheel_angle, sim.rows.now]
         self.saved = [a.copy() for a in self.arrays]
 
     def restore(self) -> None:

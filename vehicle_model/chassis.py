@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import layout as L
 from .jit import jit
 from .layout import Packed
 from .params import freeze_arrays, param, validate_fields
@@ -72,56 +71,55 @@ def forces_out(pk: Packed, k, ws, hits, dt, s, out, out_v) -> None:
     ``tire_force_height`` along the normal: at the patch the load transfer is a rigid car's
     (see ``suspension.SuspensionParams.tire_force_height``)."""
     wp = pk.wheel
-    wrench = out_v[L.O_WRENCH:L.O_WRENCH + 6]
+    wrench = out_v.wrench
     wrench[:] = 0.0
     inv_dt = 1.0 / dt                                 # impulses over the step -> mean forces
     for w in range(wp.shape[0]):
         p = wp[w]
         f_long = s[w].acc_long * inv_dt
         f_lat = s[w].acc_lat * inv_dt
-        out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE] = f_long, f_lat
-        out[w, L.O_DRIVE_TORQUE] = s[w].acc_drive * inv_dt
-        out[w, L.O_MOMENT] = s[w].acc_moment * inv_dt
-        out[w, L.O_PATCH_SLIDE] = s[w].v_long - ws[w, L.OMEGA] * p.radius
-        out[w, L.O_PATCH_SLIDE + 1] = s[w].v_lat
-        spring = out[w, L.O_SPRING_FORCE]            # 0 in the air (whatever the ray's normal)
+        out[w].long_force, out[w].lat_force = f_long, f_lat
+        out[w].drive_torque = s[w].acc_drive * inv_dt
+        out[w].aligning_moment = s[w].acc_moment * inv_dt
+        out[w].patch_slide[0] = s[w].v_long - ws[w].omega * p.radius
+        out[w].patch_slide[1] = s[w].v_lat
+        spring = out[w].spring_force            # 0 in the air (whatever the ray's normal)
         for i in range(3):
-            out[w, L.O_TIRE_FORCE + i] = s[w].fwd[i] * f_long + s[w].left[i] * f_lat
-            out[w, L.O_SUSP_FORCE + i] = hits[w, L.H_NORMAL + i] * spring if spring > 0.0 else 0.0
+            out[w].tire_force[i] = s[w].fwd[i] * f_long + s[w].left[i] * f_lat
+            out[w].susp_force[i] = hits[w].normal[i] * spring if spring > 0.0 else 0.0
         point = p.force_point
         q0, q1, q2 = to_world(k, point[0], point[1], point[2])
-        out[w, L.O_SUSP_POINT] = k[L.K_POSITION] + q0
-        out[w, L.O_SUSP_POINT + 1] = k[L.K_POSITION + 1] + q1
-        out[w, L.O_SUSP_POINT + 2] = k[L.K_POSITION + 2] + q2
+        out[w].susp_point[0] = k.position[0] + q0
+        out[w].susp_point[1] = k.position[1] + q1
+        out[w].susp_point[2] = k.position[2] + q2
         height = p.tire_force_height            # over the patch (where the tyre meets the hit
         for i in range(3):                         # plane), along its normal
-            out[w, L.O_TIRE_POINT + i] = (k[L.K_COM + i] + s[w].arm[i]
-                                          + hits[w, L.H_NORMAL + i] * height)
-        for force, point in ((L.O_SUSP_FORCE, L.O_SUSP_POINT), (L.O_TIRE_FORCE, L.O_TIRE_POINT)):
-            t = cross(out[w, point] - k[L.K_COM], out[w, point + 1] - k[L.K_COM + 1],
-                       out[w, point + 2] - k[L.K_COM + 2], out[w, force], out[w, force + 1],
-                       out[w, force + 2])
+            out[w].tire_point[i] = k.com[i] + s[w].arm[i] + hits[w].normal[i] * height
+        for force, point in ((out[w].susp_force, out[w].susp_point),
+                             (out[w].tire_force, out[w].tire_point)):
+            t = cross(point[0] - k.com[0], point[1] - k.com[1], point[2] - k.com[2],
+                      force[0], force[1], force[2])
             for i in range(3):
-                wrench[i] += out[w, force + i]
+                wrench[i] += force[i]
                 wrench[3 + i] += t[i]
     _pitch_roll_scaling(pk, k, out, out_v)
     for i in range(3):
-        wrench[3 + i] += out_v[L.O_EXTRA_TORQUE + i]
+        wrench[3 + i] += out_v.extra_torque[i]
 
 
 @jit
 def _pitch_roll_scaling(pk: Packed, k, out, out_v) -> None:
     """World torque removing the unwanted share of the tyre forces' pitch and roll moments."""
     vp = pk.vehicle[0]
-    out_v[L.O_EXTRA_TORQUE:L.O_EXTRA_TORQUE + 3] = 0.0
+    out_v.extra_torque[:] = 0.0
     if vp.keep_pitch == 1.0 and vp.keep_roll == 1.0:
         return
     m0, m1, m2 = 0.0, 0.0, 0.0                       # tyre moment about the CoM, world
     for w in range(out.shape[0]):
-        t = cross(out[w, L.O_TIRE_POINT] - k[L.K_COM], out[w, L.O_TIRE_POINT + 1] - k[L.K_COM + 1],
-                   out[w, L.O_TIRE_POINT + 2] - k[L.K_COM + 2], out[w, L.O_TIRE_FORCE],
-                   out[w, L.O_TIRE_FORCE + 1], out[w, L.O_TIRE_FORCE + 2])
+        t = cross(out[w].tire_point[0] - k.com[0], out[w].tire_point[1] - k.com[1],
+                   out[w].tire_point[2] - k.com[2], out[w].tire_force[0],
+                   out[w].tire_force[1], out[w].tire_force[2])
         m0, m1, m2 = m0 + t[0], m1 + t[1], m2 + t[2]
     b0, b1, _ = to_body(k, m0, m1, m2)
     e = to_world(k, -(1.0 - vp.keep_roll) * b0, -(1.0 - vp.keep_pitch) * b1, 0.0)
-    out_v[L.O_EXTRA_TORQUE], out_v[L.O_EXTRA_TORQUE + 1], out_v[L.O_EXTRA_TORQUE + 2] = e
+    out_v.extra_torque[0], out_v.extra_torque[1], out_v.extra_torque[2] = e

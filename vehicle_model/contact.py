@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import layout as L
 from . import suspension
 from .jit import jit
 from .layout import Packed
@@ -54,8 +53,8 @@ def contact_frame(pk: Packed, k, hits, friction, ws, s, out) -> None:
     both axes (three short loops, see ``suspension.struts_and_loads``)."""
     wp = pk.wheel
     for w in range(wp.shape[0]):                          # frame axes, patch velocity in them
-        n0, n1, n2 = hits[w, L.H_NORMAL], hits[w, L.H_NORMAL + 1], hits[w, L.H_NORMAL + 2]
-        h0, h1, h2 = to_world(k, out[w, L.O_HEADING], out[w, L.O_HEADING + 1], 0.0)
+        n0, n1, n2 = hits[w].normal[0], hits[w].normal[1], hits[w].normal[2]
+        h0, h1, h2 = to_world(k, out[w].heading[0], out[w].heading[1], 0.0)
         along = h0 * n0 + h1 * n1 + h2 * n2
         f0, f1, f2 = h0 - n0 * along, h1 - n1 * along, h2 - n2 * along
         norm = max(np.sqrt(f0 * f0 + f1 * f1 + f2 * f2), 1e-9)
@@ -68,14 +67,14 @@ def contact_frame(pk: Packed, k, hits, friction, ws, s, out) -> None:
         s[w].left[0], s[w].left[1], s[w].left[2] = l0, l1, l2
     for w in range(wp.shape[0]):                          # surface friction, camber
         p = wp[w]
-        surface = int(hits[w, L.H_SURFACE])
+        surface = int(hits[w].surface)
         if surface < 0 or surface >= friction.shape[0]:
             surface = 0                                   # unknown surfaces use type 0
         tire_type = min(max(int(p.tire_type), 0), friction.shape[1] - 1)
         s[w].mu_surface = friction[surface, tire_type]
-        out[w, L.O_CAMBER] = suspension.camber(
+        out[w].camber = suspension.camber(
             p.camber_at_rest, p.camber_at_max_compression, p.camber_at_max_droop, p.max_compression,
-            p.max_droop, out[w, L.O_JOUNCE])
+            p.max_droop, out[w].jounce)
     for w in range(wp.shape[0]):                          # useful masses along both axes
         a0, a1, a2 = s[w].arm[0], s[w].arm[1], s[w].arm[2]
         fwd, left = s[w].fwd, s[w].left

@@ -84,15 +84,15 @@ def wheel_headings(pk: Packed, cv, cw, out) -> None:
     folds a ``steer == 0`` branch into calling both for every wheel (a ``perf`` profile of the
     tank's update, no wheel steered, spent 5 % of it in ``sincos``)."""
     vp, wp = pk.vehicle[0], pk.wheel
-    steer = min(max(cv[L.STEER], -1.0), 1.0)
+    steer = min(max(cv.steer, -1.0), 1.0)
     for w in range(wp.shape[0]):
-        angle = steering.steer_angle(vp, wp, w, steer) + cw[w, L.WHEEL_STEER]
+        angle = steering.steer_angle(vp, wp, w, steer) + cw[w].wheel_steer
         limit = wp[w].max_steer
         angle = min(max(angle, -limit), limit) + wp[w].toe
         c, sn = 1.0, 0.0
         if limit != 0.0 or wp[w].toe != 0.0:                  # else the angle is exactly 0
             c, sn = np.cos(angle), np.sin(angle)
-        out[w, L.O_STEER], out[w, L.O_HEADING], out[w, L.O_HEADING + 1] = angle, c, sn
+        out[w].steer, out[w].heading[0], out[w].heading[1] = angle, c, sn
 
 
 @jit
@@ -103,24 +103,24 @@ def commands(pk: Packed, gears, vs, cv, cw, dt, s, out, new_commands=True) -> tu
     ``new_commands=False`` (the commands are those of this vehicle's previous update) those of
     the previous update are kept in ``out``."""
     vp, wp = pk.vehicle[0], pk.wheel
-    brake = min(max(cv[L.BRAKE], 0.0), 1.0)
-    handbrake = min(max(cv[L.HANDBRAKE], 0.0), 1.0)
+    brake = min(max(cv.brake, 0.0), 1.0)
+    handbrake = min(max(cv.handbrake, 0.0), 1.0)
     tank_standard = int(vp.diff_type) == L.TANK and vp.tank_special < 0.5
     for w in range(wp.shape[0]):
-        b = max(brake, min(max(cw[w, L.WHEEL_BRAKE], 0.0), 1.0))
+        b = max(brake, min(max(cw[w].wheel_brake, 0.0), 1.0))
         if tank_standard:                        # pulling a track's stick back brakes that side
-            b = max(b, min(max(-cv[L.THRUST + int(wp[w].group)], 0.0), 1.0))
+            b = max(b, min(max(-cv.thrust[int(wp[w].group)], 0.0), 1.0))
         s[w].brake = b * wp[w].max_brake_torque + handbrake * wp[w].max_handbrake_torque
     if new_commands:
         wheel_headings(pk, cv, cw, out)
-    throttle = min(max(cv[L.THROTTLE], 0.0), 1.0)
+    throttle = min(max(cv.throttle, 0.0), 1.0)
     if int(vp.diff_type) == L.DIRECT:
         return throttle, 0.0
-    want = int(cv[L.TARGET_GEAR])
+    want = int(cv.target_gear)
     if want == NO_GEAR_REQUEST:
-        want = gears[L.GEAR] + int(cv[L.GEAR_UP] > 0.5) - int(cv[L.GEAR_DOWN] > 0.5)
+        want = gears.gear + int(cv.gear_up > 0.5) - int(cv.gear_down > 0.5)
     gearbox.shift(vp, pk.shift_up, pk.shift_down, gears, vs, want,
-                  vs[L.ENGINE_OMEGA] / vp.max_omega, dt)
-    if gears[L.AUTO_SHIFT]:
+                  vs.engine_omega / vp.max_omega, dt)
+    if gears.auto_shift:
         throttle = 0.0                           # autobox shifts cut the throttle
     return throttle, gearbox.effective_ratio(vp, pk.gear_ratios, gears, vs)

@@ -216,10 +216,10 @@ def spin(pk: Packed, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, o
     n = wp.shape[0]
     if int(vp.diff_type) == L.DIRECT:
         for w in range(n):
-            ws[w, L.OMEGA] = wheel.integrate_spin(ws[w, L.OMEGA], cw[w, L.WHEEL_TORQUE],
+            ws[w].omega = wheel.integrate_spin(ws[w].omega, cw[w].wheel_torque,
                                                   s[w].road, s[w].brake, wp[w].moi,
                                                   wp[w].damping_rate + s[w].road_damp, h)
-            ws[w, L.DRIVE_TORQUE] = cw[w, L.WHEEL_TORQUE]
+            ws[w].drive_torque = cw[w].wheel_torque
         return 0.0, 0.0
     n_g = int(vp.n_groups)
     for j in range(n_g):                          # the groups' sums start from zero
@@ -228,7 +228,7 @@ def spin(pk: Packed, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, o
         r.share, r.new_spin, r.count = 0.0, 0.0, 0.0
     for w in range(n):                                   # wheel groups (a tank track = a group)
         j = int(wp[w].group)
-        g[j].spin += ws[w, L.OMEGA]
+        g[j].spin += ws[w].omega
         g[j].inertia += wp[w].moi
         g[j].damping += wp[w].damping_rate + s[w].road_damp   # + the tyre's, implicit
         g[j].road += s[w].road
@@ -236,19 +236,19 @@ def spin(pk: Packed, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, o
         g[j].count += 1.0
     for j in range(n_g):
         g[j].spin /= g[j].count
-    differential.ratios(vp, wp["base_split"], wp["group"], ws[:, L.OMEGA],
-                        out[:, L.O_CONTACT], out[:, L.O_SPRING_FORCE], thrust_l, thrust_r,
+    differential.ratios(vp, wp["base_split"], wp["group"], ws["omega"],
+                        out["in_contact"], out["spring_force"], thrust_l, thrust_r,
                         g["share"][:n_g])
     _split_override(pk, cw, g)
     w_e, clutch, t_eng, slip = solve(
-        vp, pk.torque_curve, vs[L.ENGINE_OMEGA], g["spin"][:n_g], g["inertia"][:n_g],
+        vp, pk.torque_curve, vs.engine_omega, g["spin"][:n_g], g["inertia"][:n_g],
         g["damping"][:n_g], g["road"][:n_g], g["brake"][:n_g], throttle, ratio,
         g["share"][:n_g], h, g["new_spin"][:n_g])
-    vs[L.ENGINE_OMEGA] = w_e
+    vs.engine_omega = w_e
     for w in range(n):
         j = int(wp[w].group)
-        ws[w, L.OMEGA] = g[j].new_spin
-        ws[w, L.DRIVE_TORQUE] = g[j].share * ratio * clutch / g[j].count
+        ws[w].omega = g[j].new_spin
+        ws[w].drive_torque = g[j].share * ratio * clutch / g[j].count
     return t_eng, slip
 
 
@@ -264,16 +264,16 @@ def _split_override(pk: Packed, cw, g) -> None:
         return
     given = False
     for w in range(wp.shape[0]):
-        given = given or not np.isnan(cw[w, L.TORQUE_SPLIT])
+        given = given or not np.isnan(cw[w].torque_split)
     if not given:
         return
     total = 0.0
     for w in range(wp.shape[0]):
-        v = cw[w, L.TORQUE_SPLIT]
+        v = cw[w].torque_split
         if not np.isnan(v) and v > 0.0 and wp[w].base_split > 0.0:
             total += v
     g["share"][:int(pk.vehicle[0].n_groups)] = 0.0
     for w in range(wp.shape[0]):
-        v = cw[w, L.TORQUE_SPLIT]
+        v = cw[w].torque_split
         share = v if (not np.isnan(v) and v > 0.0 and wp[w].base_split > 0.0) else 0.0
         g[int(wp[w].group)].share += share / total if total > 0.0 else wp[w].base_split

@@ -208,8 +208,8 @@ def _piece(j, rays, xs, r, s0, s1, s2, d0, d1, d2, f0, f1, f2, data, first, stri
 @jit
 def equivalent_hit(rays: int, xs, r: float, s0, s1, s2, d0, d1, d2, f0, f1, f2, data,
                    first: int, stride: int, hit, work) -> int:
-    """Combine one wheel's footprint rays into the hit one ray would report: writes ``hit``'s
-    distance and normal (``layout.H_DIST``, ``H_NORMAL``; the distance -1 when nothing bounds
+    """Combine one wheel's footprint rays into the hit one ray would report: writes the ``hit``
+    record's ``dist`` and ``normal`` (``layout.HIT``; the distance -1 when nothing bounds
     the tyre) and returns the ray whose piece bounds it (its hit point gives the surface; -1
     if none).
 
@@ -225,8 +225,8 @@ def equivalent_hit(rays: int, xs, r: float, s0, s1, s2, d0, d1, d2, f0, f1, f2, 
         if a < best:
             best, best_j = a, j
     if best_j < 0:
-        hit[0] = -1.0
-        hit[1], hit[2], hit[3] = 0.0, 0.0, 1.0
+        hit.dist = -1.0
+        hit.normal[0], hit.normal[1], hit.normal[2] = 0.0, 0.0, 1.0
         return -1
     band = BLEND * r
     m0 = m1 = m2 = 0.0
@@ -241,6 +241,6 @@ def equivalent_hit(rays: int, xs, r: float, s0, s1, s2, d0, d1, d2, f0, f1, f2, 
     cos_inc = -(m0 * d0 + m1 * d1 + m2 * d2)
     # the distance one ray would report for the plane through the contact with this normal:
     # ``suspension.jounce_from_hit`` puts the centre r / cos before it, at ``best``
-    hit[0] = max(best + r / max(cos_inc, 0.1), 0.0)     # (0: the ground at the line's start)
-    hit[1], hit[2], hit[3] = m0, m1, m2
+    hit.dist = max(best + r / max(cos_inc, 0.1), 0.0)     # (0: the ground at the line's start)
+    hit.normal[0], hit.normal[1], hit.normal[2] = m0, m1, m2
     return best_j

@@ -29,14 +29,7 @@ import numpy as np
 
 from .errors import VehicleConfigError
 from .jit import jit
-from .layout import (
-    AUTO_SHIFT,
-    AUTOBOX_TIMER,
-    GEAR,
-    SWITCH_TIMER,
-    TARGET,
-    column_view,
-)
+from .layout import field_view
 from .params import freeze_arrays, param, validate_fields
 
 #: Relative margin by which the engine speed right after an automatic up-shift must exceed the
@@ -128,34 +121,35 @@ def shift(vp: np.ndarray, shift_up: np.ndarray, shift_down: np.ndarray, gears: n
     Args:
         vp: the packed vehicle record (``pk.vehicle[0]``).
         shift_up, shift_down: autobox thresholds per forward gear (omega / max_omega).
-        gears: the vehicle's ``(GEAR, TARGET, AUTO_SHIFT)`` state (int), updated in place.
-        timers: the vehicle's state row (``SWITCH_TIMER``, ``AUTOBOX_TIMER``), updated in place.
+        gears: the vehicle's gear record (``layout.GEAR_STATE``), updated in place.
+        timers: the vehicle's state record (its ``switch_timer``, ``autobox_timer``), updated in
+            place.
         want: requested gear (a change starts if it differs from the current one and no change
             is running; clipped to reverse..top).
         engine_ratio: engine omega / max_omega.
         dt: step (s).
     """
     n_forward = int(vp.n_forward)
-    if want != gears[GEAR] and timers[SWITCH_TIMER] <= 0.0:            # manual request
+    if want != gears.gear and timers.switch_timer <= 0.0:            # manual request
         target = min(max(want, -1), n_forward)
-        if target != gears[GEAR]:
-            gears[TARGET], gears[AUTO_SHIFT] = target, 0
-            timers[SWITCH_TIMER] = vp.switch_time
-            if timers[SWITCH_TIMER] <= 0.0:
-                gears[GEAR] = target
-    if timers[SWITCH_TIMER] > 0.0:                                     # change in progress
-        timers[SWITCH_TIMER] = max(timers[SWITCH_TIMER] - dt, 0.0)
-        if timers[SWITCH_TIMER] <= 0.0:
-            gears[GEAR] = gears[TARGET]
+        if target != gears.gear:
+            gears.target, gears.auto_shift = target, 0
+            timers.switch_timer = vp.switch_time
+            if timers.switch_timer <= 0.0:
+                gears.gear = target
+    if timers.switch_timer > 0.0:                                     # change in progress
+        timers.switch_timer = max(timers.switch_timer - dt, 0.0)
+        if timers.switch_timer <= 0.0:
+            gears.gear = gears.target
     else:
-        timers[SWITCH_TIMER] = 0.0
-    if timers[SWITCH_TIMER] <= 0.0:
-        gears[AUTO_SHIFT] = 0
-    timers[AUTOBOX_TIMER] += dt
+        timers.switch_timer = 0.0
+    if timers.switch_timer <= 0.0:
+        gears.auto_shift = 0
+    timers.autobox_timer += dt
     if vp.autobox <= 0.0:
         return
-    gear = gears[GEAR]
-    if timers[SWITCH_TIMER] > 0.0 or timers[AUTOBOX_TIMER] < vp.latency or gear < 1:
+    gear = gears.gear
+    if timers.switch_timer > 0.0 or timers.autobox_timer < vp.latency or gear < 1:
         return
     idx = min(max(gear - 1, 0), n_forward - 1)
     step = 0
@@ -164,28 +158,28 @@ def shift(vp: np.ndarray, shift_up: np.ndarray, shift_down: np.ndarray, gears: n
     elif engine_ratio < shift_down[idx] and gear > 1:
         step = -1
     if step != 0:
-        gears[TARGET], gears[AUTO_SHIFT] = gear + step, 1
-        timers[SWITCH_TIMER] = vp.switch_time
-        timers[AUTOBOX_TIMER] = 0.0
-        if timers[SWITCH_TIMER] <= 0.0:
-            gears[GEAR] = gears[TARGET]
+        gears.target, gears.auto_shift = gear + step, 1
+        timers.switch_timer = vp.switch_time
+        timers.autobox_timer = 0.0
+        if timers.switch_timer <= 0.0:
+            gears.gear = gears.target
 
 
 @jit
 def effective_ratio(vp: np.ndarray, ratios: np.ndarray, gears: np.ndarray, timers: np.ndarray) -> float:
     """Gear x final ratio seen by the clutch (0 while a change is in progress or in neutral)."""
-    if timers[SWITCH_TIMER] > 0.0:
+    if timers.switch_timer > 0.0:
         return 0.0
-    return ratios[gears[GEAR] + 1] * vp.final_ratio
+    return ratios[gears.gear + 1] * vp.final_ratio
 
 
 @jit
 def engaged_gear(gears: np.ndarray, timers: np.ndarray) -> int:
     """The gear that is engaged: the current gear, or 0 (neutral) while a change is in
     progress (as in PhysX, a change passes through neutral for the whole switch time)."""
-    if timers[SWITCH_TIMER] > 0.0:
+    if timers.switch_timer > 0.0:
         return 0
-    return gears[GEAR]
+    return gears.gear
 
 
 def check_gear(gear, n_forward: int | None, name: str = "gear") -> None:
@@ -208,11 +202,11 @@ class GearboxState:
     def __init__(self, gears: np.ndarray, timers: np.ndarray):
         self._gears, self._timers = gears, timers
 
-    gear = column_view("_gears", GEAR, doc="current gear, -1 reverse, 0 neutral, 1.. forward; "
+    gear = field_view("_gears", "gear", doc="current gear, -1 reverse, 0 neutral, 1.. forward; "
                        "during a change the gear being left (``outputs.gear`` is the engaged "
                        "gear: 0 then)")
-    target = column_view("_gears", TARGET, doc="gear being changed to (== gear when idle)")
-    auto_shift = column_view("_gears", AUTO_SHIFT, dtype=bool,
+    target = field_view("_gears", "target", doc="gear being changed to (== gear when idle)")
+    auto_shift = field_view("_gears", "auto_shift", dtype=bool,
                              doc="the change in progress was started by the autobox")
-    switch_timer = column_view("_timers", SWITCH_TIMER, doc="s left in the current change")
-    autobox_timer = column_view("_timers", AUTOBOX_TIMER, doc="s since the autobox last decided")
+    switch_timer = field_view("_timers", "switch_timer", doc="s left in the current change")
+    autobox_timer = field_view("_timers", "autobox_timer", doc="s since the autobox last decided")

@@ -9,7 +9,7 @@ The parts of the update are pasted into their callers (numba's inlining, ``inlin
 the update itself, which is compiled once and called (:func:`pasted`).
 
 Also here: :func:`borrow` (an array without reference counting, for compiled entry points),
-:func:`borrow_rows` (the same with the row width a compile-time constant), :func:`interp`
+:func:`interp`
 (scalar piecewise-linear lookup) and :func:`first_compile` (a first use that compiles says so
 instead of a silent wait of a minute or two).
 """
@@ -22,7 +22,6 @@ import threading
 
 import numba
 from numba import types
-from numba.core import cgutils
 from numba.extending import intrinsic
 
 from . import kernel_cache
@@ -139,36 +138,3 @@ def borrow(typingctx, array):
         return dst._getvalue()
 
     return array(array), codegen
-
-
-@intrinsic
-def borrow_rows(typingctx, array, width):
-    """:func:`borrow` of a C-contiguous ``array`` whose last axis has ``width`` entries, a
-    compile-time constant (a ``layout`` column count), with that width and every stride constant
-    (or a product with a constant): LLVM then folds each ``row[COLUMN]`` access into a fixed
-    offset instead of a multiplication by a stride held in a register (the same results; a few
-    per cent of the update alone, under 5 % of an env step). The caller checks
-    ``array.shape[-1] == width`` first: for a wider or narrower array the result reads the wrong
-    columns."""
-    if (not isinstance(array, types.Array) or array.layout != "C"
-            or not isinstance(width, types.IntegerLiteral)):
-        return None
-    n_dims, dtype, w = array.ndim, array.dtype, width.literal_value
-
-    def codegen(context, builder, signature, args):
-        src = context.make_array(signature.args[0])(context, builder, value=args[0])
-        dst = context.make_array(signature.return_type)(context, builder)
-        intp = context.get_value_type(types.intp)
-        shape = cgutils.unpack_tuple(builder, src.shape, n_dims)
-        shape[-1] = intp(w)
-        strides = [None] * n_dims
-        step = intp(context.get_abi_sizeof(context.get_data_type(dtype)))
-        for d in range(n_dims - 1, -1, -1):
-            strides[d] = step
-            step = builder.mul(step, shape[d])
-        context.populate_array(dst, data=src.data, shape=cgutils.pack_array(builder, shape),
-                               strides=cgutils.pack_array(builder, strides),
-                               itemsize=src.itemsize, meminfo=None)
-        return dst._getvalue()
-
-    return array(array, width), codegen

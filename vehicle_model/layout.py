@@ -1,13 +1,12 @@
-"""Array layouts of the compiled vehicle update: the packed parameters, and the state, command and
-output columns.
+"""Array layouts of the compiled vehicle update: the packed parameters, and the state, command,
+input and output records.
 
 The update (``update.py``) is compiled with numba. It reads the parameters by name from numpy
 records (``pk.wheel[w].spring_strength``, ``pk.vehicle[0].peak_torque``), whose fields
 ``pack.py`` generates from the parameters' declarations; :func:`~traction.vehicle_model.pack.pack`
 turns validated :class:`~traction.vehicle_model.VehicleParams` into a :class:`Packed` tuple once
-per vehicle type. Its scratch is records too (:data:`SCRATCH`, :data:`GROUP_SCRATCH`). State,
-commands, simulator inputs, outputs and the tyre inputs are float arrays whose columns are named
-here, used as ``state.wheel[v, w, OMEGA]``.
+per vehicle type. State, commands, simulator inputs, outputs, the tyre inputs and the update's
+scratch are records declared here: ``state[w].omega`` in compiled code.
 """
 
 from __future__ import annotations
@@ -17,18 +16,21 @@ from typing import NamedTuple
 import numpy as np
 
 
-def _columns(*names: str) -> int:
-    """Define module constants ``NAME = index`` for consecutive columns; returns the count."""
-    g = globals()
-    i = 0
+def _record(*names: str, dtype: str = "f8", pad: bool = False) -> np.dtype:
+    """A record of ``dtype`` fields (``"name:3"``: a 3-vector), in order. ``pad``: its size padded
+    to whole 64-byte cache lines (the update's scratch: a row spanning part of a line cost the
+    Drift car's update ~10 %); otherwise packed, so an array of records is laid out as the
+    float rows it replaced."""
+    fields = []
     for n in names:
-        width = 1
-        if ":" in n:
-            n, w = n.split(":")
-            width = int(w)
-        g[n] = i
-        i += width
-    return i
+        name, _, width = n.partition(":")
+        fields.append((name, dtype, (int(width),)) if width else (name, dtype))
+    plain = np.dtype(fields, align=True)
+    if not pad:
+        return plain
+    return np.dtype({"names": plain.names, "formats": [plain.fields[n][0] for n in plain.names],
+                     "offsets": [plain.fields[n][1] for n in plain.names],
+                     "itemsize": -(-plain.itemsize // 64) * 64}, align=True)
 
 
 #: differential type codes (``diff_type``)
@@ -37,57 +39,71 @@ DIRECT, FOUR_WHEEL, MULTI_WHEEL, TORQUE_VECTORING, TANK = range(5)
 #: driven axles of a four_wheel differential (``drive``)
 DRIVES = ("4wd", "fwd", "rwd")
 
-# --- state ----------------------------------------------------------------------------------
-#: tyre state (``tire_models``): the tread deflection (m, long and lat), and what the last update
-#: saw and applied at the patch: its velocity (m/s, chassis axes) and mean force (N, long and lat
-#: in that update's contact frame); ``HISTORY`` is 1 once they hold an update's (a reset's zeros
-#: are none)
-N_WHEEL_STATE = _columns("OMEGA", "DRIVE_TORQUE", "DEFLECTION:2", "PATCH_VELOCITY:3",
-                         "PATCH_FORCE:2", "HISTORY")
-N_VEHICLE_STATE = _columns("ENGINE_OMEGA", "SWITCH_TIMER", "AUTOBOX_TIMER")
-N_GEAR_STATE = _columns("GEAR", "TARGET", "AUTO_SHIFT")
+# Arrays of these records lead with ``(n_vehicles, n_wheels)`` (per wheel) or ``(n_vehicles,)``
+# (per vehicle); compiled code reads ``state[w].omega``, numpy code ``state.wheel["omega"]`` or the
+# named views of ``vehicle.py``. Field names are those views' names.
 
-# --- commands -------------------------------------------------------------------------------
-N_VEHICLE_COMMANDS = _columns("THROTTLE", "BRAKE", "HANDBRAKE", "STEER", "THRUST:2", "GEAR_UP",
-                              "GEAR_DOWN", "TARGET_GEAR")
-N_WHEEL_COMMANDS = _columns("WHEEL_TORQUE", "WHEEL_BRAKE", "WHEEL_STEER", "TORQUE_SPLIT")
+# --- state ----------------------------------------------------------------------------------
+#: Wheel state. ``tread_deflection``: the tread's deflection (m, long and lat); what the last
+#: update saw and applied at the patch: ``patch_velocity`` (m/s, chassis axes) and
+#: ``patch_force`` (N, long and lat in that update's contact frame); ``history`` is 1 once they
+#: hold an update's (a reset's zeros are none); see ``tire_models``.
+WHEEL_STATE = _record("omega", "drive_torque", "tread_deflection:2", "patch_velocity:3",
+                      "patch_force:2", "history")
+VEHICLE_STATE = _record("engine_omega", "switch_timer", "autobox_timer")
+#: Gearbox state (integers): the gear, the gear being changed to, 1 if the autobox started it.
+GEAR_STATE = _record("gear", "target", "auto_shift", dtype="i8")
+
+# --- commands (floats, flags as 0/1; see vehicle.Commands) ------------------------------------
+VEHICLE_COMMANDS = _record("throttle", "brake", "handbrake", "steer", "thrust:2", "gear_up",
+                           "gear_down", "target_gear")
+WHEEL_COMMANDS = _record("wheel_torque", "wheel_brake", "wheel_steer", "torque_split")
 
 # --- inputs from the simulator ----------------------------------------------------------------
-N_KINEMATICS = _columns("K_POSITION:3", "K_ROTATION:9", "K_COM:3", "K_VELOCITY:3", "K_ANGULAR:3")
-N_HIT = _columns("H_DIST", "H_NORMAL:3", "H_SURFACE")
+#: The chassis: frame origin, world-from-chassis rotation (row-major), CoM, CoM velocity and
+#: angular velocity, world frame.
+KINEMATICS = _record("position:3", "rotation:9", "com:3", "velocity:3", "angular_velocity:3")
+#: The ground under a wheel: distance along the suspension ray (negative: no hit), unit normal,
+#: surface type (a row of the friction table).
+HIT = _record("dist", "normal:3", "surface")
 
 # --- outputs ----------------------------------------------------------------------------------
 # Over an update of ``dt`` with ``n`` wheel substeps: forces and torques (tyre forces, aligning
 # moment, drive torque, engine torque) and the clutch slip are means over the substeps (what
 # acts over ``dt``); slips and friction are the last substep's tyre inputs; spins, jounce, loads,
 # gear and the rest are the values at the end of the update (see ``vehicle.VehicleOutputs``).
-N_WHEEL_OUTPUTS = _columns(
-    "O_SUSP_FORCE:3", "O_SUSP_POINT:3", "O_TIRE_FORCE:3", "O_TIRE_POINT:3", "O_CONTACT",
-    "O_JOUNCE", "O_SPRING_FORCE", "O_LOAD", "O_NORMALISED_LOAD", "O_FRICTION", "O_LONG_SLIP",
-    "O_LAT_SLIP", "O_LONG_FORCE", "O_LAT_FORCE", "O_MOMENT", "O_PATCH_SLIDE:2", "O_STEER",
-    "O_HEADING:2", "O_CAMBER", "O_DRIVE_TORQUE")
-N_VEHICLE_OUTPUTS = _columns("O_ENGINE_OMEGA", "O_ENGINE_TORQUE", "O_CLUTCH_SLIP", "O_GEAR",
-                             "O_GEAR_RATIO", "O_THROTTLE", "O_EXTRA_TORQUE:3", "O_WRENCH:6")
+WHEEL_OUTPUTS = _record(
+    "susp_force:3", "susp_point:3", "tire_force:3", "tire_point:3", "in_contact", "jounce",
+    "spring_force", "load", "normalised_load", "friction", "long_slip", "lat_slip",
+    "long_force", "lat_force", "aligning_moment", "patch_slide:2", "steer", "heading:2",
+    "camber", "drive_torque")
+VEHICLE_OUTPUTS = _record("engine_omega", "engine_torque", "clutch_slip", "gear", "gear_ratio",
+                          "throttle", "extra_torque:3", "wrench:6")
 
-# --- tyre model inputs (one row per wheel, see tire.TireInputs) ------------------------------
-#: the TireInputs fields in order, then X_TAN_LAT_SLIP = tan(lateral slip), derived (the update
-#: has it as v_lat / denominator, so the PhysX tyre needs no tan(atan(.)) without camber)
-N_TIRE_INPUTS = _columns(
-    "X_V_LONG", "X_V_LAT", "X_OMEGA", "X_LONG_SLIP", "X_LAT_SLIP", "X_CAMBER", "X_FRICTION",
-    "X_SURFACE_FRICTION", "X_LOAD", "X_REST_LOAD", "X_NORMALISED_LOAD", "X_GRAVITY",
-    "X_TAN_LAT_SLIP")
+# --- tyre model inputs (one per wheel, see tire.TireInputs) ----------------------------------
+#: the TireInputs fields, then ``tan_lat_slip`` = tan(lateral slip), derived (the update has it
+#: as v_lat / denominator, so the PhysX tyre needs no tan(atan(.)) without camber)
+TIRE_INPUTS = _record(
+    "v_long", "v_lat", "omega", "long_slip", "lat_slip", "camber", "friction",
+    "surface_friction", "load", "rest_load", "normalised_load", "gravity", "tan_lat_slip")
 
 
-def column_view(buffer: str, col: int, width: int = 0, dtype=None, doc: str = ""):
-    """A property viewing column ``col`` (``width`` > 0: columns ``col:col+width``) of the named
-    buffer. Assigning the property writes into the buffer (broadcasting). With ``dtype`` (bool
-    flags, integer gears of a float buffer) it returns a converted, read-only copy: an indexed
-    write (``cmd.target_gear[1] = 3``) would change only the copy, so it raises instead; assign
-    the whole column (``cmd.target_gear = gears``)."""
-    index = (Ellipsis, slice(col, col + width)) if width else (Ellipsis, col)
+def floats(records: np.ndarray) -> np.ndarray:
+    """The float (or integer) columns under an array of packed records: ``(..., n_columns)``,
+    a view (for whole-array checks and hashes)."""
+    base = records.dtype.fields[records.dtype.names[0]][0].base
+    return records.view(base).reshape(records.shape + (-1,))
+
+
+def field_view(buffer: str, name: str, dtype=None, doc: str = ""):
+    """A property viewing field ``name`` of the named record buffer. Assigning the property
+    writes into the buffer (broadcasting). With ``dtype`` (bool flags, integer gears of a float
+    buffer) it returns a converted, read-only copy: an indexed write (``cmd.target_gear[1] = 3``)
+    would change only the copy, so it raises instead; assign the whole field
+    (``cmd.target_gear = gears``)."""
 
     def get(self):
-        view = getattr(self, buffer)[index]
+        view = getattr(self, buffer)[name]
         if dtype is None:
             return view
         out = view != 0 if dtype is bool else view.astype(dtype)
@@ -95,7 +111,7 @@ def column_view(buffer: str, col: int, width: int = 0, dtype=None, doc: str = ""
         return out
 
     def put(self, value):
-        getattr(self, buffer)[index] = value
+        getattr(self, buffer)[name] = value
 
     return property(get, put, doc=doc)
 
@@ -131,18 +147,6 @@ class Packed(NamedTuple):
     points: np.ndarray
 
 # --- scratch of one vehicle update (update.py): records, one per wheel or wheel group ---------
-def _record(*names: str) -> np.dtype:
-    """A record of float fields (``"name:3"``: a 3-vector), its size padded to whole 64-byte cache
-    lines (a row spanning part of a line cost the Drift car's update ~10 %)."""
-    fields = []
-    for n in names:
-        name, _, width = n.partition(":")
-        fields.append((name, "f8", (int(width),)) if width else (name, "f8"))
-    plain = np.dtype(fields)
-    return np.dtype({"names": plain.names, "formats": [plain.fields[n][0] for n in plain.names],
-                     "offsets": [plain.fields[n][1] for n in plain.names],
-                     "itemsize": -(-plain.itemsize // 64) * 64})
-
 
 #: Per-wheel scratch. ``road`` and ``road_damp``: the tyre's torque on the wheel over a substep
 #: is ``road - road_damp x omega`` at the substep's new spin (implicit, see ``tire_models``);
@@ -163,8 +167,8 @@ SCRATCH = _record(
     "acc_long", "acc_lat", "acc_drive", "acc_moment", "load_filtered", "overtravel",
     "cos_incidence", "rate_scale", "v_patch:3", "down:3", "arm:3", "fwd:3",
     "left:3", "pred:2", "ext:2", "tread:2", "tread_inv_k:2", "affine:2", "force0:2",
-    "stiff:2", "moment", "road_ratio", "omega0")
+    "stiff:2", "moment", "road_ratio", "omega0", pad=True)
 #: Per-group scratch of the drivetrain: spin, inertia, damping, road and brake torque, the
 #: differential's share, new spin, wheel count.
 GROUP_SCRATCH = _record("spin", "inertia", "damping", "road", "brake", "share", "new_spin",
-                        "count")
+                        "count", pad=True)

@@ -1,6 +1,6 @@
 """Checks of what a numpy user hands :func:`traction.vehicle_model.update.step`.
 
-The compiled update reads rows at fixed column offsets and trusts shapes, dtypes and values, so
+The compiled update reads records at fixed offsets and trusts shapes, dtypes and values, so
 the standalone step checks them first and names what is wrong (a wrong dtype otherwise compiled
 the whole update again, or failed inside numba; a NaN command stayed in the vehicle's spins for
 good). The environments' loop does not come through here: its arrays are its own, and its
@@ -15,13 +15,16 @@ from . import layout as L
 from .surface import FrictionTable
 from .vehicle import ChassisKinematics, Commands, GroundHits, VehicleParams, VehicleState
 
-#: per-vehicle command columns by name (``Commands``' views)
-VEHICLE_COMMANDS = {L.THROTTLE: "throttle", L.BRAKE: "brake", L.HANDBRAKE: "handbrake",
-                    L.STEER: "steer", L.THRUST: "thrust[0]", L.THRUST + 1: "thrust[1]",
-                    L.GEAR_UP: "gear_up", L.GEAR_DOWN: "gear_down", L.TARGET_GEAR: "target_gear"}
-#: per-wheel command columns by name
-WHEEL_COMMANDS = {L.WHEEL_TORQUE: "wheel_torque", L.WHEEL_BRAKE: "wheel_brake",
-                  L.WHEEL_STEER: "wheel_steer", L.TORQUE_SPLIT: "torque_split"}
+
+def column_names(record: np.dtype) -> list[str]:
+    """The name of each column under a record: ``"steer"``, ``"thrust[0]"``, ``"thrust[1]"``..."""
+    names = []
+    for name in record.names:
+        shape = record.fields[name][0].shape
+        names += [f"{name}[{i}]" for i in range(shape[0])] if shape else [name]
+    return names
+
+
 #: kinematics fields and their shapes after the vehicle axis
 KINEMATICS = (("position", (3,)), ("rotation", (3, 3)), ("com", (3,)), ("velocity", (3,)),
               ("angular_velocity", (3,)))
@@ -30,7 +33,7 @@ NORMAL_TOLERANCE = 1e-6
 
 
 def kinematics_rows(ck: ChassisKinematics) -> np.ndarray:
-    """``ck.rows()`` after checking each field's shape ``(n_vehicles, ...)`` (ValueError naming
+    """``ck.records()`` after checking each field's shape ``(n_vehicles, ...)`` (ValueError naming
     the field: fields whose sizes merely added up to the row width were read shifted)."""
     arrays = [np.asarray(getattr(ck, name)) for name, _ in KINEMATICS]
     n = arrays[0].shape[0] if arrays[0].ndim else -1
@@ -38,11 +41,11 @@ def kinematics_rows(ck: ChassisKinematics) -> np.ndarray:
         if a.shape != (n, *tail):
             raise ValueError(f"vehicle update: kinematics.{name} has shape {a.shape}; expected "
                              f"(n_vehicles, {', '.join(map(str, tail))})")
-    return ck.rows()
+    return ck.records()
 
 
 def hit_rows(hits: GroundHits, n_wheels: int) -> np.ndarray:
-    """``hits.rows()`` after checking ``dist (n, n_wheels)``, normals broadcastable to
+    """``hits.records()`` after checking ``dist (n, n_wheels)``, normals broadcastable to
     ``(n, n_wheels, 3)`` and of unit length where a ray hit, surfaces to ``(n, n_wheels)``."""
     dist = np.asarray(hits.dist)
     if dist.ndim != 2 or dist.shape[1] != n_wheels:
@@ -62,31 +65,32 @@ def hit_rows(hits: GroundHits, n_wheels: int) -> np.ndarray:
         v, w = np.argwhere(off)[0]
         raise ValueError(f"vehicle update: hits.normal of vehicle {v}, wheel {w} has length "
                          f"{length[v, w]:.9g}; allowed: unit length (normalise it)")
-    return hits.rows()
+    return hits.records()
 
 
 def check_rows(p: VehicleParams, s: VehicleState, cmd: Commands, kin: np.ndarray,
                hit: np.ndarray) -> None:
     """The arrays :func:`~traction.vehicle_model.update.step` passes to the compiled update:
-    one number of vehicles, C-contiguous, float64 (the gear state int64), ``p.n_wheels`` wheels,
-    the layout's columns (ValueError naming the first that is not)."""
-    arrays = (("state.wheel", s.wheel, (p.n_wheels, L.N_WHEEL_STATE), np.float64),
-              ("state.vehicle", s.vehicle, (L.N_VEHICLE_STATE,), np.float64),
-              ("state.gears", s.gears, (L.N_GEAR_STATE,), np.int64),
-              ("commands.vehicle", cmd.vehicle, (L.N_VEHICLE_COMMANDS,), np.float64),
-              ("commands.wheel", cmd.wheel, (p.n_wheels, L.N_WHEEL_COMMANDS), np.float64),
-              ("chassis kinematics rows", kin, (L.N_KINEMATICS,), np.float64),
-              ("ground hit rows", hit, (p.n_wheels, L.N_HIT), np.float64))
+    one number of vehicles, C-contiguous arrays of the layout's records, ``p.n_wheels`` wheels
+    (ValueError naming the first that is not)."""
+    arrays = (("state.wheel", s.wheel, (p.n_wheels,), "WHEEL_STATE"),
+              ("state.vehicle", s.vehicle, (), "VEHICLE_STATE"),
+              ("state.gears", s.gears, (), "GEAR_STATE"),
+              ("commands.vehicle", cmd.vehicle, (), "VEHICLE_COMMANDS"),
+              ("commands.wheel", cmd.wheel, (p.n_wheels,), "WHEEL_COMMANDS"),
+              ("chassis kinematics", kin, (), "KINEMATICS"),
+              ("ground hits", hit, (p.n_wheels,), "HIT"))
     counts = {name: (a.shape[0] if a.ndim else None) for name, a, _, _ in arrays}
     if len(set(counts.values())) > 1:
         raise ValueError("vehicle update: the arrays disagree on the number of vehicles: "
                          + ", ".join(f"{k} {v}" for k, v in counts.items()))
     n = len(s.wheel)
-    for name, a, tail, dtype in arrays:
+    for name, a, tail, record in arrays:
         shape = (n, *tail)
-        if a.shape != shape or not a.flags.c_contiguous or a.dtype != dtype:
-            raise ValueError(f"vehicle update: {name} must be a C-contiguous {np.dtype(dtype)} "
-                             f"array of shape {shape}; got {a.dtype} {a.shape}"
+        if a.shape != shape or not a.flags.c_contiguous or a.dtype != getattr(L, record):
+            got = f"records ({', '.join(a.dtype.names)})" if a.dtype.names else a.dtype
+            raise ValueError(f"vehicle update: {name} must be a C-contiguous array of shape "
+                             f"{shape} of layout.{record} records; got {got} {a.shape}"
                              + ("" if a.flags.c_contiguous else ", not C-contiguous"))
 
 
@@ -95,12 +99,14 @@ def check_commands(cmd: Commands) -> None:
     be NaN (= the differential's ratios). A NaN spun the vehicle's wheels and engine to NaN
     for good, and a NaN ``target_gear`` selected reverse."""
     wheel = cmd.wheel.copy()
-    wheel[..., L.TORQUE_SPLIT] = np.nan_to_num(wheel[..., L.TORQUE_SPLIT], nan=0.0)
-    for where, names, bad in (("", VEHICLE_COMMANDS, ~np.isfinite(cmd.vehicle)),
-                              ("wheel ", WHEEL_COMMANDS, ~np.isfinite(wheel))):
+    wheel["torque_split"] = np.nan_to_num(wheel["torque_split"], nan=0.0)
+    for where, names, columns in (
+            ("", column_names(L.VEHICLE_COMMANDS), L.floats(cmd.vehicle)),
+            ("wheel ", column_names(L.WHEEL_COMMANDS), L.floats(wheel))):
+        bad = ~np.isfinite(columns)
         if bad.any():
             index = tuple(np.argwhere(bad)[0])
-            value = (cmd.vehicle if not where else cmd.wheel)[index]
+            value = (L.floats(cmd.vehicle) if not where else L.floats(cmd.wheel))[index]
             wheel_of = f", wheel {index[1]}" if where else ""
             raise ValueError(f"vehicle update: commands.{names[index[-1]]} = {value} for "
                              f"vehicle {index[0]}{wheel_of}; allowed: finite numbers")

@@ -40,7 +40,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import antiroll, tire
-from . import layout as L
 from .errors import VehicleConfigError
 from .jit import jit
 from .layout import Packed
@@ -296,46 +295,46 @@ def struts_and_loads(pk: Packed, k, hits, gravity, s, out) -> None:
         p = wp[w]
         t = p.travel_direction
         d0, d1, d2 = to_world(k, t[0], t[1], t[2])
-        cos_inc = -(d0 * hits[w, L.H_NORMAL] + d1 * hits[w, L.H_NORMAL + 1]
-                    + d2 * hits[w, L.H_NORMAL + 2])
+        cos_inc = -(d0 * hits[w].normal[0] + d1 * hits[w].normal[1]
+                    + d2 * hits[w].normal[2])
         jounce, contact, over = jounce_from_hit(
-            p.max_compression, p.max_droop, p.radius, hits[w, L.H_DIST], cos_inc)
-        out[w, L.O_JOUNCE], out[w, L.O_CONTACT] = jounce, 1.0 if contact else 0.0
+            p.max_compression, p.max_droop, p.radius, hits[w].dist, cos_inc)
+        out[w].jounce, out[w].in_contact = jounce, 1.0 if contact else 0.0
         s[w].overtravel, s[w].cos_incidence = over, cos_inc
         s[w].rate_scale = 1.0 / max(cos_inc, 0.1)
         s[w].down[0], s[w].down[1], s[w].down[2] = d0, d1, d2
     for w in range(wp.shape[0]):                  # patch arm and velocity, strut force
         p = wp[w]
-        r, jounce, contact = p.radius, out[w, L.O_JOUNCE], out[w, L.O_CONTACT] > 0.5
+        r, jounce, contact = p.radius, out[w].jounce, out[w].in_contact > 0.5
         d0, d1, d2 = s[w].down[0], s[w].down[1], s[w].down[2]
-        n0, n1, n2 = hits[w, L.H_NORMAL], hits[w, L.H_NORMAL + 1], hits[w, L.H_NORMAL + 2]
+        n0, n1, n2 = hits[w].normal[0], hits[w].normal[1], hits[w].normal[2]
         start = p.ray_start
         s0, s1, s2 = to_world(k, start[0], start[1], start[2])
         along = p.max_compression + r - jounce    # ray start -> wheel centre
-        a0 = k[L.K_POSITION] + s0 + d0 * along - n0 * r - k[L.K_COM]       # patch - CoM
-        a1 = k[L.K_POSITION + 1] + s1 + d1 * along - n1 * r - k[L.K_COM + 1]
-        a2 = k[L.K_POSITION + 2] + s2 + d2 * along - n2 * r - k[L.K_COM + 2]
-        c0, c1, c2 = cross(k[L.K_ANGULAR], k[L.K_ANGULAR + 1], k[L.K_ANGULAR + 2], a0, a1, a2)
-        v0, v1, v2 = k[L.K_VELOCITY] + c0, k[L.K_VELOCITY + 1] + c1, k[L.K_VELOCITY + 2] + c2
+        a0 = k.position[0] + s0 + d0 * along - n0 * r - k.com[0]       # patch - CoM
+        a1 = k.position[1] + s1 + d1 * along - n1 * r - k.com[1]
+        a2 = k.position[2] + s2 + d2 * along - n2 * r - k.com[2]
+        c0, c1, c2 = cross(k.angular_velocity[0], k.angular_velocity[1], k.angular_velocity[2], a0, a1, a2)
+        v0, v1, v2 = k.velocity[0] + c0, k.velocity[1] + c1, k.velocity[2] + c2
         strut = 0.0
         if contact:
             rate = -(v0 * n0 + v1 * n1 + v2 * n2) * s[w].rate_scale
             strut = strut_force(p.spring_strength, p.damper_rate,
                                            p.bump_stop_stiffness, jounce, rate,
                                            s[w].overtravel)
-        out[w, L.O_SPRING_FORCE] = strut            # the bars add to it, the loop below projects it
+        out[w].spring_force = strut            # the bars add to it, the loop below projects it
         s[w].arm[0], s[w].arm[1], s[w].arm[2] = a0, a1, a2
         s[w].v_patch[0], s[w].v_patch[1], s[w].v_patch[2] = v0, v1, v2
-    antiroll.add_forces(pk.bars, out[:, L.O_JOUNCE], out[:, L.O_CONTACT], out[:, L.O_SPRING_FORCE])
+    antiroll.add_forces(pk.bars, out["jounce"], out["in_contact"], out["spring_force"])
     for w in range(wp.shape[0]):                  # force along the ground normal, tyre load
         rest = wp[w].sprung_mass * gravity
         force, filtered = 0.0, 0.0
-        if out[w, L.O_CONTACT] > 0.5:
-            force = normal_force(rest, hits[w, L.H_NORMAL + 2],
-                                            s[w].cos_incidence, out[w, L.O_SPRING_FORCE])
+        if out[w].in_contact > 0.5:
+            force = normal_force(rest, hits[w].normal[2],
+                                            s[w].cos_incidence, out[w].spring_force)
             filtered = tire.filtered_load(vp.min_normalised_load, vp.min_filtered_normalised_load,
                                           vp.max_normalised_load, vp.max_filtered_normalised_load,
                                           force / rest)
-        out[w, L.O_SPRING_FORCE] = force
-        out[w, L.O_NORMALISED_LOAD], out[w, L.O_LOAD] = force / rest, filtered * rest
+        out[w].spring_force = force
+        out[w].normalised_load, out[w].load = force / rest, filtered * rest
         s[w].load_filtered = filtered

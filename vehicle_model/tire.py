@@ -55,6 +55,7 @@ from functools import cached_property
 
 import numpy as np
 
+from . import layout as L
 from .errors import VehicleConfigError
 from .jit import jit
 from .params import check_value, freeze_arrays, param, param_meta, validate_fields
@@ -230,13 +231,15 @@ class TireInputs:
     normalised_load: np.ndarray   # filtered load / rest load (-)
     gravity: float            # m/s^2
 
-    def rows(self) -> np.ndarray:
-        """``(n, n_wheels, N_TIRE_INPUTS)`` float rows for the compiled models (the fields,
-        then the derived ``tan(lat_slip)``)."""
-        values = [np.asarray(getattr(self, f), dtype=float) for f in self.__dataclass_fields__]
-        values.append(np.tan(values[4]))                                  # X_TAN_LAT_SLIP
-        shape = np.broadcast_shapes(*(v.shape for v in values))
-        return np.ascontiguousarray(np.stack([np.broadcast_to(v, shape) for v in values], axis=-1))
+    def records(self) -> np.ndarray:
+        """``(n, n_wheels)`` records (``layout.TIRE_INPUTS``) for the compiled models: the
+        fields, and the derived ``tan_lat_slip``."""
+        values = {f: np.asarray(getattr(self, f), dtype=float) for f in self.__dataclass_fields__}
+        values["tan_lat_slip"] = np.tan(values["lat_slip"])
+        out = np.zeros(np.broadcast_shapes(*(v.shape for v in values.values())), L.TIRE_INPUTS)
+        for name, v in values.items():
+            out[name] = v
+        return out
 
 
 @jit

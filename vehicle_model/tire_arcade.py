@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import jit
-from .layout import X_LOAD, X_OMEGA, X_SURFACE_FRICTION, X_V_LAT, X_V_LONG
 from .tire import long_denominator
 from .vec import norm2
 
@@ -35,11 +34,11 @@ def slide_gains(v_long: float, wheel_speed: float) -> tuple[float, float]:
 @jit
 def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
     """``(f_long, f_lat, aligning_moment, wheel_torque)`` of one wheel (see ``tire_physx.forces``)."""
-    wheel_speed = x[X_OMEGA] * w.radius
-    gain_long, gain_lat = slide_gains(x[X_V_LONG], wheel_speed)
-    slide_long = x[X_V_LONG] - wheel_speed              # patch sliding forward over the road
-    f_long = -w.arcade_long_stiffness * x[X_LOAD] * slide_long * gain_long
-    f_lat = -w.arcade_lat_stiffness * x[X_LOAD] * x[X_V_LAT] * gain_lat
-    limit = x[X_SURFACE_FRICTION] * x[X_LOAD]
+    wheel_speed = x.omega * w.radius
+    gain_long, gain_lat = slide_gains(x.v_long, wheel_speed)
+    slide_long = x.v_long - wheel_speed              # patch sliding forward over the road
+    f_long = -w.arcade_long_stiffness * x.load * slide_long * gain_long
+    f_lat = -w.arcade_lat_stiffness * x.load * x.v_lat * gain_lat
+    limit = x.surface_friction * x.load
     scale = min(1.0, limit / max(norm2(f_long, f_lat), 1e-12))
     return f_long * scale, f_lat * scale, 0.0, -f_long * scale * w.radius

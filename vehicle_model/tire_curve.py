@@ -21,13 +21,6 @@ import numpy as np
 
 from .errors import VehicleConfigError
 from .jit import interp, jit
-from .layout import (
-    X_CAMBER,
-    X_LAT_SLIP,
-    X_LOAD,
-    X_LONG_SLIP,
-    X_SURFACE_FRICTION,
-)
 from .vec import norm2
 
 #: Camber shifts the slip angle by this fraction of the camber angle (camber thrust).
@@ -128,12 +121,12 @@ def forces(w: np.ndarray, x: np.ndarray, families: np.ndarray, family_index: np.
            points: np.ndarray) -> tuple[float, float, float, float]:
     """``(f_long, f_lat, aligning_moment, wheel_torque)`` of one wheel; the curve sets are the
     packed ``families``/``family_index``/``points`` (see ``layout.Packed``)."""
-    sr = x[X_LONG_SLIP]
-    alpha = x[X_LAT_SLIP] - CAMBER_FACTOR * x[X_CAMBER]
+    sr = x.long_slip
+    alpha = x.lat_slip - CAMBER_FACTOR * x.camber
     k = int(w.curve_set)
     lon = _family(families, points, family_index[k, 0, 0], family_index[k, 0, 1], sr, abs(alpha))
     lat = _family(families, points, family_index[k, 1, 0], family_index[k, 1, 1], abs(alpha), sr)
-    limit = w.grip * x[X_SURFACE_FRICTION] * x[X_LOAD]
+    limit = w.grip * x.surface_friction * x.load
     f_long, f_lat = lon * limit, -np.sign(alpha) * lat * limit
     scale = min(1.0, limit / max(norm2(f_long, f_lat), 1e-12))
     f_long, f_lat = f_long * scale, f_lat * scale

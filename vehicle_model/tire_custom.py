@@ -24,17 +24,6 @@ from collections.abc import Callable
 import numpy as np
 
 from .errors import VehicleConfigError
-from .layout import (
-    X_CAMBER,
-    X_FRICTION,
-    X_GRAVITY,
-    X_LAT_SLIP,
-    X_LOAD,
-    X_LONG_SLIP,
-    X_NORMALISED_LOAD,
-    X_OMEGA,
-    X_REST_LOAD,
-)
 
 _REGISTRY: dict[str, Callable] = {}
 _BY_INDEX: list[Callable] = []
@@ -71,19 +60,19 @@ def index_of(fn: Callable) -> int:
 
 
 def call(index: int, x: np.ndarray, radius: np.ndarray) -> np.ndarray:
-    """Run custom tyre function ``index`` on tyre-input rows ``x`` ``(k, N_TIRE_INPUTS)`` (the
+    """Run custom tyre function ``index`` on tyre-input records ``x`` ``(k,)`` (the
     wheels of one vehicle that use it; wheel radii ``(k,)``); returns ``(k, 4)`` rows of
     ``(long_force, lat_force, aligning_moment, wheel_torque)``. Called from the compiled update
     (numba object mode), so only vehicles with custom tyres pay for the Python call."""
     fn = _BY_INDEX[index]
 
-    def row(col):
-        return x[None, :, col]
+    def row(name):
+        return x[name][None, :]
 
-    out = fn(friction=row(X_FRICTION), long_slip=row(X_LONG_SLIP), lat_slip=row(X_LAT_SLIP),
-             camber=row(X_CAMBER), wheel_omega=row(X_OMEGA), wheel_radius=radius,
-             rest_load=x[:, X_REST_LOAD], normalised_load=row(X_NORMALISED_LOAD),
-             load=row(X_LOAD), gravity=float(x[0, X_GRAVITY]))
+    out = fn(friction=row("friction"), long_slip=row("long_slip"), lat_slip=row("lat_slip"),
+             camber=row("camber"), wheel_omega=row("omega"), wheel_radius=radius,
+             rest_load=x["rest_load"], normalised_load=row("normalised_load"),
+             load=row("load"), gravity=float(x["gravity"][0]))
     name = getattr(fn, "__name__", repr(fn))
     if not isinstance(out, tuple) or len(out) != 4:
         raise ValueError(f"custom tyre {name} must return (wheel_torque, long_force, lat_force, "

@@ -14,12 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import jit
-from .layout import (
-    X_LAT_SLIP,
-    X_LOAD,
-    X_LONG_SLIP,
-    X_SURFACE_FRICTION,
-)
 from .vec import norm2
 
 
@@ -52,13 +46,13 @@ def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
     """``(f_long, f_lat, aligning_moment, wheel_torque)`` of one wheel (see ``tire_physx.forces``);
     the pure-slip peaks are packed per wheel (``mf_peak_long``, ``mf_peak_lat``)."""
     r = w.radius
-    kappa, alpha = x[X_LONG_SLIP], x[X_LAT_SLIP]                         # -, rad
+    kappa, alpha = x.long_slip, x.lat_slip                         # -, rad
     peak_long, peak_lat = w.mf_peak_long, w.mf_peak_lat
     sx, sy = kappa / peak_long, alpha / peak_lat
     rho = norm2(sx, sy)
     if rho <= 1e-12:
         return 0.0, 0.0, 0.0, 0.0
-    limit = x[X_SURFACE_FRICTION] * x[X_LOAD]
+    limit = x.surface_friction * x.load
     b, c, d, e = w.mf_long[0], w.mf_long[1], w.mf_long[2], w.mf_long[3]
     f_long = limit * pure(b, c, d, e, rho * peak_long) * sx / rho
     b, c, d, e = w.mf_lat[0], w.mf_lat[1], w.mf_lat[2], w.mf_lat[3]

@@ -147,20 +147,20 @@ def prepare(pk: Packed, k, ws, dt, h, gravity, s, out) -> None:
         s[w].tread_inv_k[0] = 1.0 / (c_long * h + p.tread_damp[0] * root_g)
         s[w].tread_inv_k[1] = 1.0 / (c_lat * h + p.tread_damp[1] * root_g)
         s[w].stiff[0], s[w].stiff[1] = zero_slip_stiffness(
-            p, out[w, L.O_LOAD], s[w].mu_surface, s[w].load_filtered,
+            p, out[w].load, s[w].mu_surface, s[w].load_filtered,
             p.sprung_mass * gravity, gravity)
         s[w].pred[0], s[w].pred[1] = s[w].v_long, s[w].v_lat
-        if out[w, L.O_CONTACT] < 0.5:
-            ws[w, L.DEFLECTION], ws[w, L.DEFLECTION + 1] = 0.0, 0.0
+        if out[w].in_contact < 0.5:
+            ws[w].tread_deflection[0], ws[w].tread_deflection[1] = 0.0, 0.0
         a_long, a_lat, f_long, f_lat = 0.0, 0.0, 0.0, 0.0
-        if ws[w, L.HISTORY] > 0.5:             # the patch's acceleration over the last update
+        if ws[w].history > 0.5:             # the patch's acceleration over the last update
             b0, b1, b2 = to_body(k, s[w].v_patch[0], s[w].v_patch[1], s[w].v_patch[2])
-            a0, a1, a2 = to_world(k, (b0 - ws[w, L.PATCH_VELOCITY]) * inv_dt,
-                                  (b1 - ws[w, L.PATCH_VELOCITY + 1]) * inv_dt,
-                                  (b2 - ws[w, L.PATCH_VELOCITY + 2]) * inv_dt)
+            a0, a1, a2 = to_world(k, (b0 - ws[w].patch_velocity[0]) * inv_dt,
+                                  (b1 - ws[w].patch_velocity[1]) * inv_dt,
+                                  (b2 - ws[w].patch_velocity[2]) * inv_dt)
             a_long = a0 * s[w].fwd[0] + a1 * s[w].fwd[1] + a2 * s[w].fwd[2]
             a_lat = a0 * s[w].left[0] + a1 * s[w].left[1] + a2 * s[w].left[2]
-            f_long, f_lat = ws[w, L.PATCH_FORCE], ws[w, L.PATCH_FORCE + 1]
+            f_long, f_lat = ws[w].patch_force[0], ws[w].patch_force[1]
         s[w].ext[0] = h * (a_long - f_long * s[w].inv_mass[0])
         s[w].ext[1] = h * (a_lat - f_lat * s[w].inv_mass[1])
 
@@ -172,9 +172,9 @@ def remember(k, ws, s, out) -> None:
     forces just applied)."""
     for w in range(ws.shape[0]):
         b0, b1, b2 = to_body(k, s[w].v_patch[0], s[w].v_patch[1], s[w].v_patch[2])
-        ws[w, L.PATCH_VELOCITY], ws[w, L.PATCH_VELOCITY + 1], ws[w, L.PATCH_VELOCITY + 2] = b0, b1, b2
-        ws[w, L.PATCH_FORCE], ws[w, L.PATCH_FORCE + 1] = out[w, L.O_LONG_FORCE], out[w, L.O_LAT_FORCE]
-        ws[w, L.HISTORY] = 1.0
+        ws[w].patch_velocity[0], ws[w].patch_velocity[1], ws[w].patch_velocity[2] = b0, b1, b2
+        ws[w].patch_force[0], ws[w].patch_force[1] = out[w].long_force, out[w].lat_force
+        ws[w].history = 1.0
 
 
 @jit
@@ -192,10 +192,10 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out, report=True) -> None:
     vp, wp = pk.vehicle[0], pk.wheel
     for w in range(wp.shape[0]):                          # slips, friction: tyre inputs
         p = wp[w]
-        contact = out[w, L.O_CONTACT] > 0.5
-        v_long, v_lat, omega = s[w].pred[0], s[w].pred[1], ws[w, L.OMEGA]
+        contact = out[w].in_contact > 0.5
+        v_long, v_lat, omega = s[w].pred[0], s[w].pred[1], ws[w].omega
         physx = int(p.tire_model) == PHYSX
-        angle = report or not physx or out[w, L.O_CAMBER] != 0.0   # slip angle needed
+        angle = report or not physx or out[w].camber != 0.0   # slip angle needed
         long_slip, lat_slip, tan_lat_slip = 0.0, 0.0 if angle else np.nan, 0.0
         if contact:                                       # tire.slips, keeping the tangent
             long_slip = tire.long_slip(v_long, omega * p.radius)
@@ -204,17 +204,17 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out, report=True) -> None:
                 lat_slip = np.arctan(tan_lat_slip)
         mu = s[w].mu_surface * (tire.friction_multiplier(p, long_slip) if physx else 1.0)
         xr = x[w]
-        xr[L.X_V_LONG], xr[L.X_V_LAT], xr[L.X_OMEGA] = v_long, v_lat, omega
-        xr[L.X_LONG_SLIP], xr[L.X_LAT_SLIP], xr[L.X_CAMBER] = long_slip, lat_slip, out[w, L.O_CAMBER]
-        xr[L.X_FRICTION], xr[L.X_SURFACE_FRICTION], xr[L.X_LOAD] = mu, s[w].mu_surface, out[w, L.O_LOAD]
-        xr[L.X_REST_LOAD] = p.sprung_mass * gravity
-        xr[L.X_NORMALISED_LOAD] = s[w].load_filtered           # = load / rest load
-        xr[L.X_GRAVITY] = gravity
-        xr[L.X_TAN_LAT_SLIP] = tan_lat_slip
-        out[w, L.O_FRICTION] = mu
+        xr.v_long, xr.v_lat, xr.omega = v_long, v_lat, omega
+        xr.long_slip, xr.lat_slip, xr.camber = long_slip, lat_slip, out[w].camber
+        xr.friction, xr.surface_friction, xr.load = mu, s[w].mu_surface, out[w].load
+        xr.rest_load = p.sprung_mass * gravity
+        xr.normalised_load = s[w].load_filtered           # = load / rest load
+        xr.gravity = gravity
+        xr.tan_lat_slip = tan_lat_slip
+        out[w].friction = mu
     for w in range(wp.shape[0]):                          # the models' forces at those slips
         f_long, f_lat, moment, road = 0.0, 0.0, 0.0, 0.0
-        if out[w, L.O_CONTACT] > 0.5:
+        if out[w].in_contact > 0.5:
             f_long, f_lat, moment, road = forces(wp[w], x[w], pk.families, pk.family_index,
                                                  pk.points)
         s[w].force0[0], s[w].force0[1], s[w].moment = f_long, f_lat, moment
@@ -229,11 +229,11 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out, report=True) -> None:
 def tread_step(p, wsr, xr, sr, outr, h) -> None:
     """One wheel's part of :func:`substep_forces` after its model ran (rows of the wheel's
     parameters, state, tyre inputs, scratch and outputs)."""
-    if outr[L.O_CONTACT] < 0.5:
+    if outr.in_contact < 0.5:
         sr.affine[0], sr.affine[1], sr.road, sr.road_damp = 0.0, 0.0, 0.0, 0.0
-        outr[L.O_LAT_FORCE], outr[L.O_MOMENT] = 0.0, 0.0
+        outr.lat_force, outr.aligning_moment = 0.0, 0.0
         return
-    r, omega = p.radius, wsr[L.OMEGA]
+    r, omega = p.radius, wsr.omega
     v_long, v_lat = sr.pred[0], sr.pred[1]
     ext_long, ext_lat = sr.ext[0], sr.ext[1]
     inv_long, inv_lat = sr.inv_mass[0], sr.inv_mass[1]
@@ -244,10 +244,11 @@ def tread_step(p, wsr, xr, sr, outr, h) -> None:
     g_long = secant(f0_long, wheel_speed - v_long, sr.stiff[0] * per_speed)
     g_lat = secant(f0_lat, -v_lat, sr.stiff[1] * per_speed)
     # F (1 + G (h / m + 1 / k)) = F0 + G (r (omega_end - omega) - ext + c u / k), per direction
-    f_lat = (f0_lat + g_lat * (-ext_lat + sr.tread[1] * wsr[L.DEFLECTION + 1] * inv_k_lat)) \
+    f_lat = (f0_lat + g_lat * (-ext_lat + sr.tread[1] * wsr.tread_deflection[1] * inv_k_lat)) \
         / (1.0 + g_lat * (h * inv_lat + inv_k_lat))
     den = 1.0 + g_long * (h * inv_long + inv_k_long)
-    a = (f0_long + g_long * (-wheel_speed - ext_long + sr.tread[0] * wsr[L.DEFLECTION] * inv_k_long)) / den
+    a = (f0_long + g_long * (-wheel_speed - ext_long
+                             + sr.tread[0] * wsr.tread_deflection[0] * inv_k_long)) / den
     b = g_long / den
     cap = force_cap(p, xr, sr, outr)                      # friction x load: the patch slides
     f_long = a + b * wheel_speed                          # (at the spin so far)
@@ -259,8 +260,8 @@ def tread_step(p, wsr, xr, sr, outr, h) -> None:
     sr.affine[0], sr.affine[1] = a, b
     ratio = sr.road_ratio                            # wheel torque per N of f_long
     sr.road, sr.road_damp = ratio * a, -ratio * r * b
-    outr[L.O_LAT_FORCE] = f_lat
-    outr[L.O_MOMENT] = sr.moment * f_lat / f0_lat if abs(f0_lat) > 1e-9 else 0.0
+    outr.lat_force = f_lat
+    outr.aligning_moment = sr.moment * f_lat / f0_lat if abs(f0_lat) > 1e-9 else 0.0
 
 
 @jit
@@ -274,11 +275,11 @@ def hold_at_cap(pk: Packed, ws, s, x, out) -> bool:
     wp = pk.wheel
     held = False
     for w in range(wp.shape[0]):
-        if out[w, L.O_CONTACT] < 0.5 or s[w].affine[1] == 0.0:
+        if out[w].in_contact < 0.5 or s[w].affine[1] == 0.0:
             continue
         p = wp[w]
-        f_long = s[w].affine[0] + s[w].affine[1] * p.radius * ws[w, L.OMEGA]
-        f_lat = out[w, L.O_LAT_FORCE]
+        f_long = s[w].affine[0] + s[w].affine[1] * p.radius * ws[w].omega
+        f_lat = out[w].lat_force
         cap = force_cap(p, x[w], s[w], out[w])
         if f_long * f_long + f_lat * f_lat > cap * cap:
             f_long = np.copysign(np.sqrt(max(cap * cap - f_lat * f_lat, 0.0)), f_long)
@@ -292,8 +293,8 @@ def hold_at_cap(pk: Packed, ws, s, x, out) -> bool:
 def force_cap(p, xr, sr, outr) -> float:
     """The largest tyre force (N): static friction x load, or the model's friction x load where
     higher (a PhysX friction graph rising with the slip, a curve tyre's grip)."""
-    return max(sr.mu_surface * p.static_coef, xr[L.X_FRICTION] * p.cap_coef) \
-        * outr[L.O_LOAD]
+    return max(sr.mu_surface * p.static_coef, xr.friction * p.cap_coef) \
+        * outr.load
 
 
 @jit
@@ -305,35 +306,35 @@ def substep_finish(pk: Packed, ws, h, s, x, out, report=True) -> None:
     wp = pk.wheel
     for w in range(wp.shape[0]):
         p = wp[w]
-        if out[w, L.O_CONTACT] < 0.5:
-            out[w, L.O_LONG_FORCE], out[w, L.O_LONG_SLIP] = 0.0, 0.0
+        if out[w].in_contact < 0.5:
+            out[w].long_force, out[w].long_slip = 0.0, 0.0
             if report:
-                out[w, L.O_LAT_SLIP] = 0.0
+                out[w].lat_slip = 0.0
             continue
-        r, omega = p.radius, ws[w, L.OMEGA]
+        r, omega = p.radius, ws[w].omega
         # within friction x load (hold_at_cap): the force the wheel's spin update used
-        f_long, f_lat = s[w].affine[0] + s[w].affine[1] * r * omega, out[w, L.O_LAT_FORCE]
+        f_long, f_lat = s[w].affine[0] + s[w].affine[1] * r * omega, out[w].lat_force
         c_long, c_lat = s[w].tread[0], s[w].tread[1]
-        rate_long = (f_long - c_long * ws[w, L.DEFLECTION]) * s[w].tread_inv_k[0]
-        rate_lat = (f_lat - c_lat * ws[w, L.DEFLECTION + 1]) * s[w].tread_inv_k[1]
-        u_long = ws[w, L.DEFLECTION] + h * rate_long
-        u_lat = ws[w, L.DEFLECTION + 1] + h * rate_lat
-        static = s[w].mu_surface * p.static_coef * out[w, L.O_LOAD]
+        rate_long = (f_long - c_long * ws[w].tread_deflection[0]) * s[w].tread_inv_k[0]
+        rate_lat = (f_lat - c_lat * ws[w].tread_deflection[1]) * s[w].tread_inv_k[1]
+        u_long = ws[w].tread_deflection[0] + h * rate_long
+        u_lat = ws[w].tread_deflection[1] + h * rate_lat
+        static = s[w].mu_surface * p.static_coef * out[w].load
         f0, f1 = c_long * u_long, c_lat * u_lat
         spring2 = f0 * f0 + f1 * f1
         if spring2 > static * static:                     # the patch slides: the anchor follows
             scale = static / np.sqrt(spring2)
             u_long, u_lat = u_long * scale, u_lat * scale
-        ws[w, L.DEFLECTION], ws[w, L.DEFLECTION + 1] = u_long, u_lat
+        ws[w].tread_deflection[0], ws[w].tread_deflection[1] = u_long, u_lat
         v_long = s[w].pred[0] + s[w].ext[0] + h * f_long * s[w].inv_mass[0]
         v_lat = s[w].pred[1] + s[w].ext[1] + h * f_lat * s[w].inv_mass[1]
         s[w].pred[0], s[w].pred[1] = v_long, v_lat
-        out[w, L.O_LONG_FORCE] = f_long
+        out[w].long_force = f_long
         if report:                                        # the contact patch's slips
             wheel_speed = omega * r
-            out[w, L.O_LONG_SLIP] = (wheel_speed - v_long - rate_long) / max(
+            out[w].long_slip = (wheel_speed - v_long - rate_long) / max(
                 abs(v_long), abs(wheel_speed), REPORT_SPEED)
-            out[w, L.O_LAT_SLIP] = np.arctan((v_lat + rate_lat) / max(
+            out[w].lat_slip = np.arctan((v_lat + rate_lat) / max(
                 abs(v_long), abs(wheel_speed), REPORT_SPEED))
 
 
@@ -351,7 +352,7 @@ def _custom_tires(pk: Packed, x, s, out) -> None:
         res = tire_custom.call(index, rows, radius)
     for i in range(len(cols)):
         w = cols[i]
-        if out[w, L.O_CONTACT] > 0.5:
+        if out[w].in_contact > 0.5:
             s[w].force0[0], s[w].force0[1], s[w].moment = res[i, 0], res[i, 1], res[i, 2]
             if abs(res[i, 0]) > 1e-9:    # its wheel torque per N, within [-r, 0] (see tire_custom)
                 s[w].road_ratio = min(max(res[i, 3] / res[i, 0], -wp[w].radius), 0.0)
@@ -377,7 +378,7 @@ def evaluate(packed: L.Packed, x: tire.TireInputs, contact: np.ndarray | None = 
     Returns:
         ``(f_long, f_lat, moment, road_torque)``, ``(n, n_wheels)`` each (N, N, N m, N m).
     """
-    rows = x.rows()
+    rows = x.records()
     out = np.zeros(rows.shape[:2] + (4,))
     _evaluate_rows(packed.wheel, rows, packed.families, packed.family_index, packed.points, out)
     custom = packed.wheel["tire_model"] == CUSTOM

@@ -10,17 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from .jit import jit
-from .layout import (
-    X_CAMBER,
-    X_FRICTION,
-    X_GRAVITY,
-    X_LAT_SLIP,
-    X_LOAD,
-    X_LONG_SLIP,
-    X_NORMALISED_LOAD,
-    X_REST_LOAD,
-    X_TAN_LAT_SLIP,
-)
 from .vec import norm2
 
 _THIRD, _27TH = 1.0 / 3.0, 1.0 / 27.0
@@ -48,9 +37,9 @@ def stiffness(w: np.ndarray, x: np.ndarray) -> tuple[float, float]:
     """Longitudinal (N per unit slip) and lateral (N per unit ``tan`` of the slip angle)
     stiffness: ``long_stiff_per_unit_gravity g``, and ``lat_stiff_y`` rest loads smoothed
     toward saturation at ``lat_stiff_x`` normalised loads."""
-    lat = x[X_REST_LOAD] * w.lat_stiff_y * _smooth_force(
-        x[X_NORMALISED_LOAD] * 3.0 / w.lat_stiff_x)
-    return w.long_stiff_per_unit_gravity * x[X_GRAVITY], lat
+    lat = x.rest_load * w.lat_stiff_y * _smooth_force(
+        x.normalised_load * 3.0 / w.lat_stiff_x)
+    return w.long_stiff_per_unit_gravity * x.gravity, lat
 
 
 @jit
@@ -63,13 +52,13 @@ def forces(w: np.ndarray, x: np.ndarray) -> tuple[float, float, float, float]:
             as is when the camber term is zero), camber, friction (surface x
             friction-vs-slip graph), load (filtered normalised load x rest load), gravity.
     """
-    load = x[X_LOAD]
-    long_slip, lat_slip, camber = x[X_LONG_SLIP], x[X_LAT_SLIP], x[X_CAMBER]
+    load = x.load
+    long_slip, lat_slip, camber = x.long_slip, x.lat_slip, x.camber
     long_stiff, lat_stiff = stiffness(w, x)
-    camber_stiff = w.camber_stiff_per_unit_gravity * x[X_GRAVITY]
+    camber_stiff = w.camber_stiff_per_unit_gravity * x.gravity
     camber_slip = camber * camber_stiff / max(lat_stiff, 1e-9)
-    t_eff = x[X_TAN_LAT_SLIP] if camber_slip == 0.0 else np.tan(lat_slip - camber_slip)
-    limit = x[X_FRICTION] * load
+    t_eff = x.tan_lat_slip if camber_slip == 0.0 else np.tan(lat_slip - camber_slip)
+    limit = x.friction * load
     if limit <= 1e-9:
         return 0.0, 0.0, 0.0, 0.0
     k = norm2(lat_stiff * t_eff, long_stiff * long_slip) / limit

@@ -18,20 +18,8 @@ import numpy as np
 
 from . import chassis, contact, controls, drivetrain, gearbox, step_checks, suspension, tire_models
 from . import layout as L
-from .jit import borrow, borrow_rows, first_compile, jit
-from .layout import (
-    N_GEAR_STATE,
-    N_HIT,
-    N_KINEMATICS,
-    N_TIRE_INPUTS,
-    N_VEHICLE_COMMANDS,
-    N_VEHICLE_OUTPUTS,
-    N_VEHICLE_STATE,
-    N_WHEEL_COMMANDS,
-    N_WHEEL_OUTPUTS,
-    N_WHEEL_STATE,
-    Packed,
-)
+from .jit import borrow, first_compile, jit
+from .layout import Packed
 from .params import check_step_inputs
 from .surface import FrictionTable
 from .vec import rot
@@ -54,8 +42,8 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
     them; forces are for the simulator to apply for the next ``dt``. Outputs: forces, torques
     and the clutch slip are means over the substeps, slips and friction the last substep's, the
     rest end-of-update values (:class:`~traction.vehicle_model.vehicle.VehicleOutputs`).
-    ``s``, ``x`` and ``g`` are scratch (:func:`scratch`: ``layout.SCRATCH`` records per wheel,
-    ``N_TIRE_INPUTS`` columns per wheel, ``layout.GROUP_SCRATCH`` records per wheel group).
+    ``s``, ``x`` and ``g`` are scratch (:func:`scratch`: ``layout.SCRATCH``, ``TIRE_INPUTS``
+    records per wheel, ``GROUP_SCRATCH`` records per wheel group).
     ``report=False`` skips what only reports and feeds no force (see
     :func:`~traction.vehicle_model.tire_models.substep_forces`): for a caller that runs several
     updates in a row and reads the outputs after the last one only. ``new_commands=False``
@@ -69,45 +57,45 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
                                         new_commands)
     suspension.struts_and_loads(pk, k, hits, gravity, s, out)               # 2.-3. struts, loads
     contact.contact_frame(pk, k, hits, friction, ws, s, out)                # 4. contact frame
-    fwd_speed = abs(k[L.K_VELOCITY] * rot(k, 0, 0) + k[L.K_VELOCITY + 1] * rot(k, 1, 0)
-                    + k[L.K_VELOCITY + 2] * rot(k, 2, 0))
+    fwd_speed = abs(k.velocity[0] * rot(k, 0, 0) + k.velocity[1] * rot(k, 1, 0)
+                    + k.velocity[2] * rot(k, 2, 0))
     n_sub = int(vp.substeps_low if fwd_speed < vp.substep_speed_threshold else vp.substeps_high)
     h = dt / n_sub
     tire_models.prepare(pk, k, ws, dt, h, gravity, s, out)                  # 5. tyre treads
-    thrust_l = min(max(cv[L.THRUST], -1.0), 1.0)        # tank tracks
-    thrust_r = min(max(cv[L.THRUST + 1], -1.0), 1.0)
+    thrust_l = min(max(cv.thrust[0], -1.0), 1.0)        # tank tracks
+    thrust_r = min(max(cv.thrust[1], -1.0), 1.0)
     for w in range(s.shape[0]):                    # the means over the substeps
         s[w].acc_long, s[w].acc_lat, s[w].acc_drive, s[w].acc_moment = 0.0, 0.0, 0.0, 0.0
     engine_torque, clutch_slip = 0.0, 0.0
     for _ in range(n_sub):                         # 6. wheel substeps, chassis velocity held
         tire_models.substep_forces(pk, ws, gravity, h, s, x, out, report)
         for w in range(ws.shape[0]):
-            s[w].omega0 = ws[w, L.OMEGA]
-        engine_omega = vs[L.ENGINE_OMEGA]
+            s[w].omega0 = ws[w].omega
+        engine_omega = vs.engine_omega
         t_eng, slip = drivetrain.spin(pk, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h, s, g, out)
         # A tyre force that passed friction x load at the new spin is held there and the spins
         # are solved again, so the wheel and the chassis always feel the same force (each pass
         # fixes a wheel more: at most one pass per wheel).
         while tire_models.hold_at_cap(pk, ws, s, x, out):
             for w in range(ws.shape[0]):
-                ws[w, L.OMEGA] = s[w].omega0
-            vs[L.ENGINE_OMEGA] = engine_omega
+                ws[w].omega = s[w].omega0
+            vs.engine_omega = engine_omega
             t_eng, slip = drivetrain.spin(pk, ws, vs, cw, thrust_l, thrust_r, throttle, ratio, h,
                                           s, g, out)
         tire_models.substep_finish(pk, ws, h, s, x, out, report)
         engine_torque += t_eng * h
         clutch_slip += slip * h
         for w in range(out.shape[0]):
-            s[w].acc_long += out[w, L.O_LONG_FORCE] * h
-            s[w].acc_lat += out[w, L.O_LAT_FORCE] * h
-            s[w].acc_drive += ws[w, L.DRIVE_TORQUE] * h
-            s[w].acc_moment += out[w, L.O_MOMENT] * h
+            s[w].acc_long += out[w].long_force * h
+            s[w].acc_lat += out[w].lat_force * h
+            s[w].acc_drive += ws[w].drive_torque * h
+            s[w].acc_moment += out[w].aligning_moment * h
     chassis.forces_out(pk, k, ws, hits, dt, s, out, out_v)                  # 7. forces out
     tire_models.remember(k, ws, s, out)
-    out_v[L.O_ENGINE_OMEGA], out_v[L.O_ENGINE_TORQUE] = vs[L.ENGINE_OMEGA], engine_torque / dt
-    out_v[L.O_CLUTCH_SLIP] = clutch_slip / dt          # means over the substeps, as the torques
-    out_v[L.O_GEAR] = gearbox.engaged_gear(gears, vs)                      # 0 while shifting
-    out_v[L.O_GEAR_RATIO], out_v[L.O_THROTTLE] = ratio, throttle
+    out_v.engine_omega, out_v.engine_torque = vs.engine_omega, engine_torque / dt
+    out_v.clutch_slip = clutch_slip / dt          # means over the substeps, as the torques
+    out_v.gear = gearbox.engaged_gear(gears, vs)                      # 0 while shifting
+    out_v.gear_ratio, out_v.throttle = ratio, throttle
 
 
 @jit
@@ -124,47 +112,30 @@ def borrow_packed(pk: Packed) -> Packed:
 @jit
 def scratch(n_wheels: int):
     """The per-wheel scratch arrays of :func:`step_vehicle` (reused across vehicles and substeps)."""
-    return (np.zeros(n_wheels, L.SCRATCH), np.zeros((n_wheels, L.N_TIRE_INPUTS)),
+    return (np.zeros(n_wheels, L.SCRATCH), np.zeros(n_wheels, L.TIRE_INPUTS),
             np.zeros(n_wheels, L.GROUP_SCRATCH))
-
-
-#: The column counts of :func:`step_batch_with`'s row arrays, in the order it checks them.
-WIDTHS = (N_WHEEL_STATE, N_VEHICLE_STATE, N_GEAR_STATE, N_VEHICLE_COMMANDS,
-          N_WHEEL_COMMANDS, N_KINEMATICS, N_HIT, N_WHEEL_OUTPUTS, N_VEHICLE_OUTPUTS,
-          N_TIRE_INPUTS)
 
 
 @jit
 def step_batch_with(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits,
                     friction, dt, gravity, out_w, out_v, active, s, x, g, report=True,
                     new_commands=True) -> None:
-    """Advance every vehicle of a batch (rows of the state, command, input and output arrays)
-    whose ``active`` flag is set, with the caller's :func:`scratch` (a loop over substeps
-    allocates it once), ``report`` and ``new_commands`` (see :func:`step_vehicle`). Every array
-    is borrowed (:func:`~traction.vehicle_model.jit.borrow`): the update's views then cost no
-    reference counting; the row arrays with their ``layout`` column counts as constants
-    (:func:`~traction.vehicle_model.jit.borrow_rows`), after one check of those counts
-    (:data:`WIDTHS`; ValueError for an array with another last extent).
+    """Advance every vehicle of a batch (rows of the state, command, input and output record
+    arrays of ``layout``) whose ``active`` flag is set, with the caller's :func:`scratch` (a loop
+    over substeps allocates it once), ``report`` and ``new_commands`` (see
+    :func:`step_vehicle`). Every array is borrowed (:func:`~traction.vehicle_model.jit.borrow`):
+    the update's views then cost no reference counting.
 
     ``friction``: ``(1 or n_vehicles, n_surfaces, n_tires)``: one friction table for every
     vehicle, or one per vehicle (ValueError for another count)."""
     if friction.shape[0] != 1 and friction.shape[0] != kin.shape[0]:
         raise ValueError("vehicle update: friction must hold one table, or one per vehicle")
-    if (wheel_state.shape[-1], vehicle_state.shape[-1], gears.shape[-1],
-            cmd_v.shape[-1], cmd_w.shape[-1], kin.shape[-1], hits.shape[-1], out_w.shape[-1],
-            out_v.shape[-1], x.shape[-1]) != WIDTHS:
-        raise ValueError("vehicle update: an array's last axis does not have the column count "
-                         "of its layout (traction.vehicle_model.layout)")
     pk = borrow_packed(pk)
-    wheel_state = borrow_rows(wheel_state, N_WHEEL_STATE)
-    vehicle_state = borrow_rows(vehicle_state, N_VEHICLE_STATE)
-    gears = borrow_rows(gears, N_GEAR_STATE)
-    cmd_v = borrow_rows(cmd_v, N_VEHICLE_COMMANDS)
-    cmd_w = borrow_rows(cmd_w, N_WHEEL_COMMANDS)
-    kin, hits = borrow_rows(kin, N_KINEMATICS), borrow_rows(hits, N_HIT)
-    out_w, out_v = borrow_rows(out_w, N_WHEEL_OUTPUTS), borrow_rows(out_v, N_VEHICLE_OUTPUTS)
+    wheel_state, vehicle_state, gears = borrow(wheel_state), borrow(vehicle_state), borrow(gears)
+    cmd_v, cmd_w, kin, hits = borrow(cmd_v), borrow(cmd_w), borrow(kin), borrow(hits)
+    out_w, out_v = borrow(out_w), borrow(out_v)
     friction, active = borrow(friction), borrow(active)
-    s, x, g = borrow(s), borrow_rows(x, N_TIRE_INPUTS), borrow(g)
+    s, x, g = borrow(s), borrow(x), borrow(g)
     per_vehicle = friction.shape[0] > 1
     for v in range(kin.shape[0]):
         if not active[v]:

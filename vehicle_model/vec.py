@@ -1,18 +1,17 @@
-"""Vector helpers on a chassis kinematics row (``layout`` ``K_`` columns), for compiled code:
+"""Vector helpers on a chassis kinematics record (``layout.KINEMATICS``), for compiled code:
 scalar 3-vectors as tuples, so nothing is allocated on the per-wheel hot path."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import layout as L
 from .jit import jit
 
 
 @jit
-def rot(k: np.ndarray, i: int, j: int) -> float:
-    """World-from-chassis rotation entry (row-major in the kinematics row)."""
-    return k[L.K_ROTATION + 3 * i + j]
+def rot(k, i: int, j: int) -> float:
+    """World-from-chassis rotation entry (row-major in the kinematics record)."""
+    return k.rotation[3 * i + j]
 
 
 @jit

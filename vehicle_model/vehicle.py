@@ -22,7 +22,7 @@ from .engine import EngineParams
 from .errors import VehicleConfigError
 from .footprint import ContactParams
 from .gearbox import GearboxParams, GearboxState, check_gear
-from .layout import Packed, column_view
+from .layout import Packed, field_view
 from .params import check_shapes, param, read_only, validate_fields
 from .steering import SteeringParams
 from .tire_curve import DEFAULT as DEFAULT_CURVES
@@ -204,19 +204,18 @@ class VehicleParams:
 
 
 class VehicleState:
-    """Dynamic state of a batch: ``wheel (n, n_wheels, N_WHEEL_STATE)``, ``vehicle (n,
-    N_VEHICLE_STATE)`` floats and ``gears (n, N_GEAR_STATE)`` ints (``layout`` columns), with
-    named views."""
+    """Dynamic state of a batch: records ``wheel (n, n_wheels)`` (``layout.WHEEL_STATE``),
+    ``vehicle (n,)`` (``VEHICLE_STATE``) and ``gears (n,)`` (``GEAR_STATE``), with named views."""
 
     def __init__(self, wheel: np.ndarray, vehicle: np.ndarray, gears: np.ndarray):
         self.wheel, self.vehicle, self.gears = wheel, vehicle, gears
 
-    omega = column_view("wheel", L.OMEGA, doc="wheel spin (rad/s)")
-    drive_torque = column_view("wheel", L.DRIVE_TORQUE, doc="drive torque in the last substep (N m)")
-    tread_deflection = column_view("wheel", L.DEFLECTION, 2,
+    omega = field_view("wheel", "omega", doc="wheel spin (rad/s)")
+    drive_torque = field_view("wheel", "drive_torque", doc="drive torque in the last substep (N m)")
+    tread_deflection = field_view("wheel", "tread_deflection",
                                    doc="tread deflection (m), (..., 2): along the wheel, sideways; "
                                        "the tyre force there is the spring's (tire_models)")
-    engine_omega = column_view("vehicle", L.ENGINE_OMEGA, doc="engine spin (rad/s), (n,)")
+    engine_omega = field_view("vehicle", "engine_omega", doc="engine spin (rad/s), (n,)")
 
     @property
     def gearbox(self) -> GearboxState:
@@ -232,9 +231,9 @@ class VehicleState:
             ValueError: a gear outside -1 (reverse) .. the vehicle's top gear.
         """
         check_gear(gear, params.gearbox.n_forward)
-        self.gears[:, L.GEAR] = self.gears[:, L.TARGET] = gear
-        self.gears[:, L.AUTO_SHIFT] = 0
-        self.vehicle[:, L.SWITCH_TIMER] = 0.0
+        self.gears["gear"] = self.gears["target"] = gear
+        self.gears["auto_shift"] = 0
+        self.vehicle["switch_timer"] = 0.0
 
     @classmethod
     def zeros(cls, params: VehicleParams, n_vehicles: int = 1, gear: int = 1) -> VehicleState:
@@ -243,9 +242,8 @@ class VehicleState:
         Raises:
             ValueError: ``gear`` outside -1 (reverse) .. the vehicle's top gear.
         """
-        state = cls(np.zeros((n_vehicles, params.n_wheels, L.N_WHEEL_STATE)),
-                    np.zeros((n_vehicles, L.N_VEHICLE_STATE)),
-                    np.zeros((n_vehicles, L.N_GEAR_STATE), dtype=np.int64))
+        state = cls(np.zeros((n_vehicles, params.n_wheels), L.WHEEL_STATE),
+                    np.zeros(n_vehicles, L.VEHICLE_STATE), np.zeros(n_vehicles, L.GEAR_STATE))
         state.set_gear(params, gear)
         return state
 
@@ -254,8 +252,8 @@ class VehicleState:
 
 
 class Commands:
-    """What the driver (or agent) asks for: ``vehicle (n, N_VEHICLE_COMMANDS)`` and ``wheel (n,
-    n_wheels, N_WHEEL_COMMANDS)`` float buffers with named fields.
+    """What the driver (or agent) asks for: records ``vehicle (n,)`` (``layout.VEHICLE_COMMANDS``)
+    and ``wheel (n, n_wheels)`` (``WHEEL_COMMANDS``) with named views.
 
     Engine vehicles use throttle/brake/handbrake/steer (+ thrust for tanks, + gear requests);
     ``direct`` vehicles (no engine) use ``wheel_torque``. ``wheel_brake`` and ``wheel_steer`` add
@@ -268,18 +266,18 @@ class Commands:
     def __init__(self, vehicle: np.ndarray, wheel: np.ndarray):
         self.vehicle, self.wheel = vehicle, wheel
 
-    throttle = column_view("vehicle", L.THROTTLE, doc="0..1")
-    brake = column_view("vehicle", L.BRAKE, doc="0..1 (all wheels)")
-    handbrake = column_view("vehicle", L.HANDBRAKE, doc="0..1")
-    steer = column_view("vehicle", L.STEER, doc="-1..1, positive turns left")
-    thrust = column_view("vehicle", L.THRUST, 2, doc="(n, 2) tank tracks left, right, -1..1")
-    gear_up = column_view("vehicle", L.GEAR_UP, dtype=bool, doc="request the next gear up")
-    gear_down = column_view("vehicle", L.GEAR_DOWN, dtype=bool, doc="request the next gear down")
-    target_gear = column_view("vehicle", L.TARGET_GEAR, dtype=np.int64, doc="gear wanted; -2 = none")
-    wheel_torque = column_view("wheel", L.WHEEL_TORQUE, doc="N m, direct drive")
-    wheel_brake = column_view("wheel", L.WHEEL_BRAKE, doc="0..1 per wheel")
-    wheel_steer = column_view("wheel", L.WHEEL_STEER, doc="rad per wheel, added to the steering")
-    torque_split = column_view("wheel", L.TORQUE_SPLIT,
+    throttle = field_view("vehicle", "throttle", doc="0..1")
+    brake = field_view("vehicle", "brake", doc="0..1 (all wheels)")
+    handbrake = field_view("vehicle", "handbrake", doc="0..1")
+    steer = field_view("vehicle", "steer", doc="-1..1, positive turns left")
+    thrust = field_view("vehicle", "thrust", doc="(n, 2) tank tracks left, right, -1..1")
+    gear_up = field_view("vehicle", "gear_up", dtype=bool, doc="request the next gear up")
+    gear_down = field_view("vehicle", "gear_down", dtype=bool, doc="request the next gear down")
+    target_gear = field_view("vehicle", "target_gear", dtype=np.int64, doc="gear wanted; -2 = none")
+    wheel_torque = field_view("wheel", "wheel_torque", doc="N m, direct drive")
+    wheel_brake = field_view("wheel", "wheel_brake", doc="0..1 per wheel")
+    wheel_steer = field_view("wheel", "wheel_steer", doc="rad per wheel, added to the steering")
+    torque_split = field_view("wheel", "torque_split",
                                doc="torque ratio override, NaN = differential; shares of wheels "
                                "the differential does not drive (and <= 0) are dropped and the "
                                "rest renormalised (none left: its base split, with no slip or "
@@ -290,8 +288,8 @@ class Commands:
 
     @classmethod
     def zeros(cls, params: VehicleParams, n_vehicles: int = 1) -> Commands:
-        cmd = cls(np.zeros((n_vehicles, L.N_VEHICLE_COMMANDS)),
-                  np.zeros((n_vehicles, params.n_wheels, L.N_WHEEL_COMMANDS)))
+        cmd = cls(np.zeros(n_vehicles, L.VEHICLE_COMMANDS),
+                  np.zeros((n_vehicles, params.n_wheels), L.WHEEL_COMMANDS))
         cmd.target_gear = cls.NO_GEAR_REQUEST
         cmd.torque_split = np.nan
         return cmd
@@ -310,13 +308,13 @@ class ChassisKinematics:
     velocity: np.ndarray          # CoM linear velocity (m/s), (n, 3)
     angular_velocity: np.ndarray  # (rad/s), (n, 3)
 
-    def rows(self) -> np.ndarray:
-        """``(n, N_KINEMATICS)`` rows for the compiled update."""
+    def records(self) -> np.ndarray:
+        """``(n,)`` records (``layout.KINEMATICS``) for the compiled update."""
         n = len(self.position)
-        return np.ascontiguousarray(np.concatenate(
-            [np.reshape(a, (n, -1)) for a in (self.position, self.rotation, self.com,
-                                               self.velocity, self.angular_velocity)], axis=1),
-            dtype=float)
+        out = np.zeros(n, L.KINEMATICS)
+        for name in L.KINEMATICS.names:
+            out[name] = np.reshape(getattr(self, name), (n, -1))
+        return out
 
 
 @dataclass
@@ -327,17 +325,17 @@ class GroundHits:
     normal: np.ndarray   # unit ground normal, world frame, (..., 3)
     surface: np.ndarray  # surface type (int), row of the friction table
 
-    def rows(self) -> np.ndarray:
-        """``(n, n_wheels, N_HIT)`` rows for the compiled update."""
+    def records(self) -> np.ndarray:
+        """``(n, n_wheels)`` records (``layout.HIT``) for the compiled update."""
         dist = np.asarray(self.dist, dtype=float)
-        return np.ascontiguousarray(np.concatenate(
-            [dist[..., None], np.broadcast_to(self.normal, dist.shape + (3,)),
-             np.broadcast_to(np.asarray(self.surface, float), dist.shape)[..., None]], axis=-1))
+        out = np.zeros(dist.shape, L.HIT)
+        out["dist"], out["normal"], out["surface"] = dist, self.normal, self.surface
+        return out
 
 
 class VehicleOutputs:
-    """Forces for the simulator and telemetry: ``wheel (n, n_wheels, N_WHEEL_OUTPUTS)`` and
-    ``vehicle (n, N_VEHICLE_OUTPUTS)`` buffers (``layout`` columns) with named views.
+    """Forces for the simulator and telemetry: records ``wheel (n, n_wheels)``
+    (``layout.WHEEL_OUTPUTS``) and ``vehicle (n,)`` (``VEHICLE_OUTPUTS``) with named views.
 
     In an update of ``dt`` (``n`` wheel substeps, see ``simulation.substeps_low``):
 
@@ -360,53 +358,53 @@ class VehicleOutputs:
 
     @classmethod
     def zeros(cls, params: VehicleParams, n_vehicles: int = 1) -> VehicleOutputs:
-        return cls(np.zeros((n_vehicles, params.n_wheels, L.N_WHEEL_OUTPUTS)),
-                   np.zeros((n_vehicles, L.N_VEHICLE_OUTPUTS)))
+        return cls(np.zeros((n_vehicles, params.n_wheels), L.WHEEL_OUTPUTS),
+                   np.zeros(n_vehicles, L.VEHICLE_OUTPUTS))
 
     def copy(self) -> VehicleOutputs:
         return VehicleOutputs(self.wheel.copy(), self.vehicle.copy())
 
-    susp_force = column_view("wheel", L.O_SUSP_FORCE, 3, doc="N, world, (..., 3)")
-    susp_point = column_view("wheel", L.O_SUSP_POINT, 3, doc="m, world, (..., 3)")
-    tire_force = column_view("wheel", L.O_TIRE_FORCE, 3, doc="N, world, (..., 3) (mean)")
-    tire_point = column_view("wheel", L.O_TIRE_POINT, 3,
+    susp_force = field_view("wheel", "susp_force", doc="N, world, (..., 3)")
+    susp_point = field_view("wheel", "susp_point", doc="m, world, (..., 3)")
+    tire_force = field_view("wheel", "tire_force", doc="N, world, (..., 3) (mean)")
+    tire_point = field_view("wheel", "tire_point",
                              doc="m, world, (..., 3): the contact patch, where the tyre touches "
                                  "its ray's hit plane (+ tire_force_height along the normal)")
-    in_contact = column_view("wheel", L.O_CONTACT, dtype=bool, doc="wheel on the ground")
-    jounce = column_view("wheel", L.O_JOUNCE, doc="m, positive compressed")
-    spring_force = column_view("wheel", L.O_SPRING_FORCE,
+    in_contact = field_view("wheel", "in_contact", dtype=bool, doc="wheel on the ground")
+    jounce = field_view("wheel", "jounce", doc="m, positive compressed")
+    spring_force = field_view("wheel", "spring_force",
                                doc="N, suspension force along the ground normal (the tyre "
                                "load before the filter; see suspension.py)")
-    load = column_view("wheel", L.O_LOAD, doc="N, tyre load used by the tyre model")
-    normalised_load = column_view("wheel", L.O_NORMALISED_LOAD, doc="-, load / rest load (unfiltered)")
-    friction = column_view("wheel", L.O_FRICTION, doc="-, surface x graph (last substep)")
-    long_slip = column_view("wheel", L.O_LONG_SLIP,
+    load = field_view("wheel", "load", doc="N, tyre load used by the tyre model")
+    normalised_load = field_view("wheel", "normalised_load", doc="-, load / rest load (unfiltered)")
+    friction = field_view("wheel", "friction", doc="-, surface x graph (last substep)")
+    long_slip = field_view("wheel", "long_slip",
                             doc="-, the contact patch's (omega r - v) / max(|v|, |omega r|) "
                                 "(last substep)")
-    lat_slip = column_view("wheel", L.O_LAT_SLIP, doc="rad, the contact patch's (last substep)")
-    long_force = column_view("wheel", L.O_LONG_FORCE, doc="N (mean)")
-    lat_force = column_view("wheel", L.O_LAT_FORCE, doc="N (mean)")
-    aligning_moment = column_view("wheel", L.O_MOMENT, doc="N m (mean)")
-    patch_slide = column_view("wheel", L.O_PATCH_SLIDE, 2,
+    lat_slip = field_view("wheel", "lat_slip", doc="rad, the contact patch's (last substep)")
+    long_force = field_view("wheel", "long_force", doc="N (mean)")
+    lat_force = field_view("wheel", "lat_force", doc="N (mean)")
+    aligning_moment = field_view("wheel", "aligning_moment", doc="N m (mean)")
+    patch_slide = field_view("wheel", "patch_slide",
                         doc="m/s, contact patch over the road: (v_long - omega r, v_lat)")
-    steer = column_view("wheel", L.O_STEER, doc="rad")
-    heading = column_view("wheel", L.O_HEADING, 2,
+    steer = field_view("wheel", "steer", doc="rad")
+    heading = field_view("wheel", "heading",
                           doc="-, the steered wheel's forward axis in the chassis x-y plane: "
                               "(cos, sin) of the steer, (..., 2)")
-    camber = column_view("wheel", L.O_CAMBER, doc="rad")
-    drive_torque = column_view("wheel", L.O_DRIVE_TORQUE, doc="N m delivered to each wheel (mean)")
-    engine_omega = column_view("vehicle", L.O_ENGINE_OMEGA, doc="rad/s, (n,)")
-    engine_torque = column_view("vehicle", L.O_ENGINE_TORQUE,
+    camber = field_view("wheel", "camber", doc="rad")
+    drive_torque = field_view("wheel", "drive_torque", doc="N m delivered to each wheel (mean)")
+    engine_omega = field_view("vehicle", "engine_omega", doc="rad/s, (n,)")
+    engine_torque = field_view("vehicle", "engine_torque",
                                 doc="N m, (n,), the engine's own torque (mean)")
-    clutch_slip = column_view("vehicle", L.O_CLUTCH_SLIP,
+    clutch_slip = field_view("vehicle", "clutch_slip",
                               doc="rad/s, (n,), engine spin - gear_ratio x the differential's "
                                   "wheel spin (mean); in neutral or while shifting the ratio is 0 "
                                   "and it is the engine spin (no torque passes)")
-    gear = column_view("vehicle", L.O_GEAR, dtype=np.int64,
+    gear = field_view("vehicle", "gear", dtype=np.int64,
                        doc="(n,) int, the engaged gear: 0 (neutral) while a change is in progress")
-    gear_ratio = column_view("vehicle", L.O_GEAR_RATIO, doc="gear x final, 0 in neutral or shifting")
-    throttle = column_view("vehicle", L.O_THROTTLE, doc="applied (0 during automatic shifts)")
-    extra_torque = column_view("vehicle", L.O_EXTRA_TORQUE, 3,
+    gear_ratio = field_view("vehicle", "gear_ratio", doc="gear x final, 0 in neutral or shifting")
+    throttle = field_view("vehicle", "throttle", doc="applied (0 during automatic shifts)")
+    extra_torque = field_view("vehicle", "extra_torque",
                          doc="(n, 3) world torque about the CoM (tyre pitch/roll scaling)")
-    wrench = column_view("vehicle", L.O_WRENCH, 6,
+    wrench = field_view("vehicle", "wrench",
                    doc="(n, 6) total force and torque about the CoM on the chassis, world")

@@ -16,7 +16,6 @@ import traction.envs
 import traction.vehicle_model as vm
 from traction.envs.drift_v1 import DriftEnv
 from traction.envs.tank_turn_v1 import TankTurnEnv
-from traction.vehicle_model import layout as L
 from traction.vehicle_model import tire_custom
 
 
@@ -371,7 +370,7 @@ def test_a_restored_snapshot_replays_the_rollout_bit_for_bit_tyre_state_included
         env.step(a)
     u = env.unwrapped
     assert np.any(u.sim.state.tread_deflection != 0.0)
-    assert np.all(u.sim.state.wheel[..., L.HISTORY] == 1.0)
+    assert np.all(u.sim.state.wheel[...]["history"] == 1.0)
     snapshot = u.get_state()
     actions = _actions(env, 20, 3)
 

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import traction.envs
-from traction.vehicle_model import layout as L
 
 
 def _rollout(env, steps: int, seed: int = 7) -> list[bytes]:
@@ -37,10 +36,10 @@ def test_telemetry_records_every_substep_and_leaves_the_rollout_bit_for_bit(env_
     assert data["time"][-1] == pytest.approx(u.data.time - u.physics_dt)   # the step's start
     # the last sample is the state the step's observation and info read
     out, state = u.sim.outputs, u.sim.state
-    assert np.array_equal(data["tire_load"][-1, 0], out.wheel[0, :, L.O_LOAD])
-    assert np.array_equal(data["jounce"][-1, 0], out.wheel[0, :, L.O_JOUNCE])
-    assert np.array_equal(data["wheel_omega"][-1, 0], state.wheel[0, :, L.OMEGA])
-    assert data["engine_revs"][-1, 0] == out.vehicle[0, L.O_ENGINE_OMEGA]
+    assert np.array_equal(data["tire_load"][-1, 0], out.wheel["load"][0, :])
+    assert np.array_equal(data["jounce"][-1, 0], out.wheel["jounce"][0, :])
+    assert np.array_equal(data["wheel_omega"][-1, 0], state.wheel["omega"][0, :])
+    assert data["engine_revs"][-1, 0] == out.vehicle[0]["engine_omega"]
     # every substep's tyre force lies within its friction circle: |F| <= mu x load
     on = data["tire_load"] > 0.0
     force = np.hypot(data["norm_long_force"], data["norm_lat_force"])

@@ -11,7 +11,6 @@ from gymnasium.utils.env_checker import check_env
 import traction.envs
 from traction.envs import ENV_IDS, TractionVectorEnv, actions
 from traction.envs.drift_v1 import DriftEnv
-from traction.vehicle_model import layout as L
 
 #: Observation channels a random policy may never change within a short rollout: contact flags
 #: (wheels rarely leave the ground), the gear (no autobox shift), and the drift-hold progress.
@@ -175,8 +174,8 @@ def test_actions_are_checked_and_clipped_channel_by_channel():
 
 def _commands(u) -> dict:
     c = u.sim.commands.vehicle[0]
-    return {"steer": c[L.STEER], "throttle": c[L.THROTTLE], "brake": c[L.BRAKE],
-            "handbrake": c[L.HANDBRAKE]}
+    return {"steer": c["steer"], "throttle": c["throttle"], "brake": c["brake"],
+            "handbrake": c["handbrake"]}
 
 
 @pytest.mark.parametrize("action", [
@@ -220,19 +219,19 @@ def test_tank_and_truck_maps():
     u.reset(seed=0)
     u.step(np.array([-0.25, 2.0], np.float32))
     c = u.sim.commands.vehicle[0]
-    assert (c[L.THRUST], c[L.THRUST + 1], c[L.THROTTLE]) == (-0.25, 1.0, 1.0)
+    assert (c["thrust"][0], c["thrust"][1], c["throttle"]) == (-0.25, 1.0, 1.0)
     for _ in range(25):                                 # both sticks back: 1 s in reverse
         u.step(np.array([-0.5, -0.75], np.float32))
-    assert (c[L.THRUST], c[L.THRUST + 1], c[L.THROTTLE]) == (-0.5, -0.75, 0.75)
+    assert (c["thrust"][0], c["thrust"][1], c["throttle"]) == (-0.5, -0.75, 0.75)
     assert u.read_chassis().velocity_body[0] < -0.5                     # m/s, backing up
     u = gym.make("Traction/Climb6x6-v1", action_mode="wheel_torques").unwrapped
     u.reset(seed=0)
     u.step(np.array([0.5, -0.25, *np.linspace(-1.0, 1.0, 6)], np.float32))
     c = u.sim.commands.vehicle[0]
-    assert (c[L.THROTTLE], c[L.BRAKE], c[L.STEER], c[L.TARGET_GEAR]) == (0.5, 0.0, -0.25, -2.0)
-    assert np.allclose(u.sim.commands.wheel[0, :, L.TORQUE_SPLIT], np.linspace(0.0, 1.0, 6))
+    assert (c["throttle"], c["brake"], c["steer"], c["target_gear"]) == (0.5, 0.0, -0.25, -2.0)
+    assert np.allclose(u.sim.commands.wheel["torque_split"][0, :], np.linspace(0.0, 1.0, 6))
     u.step(np.array([-0.75, 0.0, *np.zeros(6)], np.float32))            # at rest: reverse
-    assert (c[L.THROTTLE], c[L.BRAKE], c[L.TARGET_GEAR]) == (0.75, 0.0, -1.0)
+    assert (c["throttle"], c["brake"], c["target_gear"]) == (0.75, 0.0, -1.0)
 
 
 def test_climb_lever_back_brakes_a_truck_driving_forward_at_any_heading():
@@ -247,7 +246,7 @@ def test_climb_lever_back_brakes_a_truck_driving_forward_at_any_heading():
     assert u.read_chassis().velocity_body[0] > 1.0
     env.step(np.array([-1.0, 0.0], np.float32))
     c = u.sim.commands.vehicle[0]
-    assert (c[L.THROTTLE], c[L.BRAKE], c[L.TARGET_GEAR]) == (0.0, 1.0, -2.0)
+    assert (c["throttle"], c["brake"], c["target_gear"]) == (0.0, 1.0, -2.0)
     assert u.sim.state.gearbox.target[0] > 0
 
 
@@ -258,8 +257,8 @@ class _PythonMappedDrift(DriftEnv):
 
     def apply_action(self, a: list[float]) -> None:
         cmd = self.sim.commands.vehicle[0]
-        cmd[L.STEER], cmd[L.THROTTLE] = a[0], (a[1] + 1.0) / 2.0
-        cmd[L.BRAKE], cmd[L.HANDBRAKE] = (a[2] + 1.0) / 2.0, (a[3] + 1.0) / 2.0
+        cmd["steer"], cmd["throttle"] = a[0], (a[1] + 1.0) / 2.0
+        cmd["brake"], cmd["handbrake"] = (a[2] + 1.0) / 2.0, (a[3] + 1.0) / 2.0
 
 
 def test_an_action_map_must_be_known_and_fit_the_actions():

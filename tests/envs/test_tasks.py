@@ -10,7 +10,6 @@ import pytest
 import traction.envs  # noqa: F401  (registers the ids)
 from traction.envs import actions
 from traction.scenes import build_scene, names
-from traction.vehicle_model import layout as L
 
 
 def _run(env, policy, steps, seed=0, options=None):
@@ -362,4 +361,4 @@ def test_drive_lever_forward_from_reverse_at_a_standstill_selects_first_gear():
     assert abs(u.read_chassis().velocity_body[0]) < 0.5                 # still below 0.5 m/s
     u.step(np.array([0.5, 0.0], np.float32))
     c = u.sim.commands.vehicle[0]
-    assert (c[L.THROTTLE], c[L.BRAKE], c[L.TARGET_GEAR]) == (0.5, 0.0, 1.0)
+    assert (c["throttle"], c["brake"], c["target_gear"]) == (0.5, 0.0, 1.0)

@@ -55,7 +55,6 @@ def test_autobox_cuts_the_engine_torque_for_each_automatic_shift():
     """Full throttle from rest: four automatic upshifts, each in neutral for the 0.3 s switch
     time, and the engine gives no torque during them (the throttle cut); in gear below the rev
     limit it gives peak torque x the curve (> 0.7 x 500 N m)."""
-    from traction.vehicle_model import layout as L
 
     p = load_vehicle("sedan_rwd")
     sim = VehicleSim(build_scene(p, "flat"))
@@ -63,7 +62,7 @@ def test_autobox_cuts_the_engine_torque_for_each_automatic_shift():
     shifting, torque_in_gear = [], []
     for _ in range(int(12.0 / sim.dt)):
         sim.substep()
-        auto = bool(sim.state.gears[0, L.AUTO_SHIFT])
+        auto = bool(sim.state.gears[0]["auto_shift"])
         if auto:
             shifting.append(sim.outputs.engine_torque[0])
         elif sim.outputs.engine_omega[0] < 0.95 * p.engine.max_omega:

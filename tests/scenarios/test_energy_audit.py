@@ -13,7 +13,6 @@ from vehicle_variants import variant
 from traction.envs import VehicleSim
 from traction.scenes import build_scene
 from traction.vehicle_model import engine
-from traction.vehicle_model import layout as L
 
 ONE_SUBSTEP = {"substeps_low": 1, "substeps_high": 1}
 
@@ -21,18 +20,18 @@ ONE_SUBSTEP = {"substeps_low": 1, "substeps_high": 1}
 def _kinetic_potential(sim, k) -> tuple[float, float]:
     """The chassis's kinetic and gravitational potential energy (J) in kinematics row ``k``."""
     m, b = sim.model, sim.body
-    rot = k[L.K_ROTATION:L.K_ROTATION + 9].reshape(3, 3)     # body axes = principal axes
-    w_body = rot.T @ k[L.K_ANGULAR:L.K_ANGULAR + 3]
-    v = k[L.K_VELOCITY:L.K_VELOCITY + 3]
+    rot = k["rotation"].reshape(3, 3)     # body axes = principal axes
+    w_body = rot.T @ k["angular_velocity"]
+    v = k["velocity"]
     assert np.all(m.body_iquat[b] == [1.0, 0.0, 0.0, 0.0])
     kinetic = 0.5 * m.body_mass[b] * v @ v + 0.5 * w_body @ (m.body_inertia[b] * w_body)
-    return kinetic, -m.body_mass[b] * (m.opt.gravity @ k[L.K_COM:L.K_COM + 3])
+    return kinetic, -m.body_mass[b] * (m.opt.gravity @ k["com"])
 
 
 def _point_velocity(k, points):
     """World velocity (m/s) of chassis points ``(n, 3)`` in kinematics row ``k``."""
-    com = k[L.K_COM:L.K_COM + 3]
-    return k[L.K_VELOCITY:L.K_VELOCITY + 3] + np.cross(k[L.K_ANGULAR:L.K_ANGULAR + 3],
+    com = k["com"]
+    return k["velocity"] + np.cross(k["angular_velocity"],
                                                        points - com)
 
 
@@ -44,7 +43,7 @@ def _spring_energy(sim) -> float:
     p, out, k = sim.params, sim.outputs, sim.chassis_row()
     sus = p.suspension
     assert not p.anti_roll.pairs
-    rot = k[L.K_ROTATION:L.K_ROTATION + 9].reshape(3, 3)
+    rot = k["rotation"].reshape(3, 3)
     g = -sim.model.opt.gravity[2]
     total = 0.0
     for w in range(p.n_wheels):
@@ -168,8 +167,8 @@ class Ledger:
         t["road"] += -road @ w1 * dt
         slide = o.patch_slide[0]
         t["tyre_slip"] -= (o.long_force[0] @ slide[:, 0] + o.lat_force[0] @ slide[:, 1]) * dt
-        v_mid = 0.5 * (k0[L.K_VELOCITY:L.K_VELOCITY + 3] + k1[L.K_VELOCITY:L.K_VELOCITY + 3])
-        w_mid = 0.5 * (k0[L.K_ANGULAR:L.K_ANGULAR + 3] + k1[L.K_ANGULAR:L.K_ANGULAR + 3])
+        v_mid = 0.5 * (k0["velocity"] + k1["velocity"])
+        w_mid = 0.5 * (k0["angular_velocity"] + k1["angular_velocity"])
         wrench = o.wrench[0]
         on_chassis = (wrench[:3] @ v_mid + wrench[3:] @ w_mid) * dt
         points = o.susp_point[0]

@@ -9,6 +9,7 @@ from body_measures import understeer_gradient
 
 from traction.envs import VehicleSim
 from traction.scenes import build_scene
+from traction.vehicle_model import layout as L
 
 G = 9.81
 
@@ -309,9 +310,9 @@ def test_reset_clears_the_vehicle_outputs_of_the_last_drive():
     sim = VehicleSim(build_scene("sedan_rwd", "flat"))
     sim.set_commands(throttle=1.0)
     sim.step(300)
-    assert np.any(sim.outputs.vehicle != 0) and sim.outputs.engine_omega[0] > 0
+    assert np.any(L.floats(sim.outputs.vehicle) != 0) and sim.outputs.engine_omega[0] > 0
     sim.reset()
-    assert np.all(sim.outputs.vehicle == 0) and np.all(sim.outputs.wheel == 0)
+    assert np.all(L.floats(sim.outputs.vehicle) == 0) and np.all(L.floats(sim.outputs.wheel) == 0)
     fresh = VehicleSim(build_scene("sedan_rwd", "flat"))
     assert np.array_equal(sim.outputs.vehicle, fresh.outputs.vehicle)
 

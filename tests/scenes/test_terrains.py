@@ -12,7 +12,6 @@ import traction.vehicle_model as vm
 from traction.envs import VehicleSim
 from traction.scenes import TERRAINS, build_scene, heightfield, names
 from traction.scenes.heightfield import rough_hill
-from traction.vehicle_model import layout
 
 VEHICLES = ("sedan", "sedan_rwd", "truck_6x6", "tank")
 #: terrains whose spawn point is level ground
@@ -137,7 +136,7 @@ def test_a_custom_friction_table_given_to_build_scene_reaches_the_tyres():
     sim = VehicleSim(scene)
     assert sim.friction_table is custom
     sim.substep()
-    np.testing.assert_array_equal(sim.outputs.wheel[0][:, layout.O_FRICTION], 0.1)
+    np.testing.assert_array_equal(sim.outputs.wheel[0]["friction"], 0.1)
     with pytest.raises(vm.VehicleConfigError, match="friction_table: surfaces"):
         VehicleSim(scene, friction_table=vm.FrictionTable.default())
     p = vm.load_vehicle("sedan")                                # track tyres (column 2)

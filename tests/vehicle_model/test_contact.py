@@ -12,10 +12,10 @@ from traction.vehicle_model import layout as L
 
 
 def _kinematics(yaw: float) -> np.ndarray:
-    """A chassis kinematics row at the origin, yawed by ``yaw`` (rad)."""
-    k = np.zeros(L.N_KINEMATICS)
+    """A chassis kinematics record at the origin, yawed by ``yaw`` (rad)."""
+    k = np.zeros(1, L.KINEMATICS)[0]
     c, s = np.cos(yaw), np.sin(yaw)
-    k[L.K_ROTATION:L.K_ROTATION + 9] = [c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0]
+    k["rotation"] = [c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0]
     return k
 
 
@@ -65,8 +65,8 @@ def _domination(p, rotation_share):
     turn = np.einsum("ij,j,ij->i", jac[:, 3:], inv_inertia, jac[:, 3:]) / share
     d = 1.0 / np.tile(sp.sprung_mass, 2) + rotation_share * turn
     if rotation_share == contact.ROTATION_SHARE:      # what the update computes
-        k = np.zeros(L.N_KINEMATICS)
-        k[L.K_ROTATION:L.K_ROTATION + 9] = np.eye(3).ravel()
+        k = np.zeros(1, L.KINEMATICS)[0]
+        k["rotation"] = np.eye(3).ravel()
         packed = [contact.inverse_useful_mass(p.packed, k, i % p.n_wheels, *arms[i], *dirs[i])
                   for i in range(len(dirs))]
         np.testing.assert_allclose(packed, d, rtol=1e-12)

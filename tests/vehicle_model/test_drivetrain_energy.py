@@ -88,14 +88,14 @@ def _spin(c):
     torques (N m), the clutch torque (N m) and the clutch output speed (rad/s, engine side)."""
     p = _vehicle(MODES.index(c["mode"]), c["accuracy"], c["strength"])
     n = p.n_wheels
-    ws, vs = np.zeros((n, L.N_WHEEL_STATE)), np.zeros(L.N_VEHICLE_STATE)
-    cw = np.zeros((n, L.N_WHEEL_COMMANDS))
+    ws, vs = np.zeros(n, L.WHEEL_STATE), np.zeros(1, L.VEHICLE_STATE)[0]
+    cw = np.zeros(n, L.WHEEL_COMMANDS)
     s, g = np.zeros(n, L.SCRATCH), np.zeros(n, L.GROUP_SCRATCH)
-    out = np.zeros((n, L.N_WHEEL_OUTPUTS))
-    ws[:, L.OMEGA], vs[L.ENGINE_OMEGA] = c["omega"], c["engine_omega"]
-    cw[:, L.TORQUE_SPLIT] = c["shares"]
+    out = np.zeros(n, L.WHEEL_OUTPUTS)
+    ws["omega"][:], vs["engine_omega"] = c["omega"], c["engine_omega"]
+    cw["torque_split"][:] = c["shares"]
     s["road"] = c["road"]
-    out[:, L.O_CONTACT], out[:, L.O_SPRING_FORCE] = c["contact"], c["spring"]
+    out["in_contact"][:], out["spring_force"][:] = c["contact"], c["spring"]
     t_eng, slip = drivetrain.spin(p.packed, ws, vs, cw, c["thrust"][0], c["thrust"][1],
                                   c["throttle"], c["ratio"], c["h"], s, g, out)
     e, engaged = p.engine, c["ratio"] != 0.0
@@ -105,8 +105,8 @@ def _spin(c):
             e.damping_full_throttle, e.damping_zero_throttle_clutch_engaged,
             e.damping_zero_throttle_clutch_disengaged, c["throttle"], engaged)
         rhs = e.moi * c["engine_omega"] / c["h"] + t_eng
-        assert m_e * vs[L.ENGINE_OMEGA] + clutch == pytest.approx(rhs, rel=1e-9, abs=1e-6)
-    return ws[:, L.OMEGA].copy(), ws[:, L.DRIVE_TORQUE].copy(), clutch, vs[L.ENGINE_OMEGA] - slip
+        assert m_e * vs["engine_omega"] + clutch == pytest.approx(rhs, rel=1e-9, abs=1e-6)
+    return ws["omega"][:].copy(), ws["drive_torque"][:].copy(), clutch, vs["engine_omega"] - slip
 
 
 @SETTINGS

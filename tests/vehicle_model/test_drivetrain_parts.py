@@ -17,8 +17,6 @@ from traction.vehicle_model import (
     load_vehicle,
 )
 from traction.vehicle_model import errors as vm_errors
-from traction.vehicle_model import layout as L
-from traction.vehicle_model.layout import GEAR
 from traction.vehicle_model.pack import pack
 
 
@@ -126,7 +124,7 @@ def _shift(pk, s, engine_ratio, dt, want=None):
     """One ``gearbox.shift`` of vehicle 0 (``want`` None: no manual request)."""
     gears, timers = s.gears[0], s.vehicle[0]
     gearbox.shift(pk.vehicle[0], pk.shift_up, pk.shift_down, gears, timers,
-                  int(gears[GEAR]) if want is None else want, engine_ratio, dt)
+                  int(gears["gear"]) if want is None else want, engine_ratio, dt)
 
 
 def test_gear_change_spends_switch_time_in_neutral():
@@ -191,7 +189,7 @@ def _autobox_targets(gp, gear, engine_ratio, neutral, extra):
     pk, s = _gearbox(gp)
     s.gearbox.gear = s.gearbox.target = gear
     wheel = engine_ratio / r[gear - 1]                       # engine ratio / gear ratio
-    s.vehicle[0, L.AUTOBOX_TIMER] = gp.latency
+    s.vehicle[0]["autobox_timer"] = gp.latency
     targets = []
     for _ in range(int((gp.switch_time + 3 * gp.latency) / 0.01) + extra):
         ratio = wheel * r[s.gearbox.gear[0] - 1] if s.gearbox.switch_timer[0] <= 0 else neutral
@@ -252,7 +250,7 @@ def test_autobox_reads_each_gears_own_thresholds():
         for ratio, expected in cases:
             pk, s = _gearbox(gp)
             s.gearbox.gear = s.gearbox.target = g
-            s.vehicle[0, L.AUTOBOX_TIMER] = gp.latency
+            s.vehicle[0]["autobox_timer"] = gp.latency
             _shift(pk, s, ratio, 0.01)
             assert int(s.gearbox.target[0]) == expected, (g, ratio)
 
@@ -295,7 +293,7 @@ def test_set_gear_during_a_change_engages_that_gear_at_once():
     gears, timers = s.gears[0], s.vehicle[0]
     for k in range(10):                                  # request 2nd: 0.1 s into 0.5 s
         gearbox.shift(pk.vehicle[0], pk.shift_up, pk.shift_down, gears, timers,
-                      2 if k == 0 else int(gears[GEAR]), 0.3, 0.01)
+                      2 if k == 0 else int(gears["gear"]), 0.3, 0.01)
     assert gearbox.engaged_gear(gears, timers) == 0     # in neutral, changing
     s.set_gear(p, 3)
     gearbox.shift(pk.vehicle[0], pk.shift_up, pk.shift_down, gears, timers, 3, 0.3, 0.01)

@@ -1,11 +1,13 @@
 """The footprint contact's geometry (``vehicle_model.footprint``) against closed forms, without
 a simulator: rays cast analytically at planes, a step and a ditch."""
 
+import numba
 import numpy as np
 import pytest
 
 from traction import vehicle_model as vm
 from traction.vehicle_model import footprint
+from traction.vehicle_model import layout as L
 from traction.vehicle_model.errors import VehicleConfigError
 from traction.vehicle_model.footprint import ContactParams
 
@@ -38,12 +40,18 @@ def _rays(start, d, f, ground, rays=RAYS, half_arc=HALF_ARC, r=R):
     return data
 
 
+@numba.njit
+def _equivalent_hit(rays, xs, r, s0, s1, s2, d0, d1, d2, f0, f1, f2, data, hits, work):
+    """``footprint.equivalent_hit`` into ``hits[0]`` (a record of ``layout.HIT``)."""
+    return footprint.equivalent_hit(rays, xs, r, s0, s1, s2, d0, d1, d2, f0, f1, f2, data, 0,
+                                    STRIDE, hits[0], work)
+
+
 def _combine(start, d, f, data, rays=RAYS, half_arc=HALF_ARC, r=R):
-    hit, xs = np.zeros(4), np.zeros(rays + 2)
+    hits, xs = np.zeros(1, L.HIT), np.zeros(rays + 2)
     footprint.offsets_into(rays, half_arc, r, xs)
-    j = footprint.equivalent_hit(rays, xs, r, *start, *d, *f, data, 0, STRIDE, hit,
-                                 np.zeros((rays, 4)))
-    return hit[0], hit[1:], j
+    j = _equivalent_hit(rays, xs, r, *start, *d, *f, data, hits, np.zeros((rays, 4)))
+    return hits[0]["dist"], hits[0]["normal"].copy(), j
 
 
 def _centre_along(dist, normal, d, r=R):

@@ -7,7 +7,6 @@ import pytest
 
 from traction import vehicle_model as vm
 from traction.vehicle_model import FrictionTable, tire, tire_magic, tire_physx
-from traction.vehicle_model import layout as L
 from traction.vehicle_model.tire_models import sweep
 
 G = 9.81
@@ -21,7 +20,7 @@ def _forces(p, long_slip, lat_slip, load, friction=1.0, camber=0.0):
     zero = np.zeros_like(long_slip)
     x = tire.TireInputs(zero, zero, zero, long_slip, lat_slip, np.full_like(long_slip, camber),
                         np.full_like(long_slip, friction), np.full_like(long_slip, friction), load,
-                        rest, n, G).rows()
+                        rest, n, G).records()
     wheels = p.packed.wheel
     out = np.zeros(x.shape[:2] + (4,))
     for i in range(x.shape[0]):
@@ -121,8 +120,8 @@ def test_zero_camber_takes_the_slip_tangent(sedan, rng):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
     zero = np.zeros(shape)
     rows = tire.TireInputs(zero, zero, zero, ls, la, zero, zero, zero, load, load, zero + 1.0,
-                           G).rows()
-    np.testing.assert_array_equal(rows[..., L.X_TAN_LAT_SLIP], np.tan(la))
+                           G).records()
+    np.testing.assert_array_equal(rows[...]["tan_lat_slip"], np.tan(la))
 
 
 def test_physx_smoothing_polynomials():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from traction import vehicle_model as vm
+from traction.vehicle_model import layout as L
 
 
 def _flat(p, rot=None, velocity=(0.0, 0.0, 0.0), spin=(0.0, 0.0, 0.0), compression=0.0):
@@ -122,7 +123,7 @@ def test_aligning_moment_of_each_update_is_its_own_mean(sedan):
     scr = scratch(p.n_wheels)
     for _ in range(3):
         step_batch_with(p.packed, state.wheel, state.vehicle, state.gears, cmd.vehicle,
-                        cmd.wheel, kin.rows(), hits.rows(), vm.FrictionTable.default().values[None],
+                        cmd.wheel, kin.records(), hits.records(), vm.FrictionTable.default().values[None],
                         0.002, 9.81, out.wheel, out.vehicle, np.ones(1, bool), *scr, True, True)
         assert np.any(np.abs(out.aligning_moment) > 1.0)
         np.testing.assert_allclose(out.aligning_moment, -p.tires.trail * out.lat_force,
@@ -135,8 +136,9 @@ def test_copies_of_state_commands_and_outputs_are_snapshots(sedan):
     for original in (vm.VehicleState.zeros(sedan, 2), vm.Commands.zeros(sedan, 2),
                      vm.VehicleOutputs.zeros(sedan, 2)):
         snap = original.copy()
-        before = {k: np.array(v) for k, v in vars(snap).items()}
+        before = {k: L.floats(v).copy() for k, v in vars(snap).items()}
         for buf in vars(original).values():
-            buf[...] = 5
+            buf[...] = 5                                   # every field of every record
         for k, v in vars(snap).items():
-            np.testing.assert_array_equal(v, before[k], err_msg=f"{type(original).__name__}.{k}")
+            np.testing.assert_array_equal(L.floats(v), before[k],
+                                          err_msg=f"{type(original).__name__}.{k}")

@@ -86,29 +86,27 @@ def _run_update(p, state, kin, hits, cmd, report, new_commands=True, out=None):
     else:
         out = out.copy()
     step_batch_with(p.packed, state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
-                    kin.rows(), hits.rows(), vm.FrictionTable.default().values[None],
+                    kin.records(), hits.records(), vm.FrictionTable.default().values[None],
                     0.002, 9.81, out.wheel, out.vehicle, np.ones(len(kin.position), bool),
                     *scratch(p.n_wheels), report, new_commands)
     return state, out
 
 
-def test_an_array_without_its_layout_column_count_is_refused(sedan, rng):
-    """The compiled update reads rows at constant column offsets (``jit.borrow_rows``): an
-    array with another last extent raises a clear error instead of reading past its rows, and
-    ``update.step`` names the array (also one that is not C-contiguous)."""
+def test_an_array_without_its_layout_records_is_refused(sedan, rng):
+    """The compiled update reads records at fixed offsets: ``update.step`` refuses an array
+    that is not of its layout's records (the float columns they replaced, another record)
+    or not C-contiguous, naming it."""
     state, kin, hits, cmd = _random_case(sedan, 2, rng)
-    wide = vm.VehicleState(np.zeros(state.wheel.shape[:2] + (L.N_WHEEL_STATE + 1,)),
-                           state.vehicle, state.gears)
-    with pytest.raises(ValueError, match="column count of its layout"):
-        _run_update(sedan, wide, kin, hits, cmd, True)
-    narrow = vm.Commands(cmd.vehicle, np.ascontiguousarray(cmd.wheel[..., :-1]))
-    with pytest.raises(ValueError, match="column count of its layout"):
-        _run_update(sedan, state, kin, hits, narrow, True)
-    table = vm.FrictionTable.default()                       # update.step names the array
-    n = L.N_WHEEL_STATE
-    with pytest.raises(ValueError, match=rf"state.wheel must be .* shape \(2, 4, {n}\); got "
-                                         rf"float64 \(2, 4, {n + 1}\)"):
-        vm.step(sedan, wide, kin, hits, cmd, table, 0.002)
+    columns = vm.VehicleState(L.floats(state.wheel).copy(), state.vehicle, state.gears)
+    table = vm.FrictionTable.default()
+    with pytest.raises(ValueError, match=r"state.wheel must be a C-contiguous array of shape "
+                                         r"\(2, 4\) of layout.WHEEL_STATE records; got float64 "
+                                         r"\(2, 4, 10\)"):
+        vm.step(sedan, columns, kin, hits, cmd, table, 0.002)
+    swapped = vm.Commands(cmd.vehicle, np.zeros((2, 4), L.WHEEL_OUTPUTS))
+    with pytest.raises(ValueError, match=r"commands.wheel must be .* of layout.WHEEL_COMMANDS "
+                                         r"records; got records \(susp_force, "):
+        vm.step(sedan, state, kin, hits, swapped, table, 0.002)
     fortran = vm.VehicleState(np.asfortranarray(state.wheel), state.vehicle, state.gears)
     with pytest.raises(ValueError, match="state.wheel must be a C-contiguous .* not C-contig"):
         vm.step(sedan, fortran, kin, hits, cmd, table, 0.002)
@@ -121,9 +119,9 @@ def test_kinematics_or_hits_for_another_vehicle_count_are_refused(sedan, rng):
     _, kin3, hits3, _ = _random_case(sedan, 3, rng)
     table = vm.FrictionTable.default()
     disagree = r"the arrays disagree on the number of vehicles: state.wheel 2, .*"
-    with pytest.raises(ValueError, match=disagree + "chassis kinematics rows 3, ground hit rows 2"):
+    with pytest.raises(ValueError, match=disagree + "chassis kinematics 3, ground hits 2"):
         vm.step(sedan, state, kin3, hits, cmd, table, 0.002)
-    with pytest.raises(ValueError, match=disagree + "chassis kinematics rows 2, ground hit rows 3"):
+    with pytest.raises(ValueError, match=disagree + "chassis kinematics 2, ground hits 3"):
         vm.step(sedan, state, kin, hits3, cmd, table, 0.002)
     three = vm.GroundHits(hits.dist[:, :3], hits.normal[:, :3], hits.surface[:, :3])
     with pytest.raises(ValueError, match=r"hits.dist has shape \(2, 3\); expected \(n_vehicles, 4"):
@@ -148,9 +146,9 @@ def test_update_with_the_same_commands_keeps_the_steer_and_changes_nothing_else(
         for name in vars(a):
             assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name
     stale = out.copy()
-    stale.wheel[..., L.O_HEADING] = 0.5                  # not recomputed: the caller's promise
+    stale.wheel["heading"][..., 0] = 0.5                  # not recomputed: the caller's promise
     _, kept = _run_update(sedan, state, kin, hits, cmd, True, False, stale)
-    assert np.all(kept.wheel[..., L.O_HEADING] == 0.5)
+    assert np.all(kept.wheel["heading"][..., 0] == 0.5)
 
 
 @pytest.mark.parametrize("camber", [False, True])
@@ -172,8 +170,9 @@ def test_update_without_report_changes_only_the_reported_slip_angle(sedan, rng, 
     for a, b in ((s_full.wheel, s_lean.wheel), (s_full.vehicle, s_lean.vehicle),
                  (s_full.gears, s_lean.gears), (out_full.vehicle, out_lean.vehicle)):
         assert a.tobytes() == b.tobytes()
-    others = ~np.isin(np.arange(L.N_WHEEL_OUTPUTS), [L.O_LAT_SLIP, L.O_LONG_SLIP])
-    assert out_full.wheel[..., others].tobytes() == out_lean.wheel[..., others].tobytes()
+    others = [n for n in L.WHEEL_OUTPUTS.names if n not in ("lat_slip", "long_slip")]
+    for name in others:
+        assert out_full.wheel[name].tobytes() == out_lean.wheel[name].tobytes(), name
     contact = out_full.in_contact
     assert np.all(out_full.lat_slip[~contact] == 0.0) and np.all(np.isfinite(out_full.lat_slip))
     assert np.any(out_full.lat_slip[contact] != 0.0) and np.any(out_full.long_slip[contact] != 0.0)
@@ -196,9 +195,9 @@ def test_useful_masses_of_every_wheel_bound_the_sprung_mass(sedan, rng):
     s["inv_mass"] = -1.0
     out = vm.VehicleOutputs.zeros(p, 1)
     step_batch_with(p.packed, state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
-                    kin.rows(), hits.rows(), vm.FrictionTable.default().values[None],
+                    kin.records(), hits.records(), vm.FrictionTable.default().values[None],
                     0.002, 9.81, out.wheel, out.vehicle, np.ones(1, bool), s, x, g, True, True)
-    k = kin.rows()[0]
+    k = kin.records()[0]
     share = p.suspension.sprung_mass / p.chassis.mass
     for w in range(4):
         arm = s["arm"][w]
@@ -287,14 +286,14 @@ def test_clutch_slip_while_shifting_is_the_engine_spin_and_no_torque_passes(engi
     assert p.engine.max_omega == 600.0
     state, kin, hits, cmd = _level(p, engine_omega=engine_omega)
     state.gearbox.target = 2
-    state.vehicle[:, L.SWITCH_TIMER] = 0.2
+    state.vehicle["switch_timer"][:] = 0.2
     w0 = state.engine_omega[0]
     out = vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), 0.01)
     assert out.gear_ratio[0] == 0.0 and np.all(out.drive_torque[0] == 0.0)
     assert out.gear[0] == 0                        # neutral is engaged (it read the gear left)
     lo, hi = sorted((w0, state.engine_omega[0]))
     assert lo <= out.clutch_slip[0] <= hi and out.clutch_slip[0] > 100.0
-    state.vehicle[:, L.SWITCH_TIMER] = 0.004                   # the change ends in this step
+    state.vehicle["switch_timer"][:] = 0.004                   # the change ends in this step
     out = vm.step(p, state, kin, hits, cmd, vm.FrictionTable.default(), 0.01)
     assert out.gear[0] == 2 and out.gear_ratio[0] == pytest.approx(
         p.gearbox.forward_ratios[1] * p.gearbox.final_ratio)
@@ -325,12 +324,13 @@ def test_standalone_step_names_wrong_dtypes_field_shapes_normals_and_non_finite_
     def step(s=state, k=kin, h=hits, c=cmd):
         return vm.step(sedan, s, k, h, c, table, 0.002)
 
-    f32 = vm.VehicleState(state.wheel.astype(np.float32), state.vehicle, state.gears)
-    with pytest.raises(ValueError, match=r"state.wheel must be a C-contiguous float64 .* got "
+    f32 = vm.VehicleState(L.floats(state.wheel).astype(np.float32), state.vehicle, state.gears)
+    with pytest.raises(ValueError, match=r"state.wheel must be a C-contiguous array .* got "
                                          r"float32"):
         step(s=f32)
-    floats = vm.VehicleState(state.wheel, state.vehicle, state.gears.astype(float))
-    with pytest.raises(ValueError, match=r"state.gears must be a C-contiguous int64"):
+    floats = vm.VehicleState(state.wheel, state.vehicle, L.floats(state.gears).astype(float))
+    with pytest.raises(ValueError, match=r"state.gears must be a C-contiguous array of shape "
+                                         r"\(2,\) of layout.GEAR_STATE records; got float64"):
         step(s=floats)
     shifted = dataclasses.replace(kin, velocity=kin.velocity[:, :2],
                                   angular_velocity=np.c_[kin.angular_velocity, kin.velocity[:, 2]])
@@ -343,13 +343,13 @@ def test_standalone_step_names_wrong_dtypes_field_shapes_normals_and_non_finite_
         step(h=long_normal)
     for name, value in (("throttle", np.nan), ("target_gear", np.nan), ("steer", np.inf)):
         bad = cmd.copy()
-        bad.vehicle[1, getattr(L, name.upper())] = value
+        bad.vehicle[name][1] = value
         with pytest.raises(ValueError, match=rf"commands.{name} = {value} for vehicle 1; "
                                              r"allowed: finite"):
             step(c=bad)
     split = cmd.copy()
     split.torque_split = np.nan
-    assert np.isfinite(step(c=split).wheel).all()
+    assert np.isfinite(L.floats(step(c=split).wheel)).all()
 
 
 def test_gear_and_flag_views_refuse_indexed_writes_and_cached_arrays_are_read_only(sedan):
