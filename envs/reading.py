@@ -30,6 +30,14 @@ import math
 
 import numpy as np
 
+from traction.vehicle_model import layout as L
+
+if [(n, L.KINEMATICS.fields[n][0].shape) for n in L.KINEMATICS.names] != [
+        ("position", (3,)), ("rotation", (9,)), ("com", (3,)), ("velocity", (3,)),
+        ("angular_velocity", (3,))] or L.floats(np.zeros(1, L.KINEMATICS)).dtype != np.float64:
+    raise ImportError("ChassisReading unpacks a kinematics record's floats in layout order; "
+                      "update it")
+
 
 class ChassisReading:
     """Chassis pose and velocities at one instant (SI units).
@@ -49,11 +57,13 @@ class ChassisReading:
                  "speed", "yaw", "tilt")
 
     def __init__(self, k):
-        """From a kinematics record ``k`` (``layout.KINEMATICS``)."""
-        self.origin, self.com = tuple(k["position"].tolist()), tuple(k["com"].tolist())
-        self.rot = r0, r1, r2, r3, r4, r5, r6, r7, r8 = k["rotation"].tolist()
-        self.velocity = vx, vy, vz = k["velocity"].tolist()
-        self.angular = wx, wy, wz = k["angular_velocity"].tolist()
+        """From a kinematics record ``k`` (``layout.KINEMATICS``), read as its 21 floats at once
+        (a tenth of the time of reading its fields one by one)."""
+        (x, y, z, r0, r1, r2, r3, r4, r5, r6, r7, r8, cx, cy, cz, vx, vy, vz, wx, wy, wz) = \
+            np.frombuffer(k, np.float64).tolist()
+        self.origin, self.com = (x, y, z), (cx, cy, cz)
+        self.rot = (r0, r1, r2, r3, r4, r5, r6, r7, r8)
+        self.velocity, self.angular = (vx, vy, vz), (wx, wy, wz)
         self.velocity_body = (r0 * vx + r3 * vy + r6 * vz, r1 * vx + r4 * vy + r7 * vz,
                               r2 * vx + r5 * vy + r8 * vz)
         self.angular_body = (r0 * wx + r3 * wy + r6 * wz, r1 * wx + r4 * wy + r7 * wz,
