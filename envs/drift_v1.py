@@ -86,7 +86,9 @@ class DriftEnv(TractionEnv):
     ## Starting State
     On the circle at (0, -radius), heading +x (tangent, counter-clockwise), speed uniform in
     8-10 m/s, second gear, with heading noise +-0.05 rad (2.9 deg). Options: `reset(options={"speed": m/s})`
-    (0-40) fixes the start speed.
+    (0-40) fixes the start speed. With `start_sideslip_deg` > 0 (a training aid, 0 by default)
+    the car starts already sliding: its nose turned into the circle by a sideslip uniform in
+    [0, `start_sideslip_deg`], moving along the tangent and yawing at speed / radius.
 
     ## Episode End
     - Termination: spin-out (\|sideslip\| > 80 deg) or the CoM more than 15 m off the circle
@@ -102,6 +104,7 @@ class DriftEnv(TractionEnv):
     | `target_sideslip_deg` | 30.0 | deg, in [0, 80) (80: spin-out); also an attribute, settable between steps (`set_attr` / `set_wrapper_attr`) |
     | `radius` | 20.0 | circle radius, 5-60 m |
     | `hold_seconds` | 3.0 | s of drift for success (> 0) |
+    | `start_sideslip_deg` | 0.0 | deg, in [0, 80): the largest sideslip an episode starts with (see Starting State); an attribute settable between episodes. The shipped PPO settings ramp it from 30 to 0 over training (`curriculum` in `train/hyperparams/ppo.yml`): a policy that has held slides it started in learns to start one, where from a grip start 4 of 7 seeds never did |
     | `vehicle` | `"sedan_rwd"` | preset name, TOML path or `VehicleParams` (4 wheels, engine) |
     | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 26; the tyre is implicit in the wheel spin) |
     | weights | see Rewards | |
@@ -166,6 +169,8 @@ class DriftEnv(TractionEnv):
       reward (0.2 at none, 0.56 at 10 deg; it was 0.002 below 10 deg): circling the pad
       without sliding was a trap in which 4 of 7 PPO seeds stayed. Its maximum and the success
       rule are unchanged.
+    - v1: the `start_sideslip_deg` argument (starts in a slide, for training; 0 by default: the
+      task's start is unchanged).
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")
@@ -181,7 +186,8 @@ class DriftEnv(TractionEnv):
     action_map = actions.STEER_PEDALS
 
     def __init__(self, target_sideslip_deg: float = 30.0, radius: float = 20.0,
-                 hold_seconds: float = 3.0, control_dt: float = 0.04, physics_dt: float = 0.004,
+                 hold_seconds: float = 3.0, start_sideslip_deg: float = 0.0,
+                 control_dt: float = 0.04, physics_dt: float = 0.004,
                  sideslip_weight: float = 1.0, circle_weight: float = 0.5,
                  hold_weight: float = 1.0, spin_out_penalty: float = 20.0, off_pad_penalty: float = 20.0,
                  vehicle: str | VehicleParams = "sedan_rwd", render_mode: str | None = None,
@@ -208,6 +214,7 @@ class DriftEnv(TractionEnv):
         super().__init__(p, "skidpad", {"radius": radius}, control_dt, physics_dt, render_mode,
                          width, height, telemetry, camera_name)
         self.target = math.radians(target_sideslip_deg)
+        self.start_sideslip_deg = start_sideslip_deg
         self.radius, self.hold_seconds = radius, hold_seconds
         self.weights = weights
         self.observation_space = gym.spaces.Box(-OBS_LIMIT, OBS_LIMIT, (19,), np.float64)
@@ -225,13 +232,30 @@ class DriftEnv(TractionEnv):
         check_number("target_sideslip_deg", value, 0.0, 80.0, hi_open=True, unit="deg")
         self.target = math.radians(value)
 
+    @property
+    def start_sideslip_deg(self) -> float:
+        """The largest sideslip (deg, in [0, 80)) an episode starts with; settable between
+        episodes (``set_attr``), read by the next reset."""
+        return self._start_sideslip_deg
+
+    @start_sideslip_deg.setter
+    def start_sideslip_deg(self, value: float) -> None:
+        check_number("start_sideslip_deg", value, 0.0, 80.0, hi_open=True, unit="deg")
+        self._start_sideslip_deg = float(value)
+
     def reset_task(self, options: dict) -> None:
         speed = float(options.get("speed", self.np_random.uniform(8.0, 10.0)))
         yaw = float(self.np_random.uniform(-0.05, 0.05))
+        slide, yaw_rate = 0.0, 0.0
+        if self._start_sideslip_deg > 0.0:     # (no draw without it: the default start's draws)
+            slide = math.radians(float(self.np_random.uniform(0.0, self._start_sideslip_deg)))
+            yaw_rate = speed / self._radius
         t = self.scene.terrain
-        quat = np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
+        heading = yaw + slide                  # the nose turned into the circle
+        quat = np.array([np.cos(heading / 2), 0.0, 0.0, np.sin(heading / 2)])
         self.sim.reset(pos=t.spawn_pos, quat=quat,
-                       velocity=[speed * np.cos(yaw), speed * np.sin(yaw), 0.0])
+                       velocity=[speed * np.cos(yaw), speed * np.sin(yaw), 0.0],
+                       yaw_rate=yaw_rate)
         self.sim.state.omega[:] = speed / self.vehicle.wheels.radius
         self.sim.state.set_gear(self.vehicle, 2)
         self.sim.state.engine_omega[:] = speed / self.vehicle.wheels.radius[2] * (

@@ -200,10 +200,10 @@ class VehicleSim:
             raise bad_friction(self.world.world_name(self.row), doing) from None
 
     # --- episode ---------------------------------------------------------------------------
-    def reset(self, pos=None, quat=None, velocity=None) -> None:
+    def reset(self, pos=None, quat=None, velocity=None, yaw_rate: float = 0.0) -> None:
         """Put the chassis at ``pos`` (3 numbers, m) / ``quat`` (4, w x y z; MuJoCo normalises
         it) (default: the scene's spawn pose) at rest, or moving at ``velocity`` (3, m/s,
-        world).
+        world) and turning at ``yaw_rate`` (rad/s about its own up axis, positive turning left).
 
         Raises:
             ValueError: a pose or velocity that is not finite numbers of that length, a zero
@@ -215,6 +215,9 @@ class VehicleSim:
         if quat is not None and not np.linalg.norm(quat) > 1e-9:
             raise ValueError(f"reset quat = {quat.tolist()}: zero; allowed: a rotation "
                              "quaternion (w, x, y, z)")
+        if not (isinstance(yaw_rate, float | int) and abs(yaw_rate) <= physics.MAX_CHASSIS_SPIN):
+            raise ValueError(f"reset yaw_rate = {yaw_rate!r}; allowed: a number of rad/s up to "
+                             f"{physics.MAX_CHASSIS_SPIN:g} in size")
         if velocity is not None and not np.linalg.norm(velocity) <= physics.MAX_CHASSIS_SPEED:
             raise ValueError(f"reset velocity = {velocity.tolist()}; allowed: a speed up to "
                              f"{physics.MAX_CHASSIS_SPEED:g} m/s (faster counts as diverged)")
@@ -224,6 +227,8 @@ class VehicleSim:
         self.data.qpos[a + 3:a + 7] = self.scene.spawn_quat if quat is None else quat
         if velocity is not None:
             self.data.qvel[self.qvel_adr:self.qvel_adr + 3] = velocity
+        if yaw_rate:                          # the free joint's angular velocity is body-frame
+            self.data.qvel[self.qvel_adr + 5] = yaw_rate
         zero_state = vm.VehicleState.zeros(self.params, 1)
         zero_cmd = vm.Commands.zeros(self.params, 1)
         for name in ("wheel", "vehicle", "gears"):

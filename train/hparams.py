@@ -39,10 +39,11 @@ def read_yaml(text: str):
 
 ALGOS = ("ppo", "sac")
 #: Run settings in the hyperparameter files (not algorithm arguments) -> smallest allowed value;
-#: ``normalize`` is a bool.
+#: ``normalize`` is a bool, ``curriculum`` null or ``NAME=START:END`` (the environment argument
+#: ramped over training, :mod:`traction.train.curriculum`; ``--curriculum`` replaces it).
 RUN_MINIMUM = {"n_envs": 1, "sim_threads": 1, "eval_freq": 1, "eval_episodes": 1,
                "checkpoint_freq": 1}
-RUN_KEYS = {*RUN_MINIMUM, "normalize"}
+RUN_KEYS = {*RUN_MINIMUM, "normalize", "curriculum"}
 #: Numeric algorithm arguments -> (lowest, highest or None, kind: True an integer, False a real
 #: number, OPEN a real number above the lowest), checked before SB3 sees them: out of range, SB3
 #: crashes after the first rollout (``n_epochs = 0``: no update ran) or trains on nonsense
@@ -111,6 +112,13 @@ def split_hyperparameters(algo: str, hp: dict) -> tuple[dict, dict]:
         int_at_least(f"--hp {key}", run.setdefault(key, 1 if key == "sim_threads" else None), lo)
     if not isinstance(run.get("normalize"), bool):
         raise ValueError(f"--hp normalize = {run.get('normalize')!r}; allowed: true, false")
+    if run.setdefault("curriculum", None) is not None:
+        from traction.train import curriculum
+
+        if not isinstance(run["curriculum"], str):
+            raise ValueError(f"--hp curriculum = {run['curriculum']!r}; allowed: null or "
+                             "NAME=START:END")
+        curriculum.parse(run["curriculum"])
     for key, what in OBJECT_ARGS.items():
         if algo_hp.get(key) is not None:
             raise ValueError(f"--hp {key} = {algo_hp[key]!r}: takes {what} object, which a "

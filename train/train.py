@@ -194,13 +194,17 @@ def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overri
     new_run_dir(out)
     require("training", "stable_baselines3")
     check_env(env_id, env_kwargs)                 # (hyperparameters by the id, not module:id)
+    run, hp = split_hyperparameters(algo, hyperparameters(algo, traction_spec(env_id).id,
+                                                          overrides))
+    if curriculum is None and run["curriculum"] is not None:      # the shipped settings' own
+        from traction.train.curriculum import parse
+
+        curriculum = parse(run["curriculum"])
     if curriculum is not None:
         from traction.train import curriculum as ramp
 
         ramp.check(env_id, env_kwargs, *curriculum)
         env_kwargs = {**env_kwargs, curriculum[0]: curriculum[2]}     # evaluations: the end
-    run, hp = split_hyperparameters(algo, hyperparameters(algo, traction_spec(env_id).id,
-                                                          overrides))
     import stable_baselines3 as sb3
     import torch
 
