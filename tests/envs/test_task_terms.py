@@ -237,6 +237,29 @@ def test_drift_starts_in_second_gear_with_the_engine_turning_with_the_wheels():
         assert abs(float(out.clutch_slip[0])) < 0.01 * engine
 
 
+def test_drift_can_start_in_a_slide_yawing_with_the_circle():
+    """``start_sideslip_deg`` = 30: episodes start with the nose turned in by a sideslip drawn
+    in [0, 30] deg (observation 1; seen across the range), yawing at about speed / radius (the
+    circle's rate; the first substep's tyre forces take a little of it). At 0, the default, no
+    draw is added: the start is the task's own, without sideslip or yaw."""
+    env = gym.make("Traction/Drift-v1", start_sideslip_deg=30.0)
+    u = env.unwrapped
+    slides = []
+    for seed in range(12):
+        obs, _ = env.reset(seed=seed)
+        c = u.read_chassis()
+        slides.append(math.degrees(obs[1]))
+        assert c.angular[2] == pytest.approx(c.speed / u.radius, rel=0.08)
+    assert min(slides) > -0.5 and max(slides) < 30.5 and max(slides) - min(slides) > 15.0
+    plain, given = gym.make("Traction/Drift-v1"), gym.make("Traction/Drift-v1",
+                                                           start_sideslip_deg=0.0)
+    for seed in range(3):
+        a, b = plain.reset(seed=seed)[0], given.reset(seed=seed)[0]
+        assert np.array_equal(a, b) and abs(a[1]) < 1e-9 and abs(a[2]) < 1e-9
+    with pytest.raises(ValueError, match="start_sideslip_deg"):
+        u.start_sideslip_deg = 80.0
+
+
 def test_tank_hold_needs_the_heading_held_without_a_break():
     """The hold term pays once the heading error has stayed within 2 deg for 1 s (25 steps):
     10 steps within, one step off (the target moved 0.5 rad), back within: the hold pays at

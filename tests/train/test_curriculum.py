@@ -65,3 +65,29 @@ def test_the_cli_records_the_curriculum_in_the_run_folder(tmp_path):
     assert config["env_kwargs"] == {"max_episode_steps": 10, "difficulty": 0.8}
     assert config["curriculum"] == {"difficulty": [0.3, 0.8]}
     assert "--curriculum difficulty=0.3:0.8" in (out / "command.txt").read_text()
+
+
+def test_the_shipped_drift_settings_ramp_the_start_slide_and_the_cli_replaces_them(tmp_path):
+    """Drift-v1's PPO entry carries ``curriculum: start_sideslip_deg=30:0``: training worlds
+    start sliding, evaluations at the task's grip start. ``--curriculum`` (here
+    ``prepare(curriculum=...)``) replaces it, ``--hp curriculum=null`` drops it, and a
+    curriculum that is not text is refused by name."""
+    small = {"n_envs": 2, "n_steps": 32, "batch_size": 64, "n_epochs": 1}
+    p = train.prepare("Traction/Drift-v1", "ppo", 256, 0, tmp_path / "a", small, {})
+    assert p["curriculum"] == ("start_sideslip_deg", 30.0, 0.0)
+    assert p["venv"].get_attr("start_sideslip_deg") == [30.0, 30.0]
+    assert p["eval_env"].get_attr("start_sideslip_deg") == [0.0]
+    assert p["config"]["run"]["curriculum"] == "start_sideslip_deg=30:0"
+    p["venv"].close()
+    p = train.prepare("Traction/Drift-v1", "ppo", 256, 0, tmp_path / "b", small, {},
+                      curriculum=("target_sideslip_deg", 10.0, 30.0))
+    assert p["curriculum"] == ("target_sideslip_deg", 10.0, 30.0)
+    assert p["venv"].get_attr("start_sideslip_deg") == [0.0, 0.0]
+    p["venv"].close()
+    p = train.prepare("Traction/Drift-v1", "ppo", 256, 0, tmp_path / "c",
+                      {**small, "curriculum": None}, {})
+    assert p["curriculum"] is None and "curriculum" not in p["config"]
+    p["venv"].close()
+    with pytest.raises(ValueError, match=r"--hp curriculum = 3; allowed: null or NAME=START:END"):
+        train.prepare("Traction/Drift-v1", "ppo", 256, 0, tmp_path / "d",
+                      {**small, "curriculum": 3}, {})
