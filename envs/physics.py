@@ -42,6 +42,7 @@ from numba.extending import intrinsic
 from traction.scenes.heightfield import ray_hit
 from traction.vehicle_model import footprint
 from traction.vehicle_model.jit import borrow, jit, jit_nogil
+from traction.vehicle_model.layout import Rows, Scratch
 from traction.vehicle_model.update import borrow_packed, step_batch_with
 from traction.vehicle_model.vec import to_world
 
@@ -459,6 +460,8 @@ def advance(n_substeps, w, action_map, action) -> int:
     s, x, g = borrow(w.s), borrow(w.x), borrow(w.g)
     now, bad, active = borrow(w.now), borrow(w.bad), borrow(w.active)
     n_sensordata, nv, dt, gravity = w.n_sensordata, w.nv, w.dt, w.gravity
+    rows = Rows(wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits, out_w, out_v)
+    scratch = Scratch(s, x, g)
     n = models.shape[0]
     if action.shape[0] > 0 and not actions.load_rows(borrow(action), action_rows, active):
         return WRONG_ACTION_SIZE
@@ -478,8 +481,7 @@ def advance(n_substeps, w, action_map, action) -> int:
                 _call_step(functions[0], models[i], datas[i])
         gather(addr, index, sensor_adr, grid, grid_info, heights, ground_type, patches,
                n_sensordata, nv, packed, ray_work, kin, hits)
-        step_batch_with(packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits,
-                        friction, dt, gravity, out_w, out_v, active, s, x, g,
+        step_batch_with(packed, rows, friction, dt, gravity, active, scratch,
                         sub == n_substeps - 1,          # outputs that only report: last substep
                         sub == 0)                       # commands (steer angles): first substep
         for i in range(n):

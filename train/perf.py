@@ -60,7 +60,8 @@ from traction.envs.physics import STEP_FUNCTIONS, _call_step
 from traction.train.checks import writable_dir
 from traction.vehicle_model.footprint import MODELS, ContactParams
 from traction.vehicle_model.jit import borrow, first_compile, jit
-from traction.vehicle_model.update import borrow_packed, scratch, step_batch_with
+from traction.vehicle_model.layout import Rows
+from traction.vehicle_model.update import borrow_packed, borrow_rows, scratch, step_batch_with
 
 
 def _rate(fn, seconds: float) -> float:
@@ -144,14 +145,11 @@ def _snapshot(envs) -> list:
 
 
 @jit
-def _repeat_update(k, packed, ws, vs, gears, cv, cw, kin, hits, friction, dt, gravity, ow, ov,
-                   active):
-    s, x, g = scratch(packed.wheel.shape[0])       # once per call, as in the physics loop
-    arrays = (borrow(ws), borrow(vs), borrow(gears), borrow(cv), borrow(cw), borrow(kin),
-              borrow(hits), borrow(friction))      # passed as the physics loop passes them
-    for _ in range(k):
-        step_batch_with(borrow_packed(packed), *arrays, dt, gravity, borrow(ow), borrow(ov),
-                        borrow(active), borrow(s), borrow(x), borrow(g))
+def _repeat_update(k, packed, rows, friction, dt, gravity, active):
+    work = scratch(packed.wheel.shape[0])          # once per call, as in the physics loop
+    for _ in range(k):                             # passed as the physics loop passes them
+        step_batch_with(borrow_packed(packed), borrow_rows(rows), borrow(friction), dt, gravity,
+                        borrow(active), work)
 
 
 def vehicle_update(env, n_vehicles: int, seconds: float) -> float:
@@ -159,10 +157,11 @@ def vehicle_update(env, n_vehicles: int, seconds: float) -> float:
     sim = env.sim
     o = sim.rows
     rep = lambda a: np.ascontiguousarray(np.repeat(a, n_vehicles, axis=0))  # noqa: E731
-    args = (sim.params.packed, rep(o.state.wheel), rep(o.state.vehicle), rep(o.state.gears),
-            rep(o.commands.vehicle), rep(o.commands.wheel), rep(o.kin), rep(o.hits),
-            rep(sim.friction_table.values[None]), sim.dt, sim.gravity, rep(o.outputs.wheel),
-            rep(o.outputs.vehicle), np.ones(n_vehicles, np.bool_))
+    rows = Rows(rep(o.state.wheel), rep(o.state.vehicle), rep(o.state.gears),
+                rep(o.commands.vehicle), rep(o.commands.wheel), rep(o.kin), rep(o.hits),
+                rep(o.outputs.wheel), rep(o.outputs.vehicle))
+    args = (sim.params.packed, rows, rep(sim.friction_table.values[None]), sim.dt, sim.gravity,
+            np.ones(n_vehicles, np.bool_))
     k = 1000 if n_vehicles == 1 else 20
     with first_compile(_repeat_update, "the benchmark's update loop"):
         _repeat_update(0, *args)                    # compiles or loads it, untimed

@@ -146,6 +146,29 @@ class Packed(NamedTuple):
     family_index: np.ndarray
     points: np.ndarray
 
+class Rows(NamedTuple):
+    """A batch's record arrays, leading with the vehicle: what the update reads (state,
+    commands, the simulator's inputs) and writes (state, outputs)."""
+
+    wheel_state: np.ndarray      # (n, n_wheels) WHEEL_STATE
+    vehicle_state: np.ndarray    # (n,) VEHICLE_STATE
+    gears: np.ndarray            # (n,) GEAR_STATE
+    cmd_vehicle: np.ndarray      # (n,) VEHICLE_COMMANDS
+    cmd_wheel: np.ndarray        # (n, n_wheels) WHEEL_COMMANDS
+    kinematics: np.ndarray       # (n,) KINEMATICS
+    hits: np.ndarray             # (n, n_wheels) HIT
+    out_wheel: np.ndarray        # (n, n_wheels) WHEEL_OUTPUTS
+    out_vehicle: np.ndarray      # (n,) VEHICLE_OUTPUTS
+
+
+class Scratch(NamedTuple):
+    """The update's working arrays for one vehicle (reused across vehicles and substeps)."""
+
+    wheel: np.ndarray            # (n_wheels,) SCRATCH
+    tire: np.ndarray             # (n_wheels,) TIRE_INPUTS
+    group: np.ndarray            # (n_wheels,) GROUP_SCRATCH, the first n_groups used
+
+
 # --- scratch of one vehicle update (update.py): records, one per wheel or wheel group ---------
 
 #: Per-wheel scratch. ``road`` and ``road_damp``: the tyre's torque on the wheel over a substep

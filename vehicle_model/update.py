@@ -19,7 +19,7 @@ import numpy as np
 from . import chassis, contact, controls, drivetrain, gearbox, step_checks, suspension, tire_models
 from . import layout as L
 from .jit import borrow, first_compile, jit
-from .layout import Packed
+from .layout import Packed, Rows, Scratch
 from .params import check_step_inputs
 from .surface import FrictionTable
 from .vec import rot
@@ -34,16 +34,16 @@ from .vehicle import (
 
 
 @jit
-def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravity, out, out_v,
-                 s, x, g, report=True, new_commands=True) -> None:
-    """Advance one vehicle by ``dt``: state rows updated in place, outputs written.
+def step_vehicle(pk: Packed, rows: Rows, v: int, friction, dt, gravity, scratch: Scratch,
+                 report=True, new_commands=True) -> None:
+    """Advance vehicle ``v`` of ``rows`` by ``dt``: its state updated in place, its outputs
+    written.
 
     The chassis velocity is held during the wheel substeps and the tyre forces are averaged over
     them; forces are for the simulator to apply for the next ``dt``. Outputs: forces, torques
     and the clutch slip are means over the substeps, slips and friction the last substep's, the
     rest end-of-update values (:class:`~traction.vehicle_model.vehicle.VehicleOutputs`).
-    ``s``, ``x`` and ``g`` are scratch (:func:`scratch`: ``layout.SCRATCH``, ``TIRE_INPUTS``
-    records per wheel, ``GROUP_SCRATCH`` records per wheel group).
+    ``scratch``: :func:`scratch`.
     ``report=False`` skips what only reports and feeds no force (see
     :func:`~traction.vehicle_model.tire_models.substep_forces`): for a caller that runs several
     updates in a row and reads the outputs after the last one only. ``new_commands=False``
@@ -52,6 +52,11 @@ def step_vehicle(pk: Packed, ws, vs, gears, cv, cw, k, hits, friction, dt, gravi
     kept (see :func:`~traction.vehicle_model.controls.commands`), for a caller that runs
     several updates in a row with the same commands.
     """
+    ws, vs, gears = rows.wheel_state[v], rows.vehicle_state[v], rows.gears[v]    # state
+    cv, cw = rows.cmd_vehicle[v], rows.cmd_wheel[v]                              # commands
+    k, hits = rows.kinematics[v], rows.hits[v]                                   # the chassis, ground
+    out, out_v = rows.out_wheel[v], rows.out_vehicle[v]                          # outputs
+    s, x, g = scratch
     vp = pk.vehicle[0]
     throttle, ratio = controls.commands(pk, gears, vs, cv, cw, dt, s, out,  # 1. commands, gears
                                         new_commands)
@@ -110,39 +115,42 @@ def borrow_packed(pk: Packed) -> Packed:
 
 
 @jit
-def scratch(n_wheels: int):
-    """The per-wheel scratch arrays of :func:`step_vehicle` (reused across vehicles and substeps)."""
-    return (np.zeros(n_wheels, L.SCRATCH), np.zeros(n_wheels, L.TIRE_INPUTS),
-            np.zeros(n_wheels, L.GROUP_SCRATCH))
+def scratch(n_wheels: int) -> Scratch:
+    """The scratch of :func:`step_vehicle` (reused across vehicles and substeps)."""
+    return Scratch(np.zeros(n_wheels, L.SCRATCH), np.zeros(n_wheels, L.TIRE_INPUTS),
+                   np.zeros(n_wheels, L.GROUP_SCRATCH))
 
 
 @jit
-def step_batch_with(pk: Packed, wheel_state, vehicle_state, gears, cmd_v, cmd_w, kin, hits,
-                    friction, dt, gravity, out_w, out_v, active, s, x, g, report=True,
-                    new_commands=True) -> None:
-    """Advance every vehicle of a batch (rows of the state, command, input and output record
-    arrays of ``layout``) whose ``active`` flag is set, with the caller's :func:`scratch` (a loop
-    over substeps allocates it once), ``report`` and ``new_commands`` (see
-    :func:`step_vehicle`). Every array is borrowed (:func:`~traction.vehicle_model.jit.borrow`):
-    the update's views then cost no reference counting.
+def borrow_rows(rows: Rows) -> Rows:
+    """``rows`` with every array borrowed (see :func:`~traction.vehicle_model.jit.borrow`)."""
+    return Rows(borrow(rows.wheel_state), borrow(rows.vehicle_state), borrow(rows.gears),
+                borrow(rows.cmd_vehicle), borrow(rows.cmd_wheel), borrow(rows.kinematics),
+                borrow(rows.hits), borrow(rows.out_wheel), borrow(rows.out_vehicle))
+
+
+@jit
+def step_batch_with(pk: Packed, rows: Rows, friction, dt, gravity, active, scratch: Scratch,
+                    report=True, new_commands=True) -> None:
+    """Advance every vehicle of a batch (``rows``) whose ``active`` flag is set, with the
+    caller's :func:`scratch` (a loop over substeps allocates it once), ``report`` and
+    ``new_commands`` (see :func:`step_vehicle`). Every array is borrowed
+    (:func:`~traction.vehicle_model.jit.borrow`): the update's views then cost no reference
+    counting.
 
     ``friction``: ``(1 or n_vehicles, n_surfaces, n_tires)``: one friction table for every
     vehicle, or one per vehicle (ValueError for another count)."""
-    if friction.shape[0] != 1 and friction.shape[0] != kin.shape[0]:
+    n = rows.kinematics.shape[0]
+    if friction.shape[0] != 1 and friction.shape[0] != n:
         raise ValueError("vehicle update: friction must hold one table, or one per vehicle")
-    pk = borrow_packed(pk)
-    wheel_state, vehicle_state, gears = borrow(wheel_state), borrow(vehicle_state), borrow(gears)
-    cmd_v, cmd_w, kin, hits = borrow(cmd_v), borrow(cmd_w), borrow(kin), borrow(hits)
-    out_w, out_v = borrow(out_w), borrow(out_v)
+    pk, rows = borrow_packed(pk), borrow_rows(rows)
     friction, active = borrow(friction), borrow(active)
-    s, x, g = borrow(s), borrow(x), borrow(g)
+    scratch = Scratch(borrow(scratch.wheel), borrow(scratch.tire), borrow(scratch.group))
     per_vehicle = friction.shape[0] > 1
-    for v in range(kin.shape[0]):
-        if not active[v]:
-            continue
-        step_vehicle(pk, wheel_state[v], vehicle_state[v], gears[v], cmd_v[v], cmd_w[v], kin[v],
-                     hits[v], friction[v if per_vehicle else 0], dt, gravity, out_w[v],
-                     out_v[v], s, x, g, report, new_commands)
+    for v in range(n):
+        if active[v]:
+            step_vehicle(pk, rows, v, friction[v if per_vehicle else 0], dt, gravity, scratch,
+                         report, new_commands)
 
 
 def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundHits,
@@ -170,10 +178,10 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
     step_checks.check_rows(p, s, cmd, kin, hit)
     step_checks.check_commands(cmd)
     out = VehicleOutputs.zeros(p, len(s.wheel))
+    rows = Rows(s.wheel, s.vehicle, s.gears, cmd.vehicle, cmd.wheel, kin, hit, out.wheel,
+                out.vehicle)
     with first_compile(step_batch_with, "the vehicle update"):
-        step_batch_with(p.packed, s.wheel, s.vehicle, s.gears, cmd.vehicle, cmd.wheel, kin,
-                        hit, friction,
-                        float(dt), float(gravity), out.wheel, out.vehicle,
-                        np.ones(len(s.wheel), dtype=np.bool_), *scratch(p.n_wheels), True, True)
+        step_batch_with(p.packed, rows, friction, float(dt), float(gravity),
+                        np.ones(len(s.wheel), dtype=np.bool_), scratch(p.n_wheels), True, True)
     return out
 

@@ -121,10 +121,11 @@ def test_aligning_moment_of_each_update_is_its_own_mean(sedan):
     state, kin, hits, cmd, _ = _driving(p, 0.0)
     out = vm.VehicleOutputs.zeros(p, 1)
     scr = scratch(p.n_wheels)
+    rows = L.Rows(state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
+                  kin.records(), hits.records(), out.wheel, out.vehicle)
     for _ in range(3):
-        step_batch_with(p.packed, state.wheel, state.vehicle, state.gears, cmd.vehicle,
-                        cmd.wheel, kin.records(), hits.records(), vm.FrictionTable.default().values[None],
-                        0.002, 9.81, out.wheel, out.vehicle, np.ones(1, bool), *scr, True, True)
+        step_batch_with(p.packed, rows, vm.FrictionTable.default().values[None], 0.002, 9.81,
+                        np.ones(1, bool), scr, True, True)
         assert np.any(np.abs(out.aligning_moment) > 1.0)
         np.testing.assert_allclose(out.aligning_moment, -p.tires.trail * out.lat_force,
                                    rtol=1e-9, atol=1e-9)

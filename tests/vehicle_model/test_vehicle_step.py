@@ -85,10 +85,10 @@ def _run_update(p, state, kin, hits, cmd, report, new_commands=True, out=None):
         out.wheel[:], out.vehicle[:] = 7.0, 7.0
     else:
         out = out.copy()
-    step_batch_with(p.packed, state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
-                    kin.records(), hits.records(), vm.FrictionTable.default().values[None],
-                    0.002, 9.81, out.wheel, out.vehicle, np.ones(len(kin.position), bool),
-                    *scratch(p.n_wheels), report, new_commands)
+    rows = L.Rows(state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
+                  kin.records(), hits.records(), out.wheel, out.vehicle)
+    step_batch_with(p.packed, rows, vm.FrictionTable.default().values[None], 0.002, 9.81,
+                    np.ones(len(kin.position), bool), scratch(p.n_wheels), report, new_commands)
     return state, out
 
 
@@ -191,12 +191,14 @@ def test_useful_masses_of_every_wheel_bound_the_sprung_mass(sedan, rng):
     p = sedan
     state, kin, hits, cmd = _random_case(p, 1, rng)
     hits.dist[:] = p.suspension.max_compression + 2 * p.wheels.radius    # every wheel in contact
-    s, x, g = scratch(p.n_wheels)
+    work = scratch(p.n_wheels)
+    s = work.wheel
     s["inv_mass"] = -1.0
     out = vm.VehicleOutputs.zeros(p, 1)
-    step_batch_with(p.packed, state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
-                    kin.records(), hits.records(), vm.FrictionTable.default().values[None],
-                    0.002, 9.81, out.wheel, out.vehicle, np.ones(1, bool), s, x, g, True, True)
+    rows = L.Rows(state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
+                  kin.records(), hits.records(), out.wheel, out.vehicle)
+    step_batch_with(p.packed, rows, vm.FrictionTable.default().values[None], 0.002, 9.81,
+                    np.ones(1, bool), work, True, True)
     k = kin.records()[0]
     share = p.suspension.sprung_mass / p.chassis.mass
     for w in range(4):
