@@ -184,6 +184,11 @@ class Snapshots:
             parts += [(f"{name}.{buf}", np.shape(theirs.get(buf)), np.shape(mine))
                       for buf, mine in vars(getattr(self.sim, name)).items()]
         for what, got, expected in parts:
+            if got != expected and got[:-1] == expected and "." in what:
+                raise ValueError(f"set_state: {what} has shape {got}, float columns: a snapshot "
+                                 "of a traction version before the vehicle arrays became "
+                                 f"records (shape {expected}); it cannot be restored here, take "
+                                 "it again with this version")
             if got != expected:
                 raise ValueError(f"set_state: {what} has shape {got}; this environment's has "
                                  f"{expected} (a snapshot of another environment?)")

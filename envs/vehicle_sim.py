@@ -117,9 +117,10 @@ class VehicleSim:
             place; ``outputs.copy()`` keeps a snapshot).
         friction_table: tyre/surface friction, editable between steps.
         telemetry: :class:`~traction.vehicle_model.telemetry.Telemetry` ring buffer, or None.
-        now: the chassis kinematics row (``layout.K_*`` columns: origin, rotation, CoM, CoM
-            velocity, angular velocity, world frame) after the last step, written by the
-            compiled loop (tasks read it instead of MjData).
+        now: the chassis kinematics after the last step, a 0-d array of one
+            ``layout.KINEMATICS`` record (``position``, ``rotation``, ``com``, ``velocity``,
+            ``angular_velocity``, world frame) viewing the world's row, written by the compiled
+            loop (tasks read it instead of MjData; ``np.copy`` keeps a snapshot).
         action: ``(1, n_actions)``: the env's last action, clipped to [-1, 1] (read by a
             task's compiled action map, :meth:`step_mapped`).
     """
@@ -172,7 +173,8 @@ class VehicleSim:
         self.rows = self.world.rows(self.row)
         r = self.rows
         self.state, self.commands, self.outputs = r.state, r.commands, r.outputs
-        self.wheel_angle, self.now, self.action = r.wheel_angle, r.now[0], r.action
+        # (0-d views, not numpy's void scalars: np.copy of a void still shares its memory)
+        self.wheel_angle, self.now, self.action = r.wheel_angle, r.now[0, ...], r.action
         self._call = self.world.row_call(self.row)
         self.reset()
 
@@ -246,7 +248,7 @@ class VehicleSim:
         """Re-read :attr:`now` and the divergence flag from MjData (the compiled loop writes
         them after every step; call this after editing MjData by hand)."""
         r = self.rows
-        physics.chassis_now(r.addr[0], r.index[0], self.model.nv, self.now)
+        physics.chassis_now(r.addr[0], r.index[0], self.model.nv, r.now[0])
         r.bad[0] = physics.diverged(r.addr[0], r.index[0], self.model.nv, r.state.wheel[0])
 
     def restore(self, now: np.ndarray, diverged: bool, warnings: np.ndarray) -> None:
@@ -356,10 +358,9 @@ class VehicleSim:
         """The current chassis kinematics as one ``layout.KINEMATICS`` record (``position``,
         ``rotation``, ``com``, ``velocity``, ``angular_velocity``), all at one instant (the pose
         from ``qpos``, not MjData's poses, which after a step are still those it started from),
-        by compiled code; the record is reused by the next call."""
-        k = self._kin[0]
-        physics.chassis_now(self.rows.addr[0], self.rows.index[0], self.model.nv, k)
-        return k
+        by compiled code, as a 0-d array reused by the next call."""
+        physics.chassis_now(self.rows.addr[0], self.rows.index[0], self.model.nv, self._kin[0])
+        return self._kin[0, ...]
 
     def kinematics(self) -> vm.ChassisKinematics:
         """Chassis pose, CoM and CoM/angular velocity (world frame), batch of one."""

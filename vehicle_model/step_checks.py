@@ -99,7 +99,8 @@ def check_commands(cmd: Commands) -> None:
     be NaN (= the differential's ratios). A NaN spun the vehicle's wheels and engine to NaN
     for good, and a NaN ``target_gear`` selected reverse."""
     wheel = cmd.wheel.copy()
-    wheel["torque_split"] = np.nan_to_num(wheel["torque_split"], nan=0.0)
+    split = wheel["torque_split"]                   # NaN: the differential's own (not inf)
+    wheel["torque_split"] = np.where(np.isnan(split), 0.0, split)
     for where, names, columns in (
             ("", column_names(L.VEHICLE_COMMANDS), L.floats(cmd.vehicle)),
             ("wheel ", column_names(L.WHEEL_COMMANDS), L.floats(wheel))):

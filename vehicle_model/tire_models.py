@@ -50,7 +50,7 @@ force also spun it up: locked-wheel braking at 30 Hz slid 32.6 m from 20 m/s, th
 distance being 27.2 m) and once per wheel substep with the chassis held for the whole step
 (with ``n`` substeps, ``n`` times too loose).
 
-**Reported slips.** ``O_LONG_SLIP``/``O_LAT_SLIP`` are the contact patch's slips (the wheel's
+**Reported slips.** The outputs ``long_slip``/``lat_slip`` are the contact patch's slips (the wheel's
 less the tread's deflection rate: the slip the force corresponds to, Pacejka's transient slip),
 over denominators no smaller than :data:`REPORT_SPEED`: at rest they are 0 where the wheel's
 own slip, a ratio of velocities near zero, is noise.
@@ -187,7 +187,7 @@ def substep_forces(pk: Packed, ws, gravity, h, s, x, out, report=True) -> None:
     The inputs of every wheel first, then the forces of every wheel, then the tread (short
     loops, see ``suspension.struts_and_loads``). The PhysX tyre reads the slip angle's tangent,
     and the angle itself only to subtract a camber term; with ``report=False`` a PhysX wheel
-    without camber skips the angle's ``arctan`` (``X_LAT_SLIP`` is NaN). That ``arctan`` was a
+    without camber skips the angle's ``arctan`` (its tyre input ``lat_slip`` is NaN). That ``arctan`` was a
     tenth of the Drift car's update in the physics loop."""
     vp, wp = pk.vehicle[0], pk.wheel
     for w in range(wp.shape[0]):                          # slips, friction: tyre inputs

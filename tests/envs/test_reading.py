@@ -96,3 +96,16 @@ def test_info_wheel_contact_is_false_in_the_air_and_true_on_the_ground():
     for _ in range(150):
         info = env.step(a)[-1]
     assert info["wheel_contact"].all() and np.all(info["tire_load"] > 0)
+
+
+def test_the_chassis_record_copies_are_snapshots():
+    """``sim.now`` and ``chassis_row()`` are 0-d arrays viewing a record: ``np.copy`` and
+    ``np.array(..., copy=True)`` keep a snapshot (of numpy's void scalars they still shared the
+    live memory), and the next step changes the view, not the copies."""
+    u = _driven("Traction/Drift-v1")
+    copies = [np.copy(u.sim.now), np.array(u.sim.now, copy=True), np.copy(u.sim.chassis_row())]
+    before = [c["velocity"].copy() for c in copies]
+    u.step(u.action_space.sample())
+    assert not np.array_equal(u.sim.now["velocity"], before[0])
+    for c, b in zip(copies, before, strict=True):
+        assert np.array_equal(c["velocity"], b)

@@ -2,6 +2,7 @@
 simulation truncates with a flag and resets cleanly; a human-mode window follows resets and
 restored states."""
 
+import copy
 import dataclasses
 import hashlib
 import logging
@@ -17,6 +18,7 @@ import pytest
 
 import traction.envs
 from traction.envs.base import OBS_LIMIT
+from traction.vehicle_model import layout as L
 from traction.vehicle_model import load_vehicle
 
 ROLLOUT = """
@@ -84,6 +86,11 @@ def test_a_snapshot_of_another_environment_is_refused_before_anything_changes():
         tank.set_state(bad)
     with pytest.raises(ValueError, match=r"not a get_state snapshot \(missing \['diverged'"):
         tank.set_state({k: v for k, v in before.items() if k != "diverged"})
+    columns = copy.deepcopy(before)                  # the float columns of an older version
+    columns["state"].wheel = L.floats(columns["state"].wheel).copy()
+    with pytest.raises(ValueError, match=r"state.wheel has shape \(1, 12, 10\), float columns: a "
+                       r"snapshot of a traction version before the vehicle arrays became records"):
+        tank.set_state(columns)
     heavy = load_vehicle("tank")
     heavy = dataclasses.replace(heavy, chassis=dataclasses.replace(heavy.chassis, mass=20000.0))
 

@@ -352,6 +352,9 @@ def test_standalone_step_names_wrong_dtypes_field_shapes_normals_and_non_finite_
     split = cmd.copy()
     split.torque_split = np.nan
     assert np.isfinite(L.floats(step(c=split).wheel)).all()
+    split.torque_split = np.inf                   # NaN means the differential's; inf does not
+    with pytest.raises(ValueError, match=r"commands.torque_split = inf for vehicle 0, wheel 0"):
+        step(c=split)
 
 
 def test_gear_and_flag_views_refuse_indexed_writes_and_cached_arrays_are_read_only(sedan):
