@@ -18,10 +18,7 @@ from .rewards import tolerance
 from .vector import make_vector
 
 _BAND = math.radians(10)                         # sustained drift: sideslip within the band
-# The sideslip term's margin is wide (0.2 at no sideslip, 0.56 at 10 deg for the default 30 deg
-# target) so that the first degrees of a slide pay: with a 15 deg margin it paid 0.002 below
-# 10 deg, and circling without a slide (the circle term alone) trapped 4 of 7 PPO seeds.
-_SIDESLIP_BOUNDS, _SIDESLIP_MARGIN = (-math.radians(5), math.radians(5)), math.radians(30)
+_SIDESLIP_BOUNDS, _SIDESLIP_MARGIN = (-math.radians(5), math.radians(5)), math.radians(15)
 _SPIN_OUT = math.radians(80)
 
 
@@ -73,7 +70,7 @@ class DriftEnv(TractionEnv):
 
     | term | value | weight argument (default) |
     |---|---|---|
-    | sideslip | `tolerance(sideslip - target, +-5 deg, margin 30 deg) x moving` per step | `sideslip_weight` (1.0) |
+    | sideslip | `tolerance(sideslip - target, +-5 deg, margin 15 deg) x moving` per step | `sideslip_weight` (1.0) |
     | circle | `tolerance(cross-track error, +-1 m, margin 5 m) x moving` per step | `circle_weight` (0.5) |
     | hold | time in the current sustained drift / `hold_seconds`, capped at 1, per step | `hold_weight` (1.0) |
     | spin_out | -1 when \|sideslip\| exceeds 80 deg | `spin_out_penalty` (20.0) |
@@ -104,7 +101,7 @@ class DriftEnv(TractionEnv):
     | `target_sideslip_deg` | 30.0 | deg, in [0, 80) (80: spin-out); also an attribute, settable between steps (`set_attr` / `set_wrapper_attr`) |
     | `radius` | 20.0 | circle radius, 5-60 m |
     | `hold_seconds` | 3.0 | s of drift for success (> 0) |
-    | `start_sideslip_deg` | 0.0 | deg, in [0, 80): the largest sideslip an episode starts with (see Starting State); an attribute settable between episodes. The shipped PPO settings ramp it from 30 to 0 over training (`curriculum` in `train/hyperparams/ppo.yml`): a policy that has held slides it started in learns to start one, where from a grip start 4 of 7 seeds never did |
+    | `start_sideslip_deg` | 0.0 | deg, in [0, 80): the largest sideslip an episode starts with (see Starting State); an attribute settable between episodes, for a curriculum (`train --curriculum start_sideslip_deg=30:0`; docs/results.md says what it did) |
     | `vehicle` | `"sedan_rwd"` | preset name, TOML path or `VehicleParams` (4 wheels, engine) |
     | `control_dt` / `physics_dt` | 0.04 / 0.004 | s (spring alpha ~ 26; the tyre is implicit in the wheel spin) |
     | weights | see Rewards | |
@@ -165,10 +162,6 @@ class DriftEnv(TractionEnv):
     - v1: the car's rear differential is a spool (`kind = "locked"`: the rear wheels one
       spinning group, at one speed) in place of the limited slip at `rear_bias` 1.0, whose
       discontinuous split let the car, braked on a slope against its own drive, creep.
-    - v1: the sideslip term's margin is 30 deg (was 15), so the first degrees of a slide earn
-      reward (0.2 at none, 0.56 at 10 deg; it was 0.002 below 10 deg): circling the pad
-      without sliding was a trap in which 4 of 7 PPO seeds stayed. Its maximum and the success
-      rule are unchanged.
     - v1: the `start_sideslip_deg` argument (starts in a slide, for training; 0 by default: the
       task's start is unchanged).
     """

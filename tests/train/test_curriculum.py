@@ -67,19 +67,20 @@ def test_the_cli_records_the_curriculum_in_the_run_folder(tmp_path):
     assert "--curriculum difficulty=0.3:0.8" in (out / "command.txt").read_text()
 
 
-def test_the_shipped_drift_settings_ramp_the_start_slide_and_the_cli_replaces_them(tmp_path):
-    """Drift-v1's PPO entry carries ``curriculum: start_sideslip_deg=30:0``: training worlds
-    start sliding, evaluations at the task's grip start. ``--curriculum`` (here
-    ``prepare(curriculum=...)``) replaces it, ``--hp curriculum=null`` drops it, and a
-    curriculum that is not text is refused by name."""
+def test_a_hyperparameter_file_can_carry_a_curriculum_and_the_cli_replaces_it(tmp_path):
+    """``curriculum: NAME=START:END`` in the hyperparameters (here given as an override, as a
+    file's entry or ``--hp curriculum=...`` give it): training worlds start at START,
+    evaluations at END. ``--curriculum`` (``prepare(curriculum=...)``) replaces it, null drops
+    it, and a curriculum that is not text is refused by name. Drift-v1's slide start."""
     small = {"n_envs": 2, "n_steps": 32, "batch_size": 64, "n_epochs": 1}
-    p = train.prepare("Traction/Drift-v1", "ppo", 256, 0, tmp_path / "a", small, {})
+    ramp = {**small, "curriculum": "start_sideslip_deg=30:0"}
+    p = train.prepare("Traction/Drift-v1", "ppo", 256, 0, tmp_path / "a", ramp, {})
     assert p["curriculum"] == ("start_sideslip_deg", 30.0, 0.0)
     assert p["venv"].get_attr("start_sideslip_deg") == [30.0, 30.0]
     assert p["eval_env"].get_attr("start_sideslip_deg") == [0.0]
     assert p["config"]["run"]["curriculum"] == "start_sideslip_deg=30:0"
     p["venv"].close()
-    p = train.prepare("Traction/Drift-v1", "ppo", 256, 0, tmp_path / "b", small, {},
+    p = train.prepare("Traction/Drift-v1", "ppo", 256, 0, tmp_path / "b", ramp, {},
                       curriculum=("target_sideslip_deg", 10.0, 30.0))
     assert p["curriculum"] == ("target_sideslip_deg", 10.0, 30.0)
     assert p["venv"].get_attr("start_sideslip_deg") == [0.0, 0.0]
