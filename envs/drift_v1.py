@@ -179,13 +179,12 @@ class DriftEnv(TractionEnv):
     action_map = actions.STEER_PEDALS
 
     def __init__(self, target_sideslip_deg: float = 30.0, radius: float = 20.0,
-                 hold_seconds: float = 3.0, start_sideslip_deg: float = 0.0,
-                 control_dt: float = 0.04, physics_dt: float = 0.004,
+                 hold_seconds: float = 3.0, control_dt: float = 0.04, physics_dt: float = 0.004,
                  sideslip_weight: float = 1.0, circle_weight: float = 0.5,
                  hold_weight: float = 1.0, spin_out_penalty: float = 20.0, off_pad_penalty: float = 20.0,
                  vehicle: str | VehicleParams = "sedan_rwd", render_mode: str | None = None,
                  width: int = 640, height: int = 480, telemetry: int = 0,
-                 camera_name: str = "chase"):
+                 camera_name: str = "chase", start_sideslip_deg: float = 0.0):
         check_number("target_sideslip_deg", target_sideslip_deg, 0.0, 80.0, hi_open=True,
                      unit="deg")
         hold_seconds = positive("hold_seconds", hold_seconds)
