@@ -196,7 +196,7 @@ def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overri
     check_env(env_id, env_kwargs)                 # (hyperparameters by the id, not module:id)
     run, hp = split_hyperparameters(algo, hyperparameters(algo, traction_spec(env_id).id,
                                                           overrides))
-    if curriculum is None and run["curriculum"] is not None:      # the shipped settings' own
+    if curriculum is None and run["curriculum"] is not None:   # the hyperparameters' own
         from traction.train.curriculum import parse
 
         curriculum = parse(run["curriculum"])

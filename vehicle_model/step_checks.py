@@ -101,13 +101,13 @@ def check_commands(cmd: Commands) -> None:
     wheel = cmd.wheel.copy()
     split = wheel["torque_split"]                   # NaN: the differential's own (not inf)
     wheel["torque_split"] = np.where(np.isnan(split), 0.0, split)
-    for where, names, columns in (
-            ("", column_names(L.VEHICLE_COMMANDS), L.floats(cmd.vehicle)),
-            ("wheel ", column_names(L.WHEEL_COMMANDS), L.floats(wheel))):
-        bad = ~np.isfinite(columns)
+    for where, names, given, checked in (
+            ("", column_names(L.VEHICLE_COMMANDS), cmd.vehicle, cmd.vehicle),
+            ("wheel ", column_names(L.WHEEL_COMMANDS), cmd.wheel, wheel)):
+        bad = ~np.isfinite(L.floats(checked))
         if bad.any():
             index = tuple(np.argwhere(bad)[0])
-            value = (L.floats(cmd.vehicle) if not where else L.floats(cmd.wheel))[index]
+            value = L.floats(given)[index]
             wheel_of = f", wheel {index[1]}" if where else ""
             raise ValueError(f"vehicle update: commands.{names[index[-1]]} = {value} for "
                              f"vehicle {index[0]}{wheel_of}; allowed: finite numbers")
