@@ -263,11 +263,12 @@ def gather(addr, index, sensor_adr, grid, grid_info, heights, ground_type, patch
            nv, pk, ray_work, kin, hits) -> None:
     """Chassis kinematics and wheel ground hits (records) of every world, from MjData (after
     mj_step1): one ray's hit per wheel, or a footprint's rays combined into the hit one ray
-    would report (``vehicle_model.footprint``; ``pk``: the vehicle's packed parameters,
-    ``ray_work``: ``footprint.scratch``; the rays from rangefinders or cast on the world's
-    height grid, ``grid_info[i, RAY_SOURCE]``)."""
-    rays = int(pk.vehicle[0].contact_rays)
-    n_wheels = pk.wheel.shape[0]
+    would report (``vehicle_model.footprint``; ``pk``: the vehicles' packed parameters, one
+    set or one per world (``pack.stack``), ``ray_work``: ``footprint.scratch``; the rays from
+    rangefinders or cast on the world's height grid, ``grid_info[i, RAY_SOURCE]``)."""
+    rays = int(pk.vehicle[0].contact_rays)       # (the contact's layout: every world's)
+    n_wheels = pk.wheel.shape[1]
+    own_params = pk.wheel.shape[0] > 1
     offsets = n_wheels * (rays + 2)
     xs = ray_work[:offsets].reshape((n_wheels, rays + 2))     # each wheel's ray offsets
     cast = ray_work[offsets:offsets + RAY_STRIDE * rays]      # rays cast on a height grid
@@ -282,7 +283,7 @@ def gather(addr, index, sensor_adr, grid, grid_info, heights, ground_type, patch
             h = hits[i, w]
             data = sensors
             if source != RAYS_ONE:
-                p = pk.wheel[w]
+                p = pk.wheel[i if own_params else 0, w]
                 r = p.radius
                 t = p.travel_direction
                 d0, d1, d2 = to_world(k, t[0], t[1], t[2])

@@ -22,7 +22,7 @@ from traction.vehicle_model.telemetry import Telemetry
 from . import physics
 from .snapshot import refuse_copies
 from .surfaces import SurfaceLookup
-from .world import NO_ACTION, World, bad_friction, substeps
+from .world import NO_ACTION, World, bad_friction, packed_rows, substeps
 
 _SCALAR_COMMANDS = {"throttle", "brake", "handbrake", "steer"}
 
@@ -193,6 +193,22 @@ class VehicleSim:
         self.world.point_at_table(self.row, table.values)
         self._friction_table = table
 
+    def use_vehicle(self, p: vm.VehicleParams, packed: vm.layout.Packed | None = None) -> None:
+        """Step the vehicle ``p`` from now on: parameters that differ from the built vehicle's
+        in values only (a randomised draw: ``envs/randomize.py``; ValueError otherwise). Its
+        records go to this world's row, its chassis mass, centre of mass and inertia to the
+        MuJoCo model (whose constants are computed again: ``mj_setConst``, which leaves MjData
+        to be reset); :attr:`params` is then ``p``. Call it before a reset. ``packed``: ``p``'s
+        arrays (``pack.pack``) when the caller packed it without validating (a value it knows
+        valid), else ``p.packed`` (validated)."""
+        self.world.set_params(self.row, p.packed if packed is None else packed)
+        m, b = self.model, self.body
+        m.body_mass[b] = p.chassis.mass
+        m.body_ipos[b] = p.chassis.com
+        m.body_inertia[b] = p.chassis.inertia
+        mujoco.mj_setConst(m, self.data)
+        self.params = p
+
     def check_friction(self, doing: str = "stepped") -> None:
         """VehicleConfigError naming this world's table (and its world in a vector env) if a
         value is not finite and >= 0 (the compiled loop refuses it too)."""
@@ -345,7 +361,8 @@ class VehicleSim:
         MjData by the compiled loop's ``physics.gather`` (after ``mj_forward`` or a step)."""
         r, m = self.rows, self.model
         physics.gather(r.addr, r.index, r.sensor_adr, r.grid, r.grid_info, r.heights,
-                       r.ground_type, r.patches, m.nsensordata, m.nv, self.params.packed,
+                       r.ground_type, r.patches, m.nsensordata, m.nv,
+                       packed_rows(r, self.world.constants),
                        vm.footprint.scratch(self.params.contact, self.params.wheels.radius),
                        r.kin, r.hits)
         h = r.hits[0]

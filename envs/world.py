@@ -26,6 +26,8 @@ import numpy as np
 from traction import vehicle_model as vm
 from traction.vehicle_model import layout as L
 from traction.vehicle_model.jit import first_compile
+from traction.vehicle_model.layout import Packed
+from traction.vehicle_model.pack import SHARED, stack
 from traction.vehicle_model.update import scratch as scratch_arrays
 
 from . import actions, physics
@@ -44,7 +46,8 @@ class Arrays:
     """Every array the compiled loop reads or writes, for ``n`` worlds (see ``physics.advance``)."""
 
     def __init__(self, n: int, n_wheels: int, grid_shape: tuple[int, int], n_patches: int,
-                 n_actions: int, table_shape: tuple[int, int], ray_work: np.ndarray):
+                 n_actions: int, table_shape: tuple[int, int], ray_work: np.ndarray,
+                 packed: Packed):
         self.models = np.zeros(n, np.int64)
         self.datas = np.zeros(n, np.int64)
         self.addr = np.zeros((n, physics.N_ADDR), np.int64)
@@ -55,6 +58,10 @@ class Arrays:
         self.heights = np.zeros((n, *grid_shape))               # a footprint's rays are cast on
         self.ground_type = np.zeros(n, np.int64)
         self.patches = np.zeros((n, n_patches, 7))
+        # each world's vehicle parameter records (pack.stack: they may differ in value, e.g.
+        # randomised per episode; the arrays the records index are the world's constants)
+        self.params_wheel = np.zeros((n, n_wheels), packed.wheel.dtype)
+        self.params_vehicle = np.zeros(n, packed.vehicle.dtype)
         self.state = vm.VehicleState(np.zeros((n, n_wheels), L.WHEEL_STATE),
                                      np.zeros(n, L.VEHICLE_STATE), np.zeros(n, L.GEAR_STATE))
         self.commands = vm.Commands(np.zeros(n, L.VEHICLE_COMMANDS),
@@ -93,6 +100,12 @@ class Arrays:
         out.scratch = scratch_arrays(self.state.wheel.shape[1])
         out.ray_work = self.ray_work.copy()
         return out
+
+
+def packed_rows(a: Arrays, constants: SimpleNamespace) -> vm.Packed:
+    """The vehicle parameters of the worlds of ``a``: their record rows and the arrays all
+    worlds share (``pack.stack``'s layout)."""
+    return Packed(a.params_wheel, a.params_vehicle, *constants.shared)
 
 
 def bad_friction(world: int | None, doing: str = "stepped") -> vm.VehicleConfigError:
@@ -141,7 +154,8 @@ class Call:
         a, c = self.a, self.constants
         self.data = physics.loop_data(
             physics.STEP_FUNCTIONS, a.models, a.datas, a.addr, a.index, a.sensor_adr, a.grid,
-            a.grid_info, a.heights, a.ground_type, a.patches, c.n_sensordata, c.nv, c.packed, a.state.wheel,
+            a.grid_info, a.heights, a.ground_type, a.patches, c.n_sensordata, c.nv,
+            packed_rows(a, c), a.state.wheel,
             a.state.vehicle, a.state.gears, a.commands.vehicle, a.commands.wheel, a.table_addr,
             a.friction, c.dt, c.gravity, a.outputs.wheel, a.outputs.vehicle, a.kin, a.hits,
             a.wheel_angle, a.now, a.bad, a.action, a.active, *a.scratch, a.ray_work)
@@ -276,6 +290,7 @@ class World:
                      sim.model.body_ipos.ctypes.data]
         a.index[i] = [sim.body, sim.qvel_adr, sim.model.nbody, sim.model.nq, sim.qpos_adr]
         a.sensor_adr[i] = sim.sensor_adr
+        a.params_wheel[i], a.params_vehicle[i] = sim.params.packed.wheel, sim.params.packed.vehicle[0]
         self.write_surfaces(i)
         return i
 
@@ -284,9 +299,11 @@ class World:
         self.arrays = Arrays(self.size, sim.params.n_wheels, sim.surfaces.grid_shape(),
                              sim.surfaces.n_patches, sim.n_actions,
                              sim.friction_table.values.shape,
-                             vm.footprint.scratch(sim.params.contact, sim.params.wheels.radius))
+                             vm.footprint.scratch(sim.params.contact, sim.params.wheels.radius),
+                             sim.params.packed)
+        shared = tuple(getattr(sim.params.packed, name) for name in SHARED)
         self.constants = SimpleNamespace(n_sensordata=int(sim.model.nsensordata),
-                                         nv=int(sim.model.nv), packed=sim.params.packed,
+                                         nv=int(sim.model.nv), shared=shared,
                                          dt=sim.dt, gravity=sim.gravity)
         named = self.size > 1
         self.whole = Call(self.arrays, self.constants, 0, named)
@@ -328,7 +345,8 @@ class World:
 
     #: the arrays of :meth:`rows` besides state, commands and outputs
     ROW_ARRAYS = ("addr", "index", "sensor_adr", "grid", "grid_info", "heights", "ground_type",
-                  "patches", "kin", "hits", "wheel_angle", "now", "bad", "action")
+                  "patches", "kin", "hits", "wheel_angle", "now", "bad", "action",
+                  "params_wheel", "params_vehicle")
 
     def rows(self, i: int) -> SimpleNamespace:
         """Row ``i`` of what a sim reads and writes, as ``(1, ...)`` views: its MjData
@@ -340,6 +358,19 @@ class World:
         out.commands = vm.Commands(a.commands.vehicle[r], a.commands.wheel[r])
         out.outputs = vm.VehicleOutputs(a.outputs.wheel[r], a.outputs.vehicle[r])
         return out
+
+    def set_params(self, i: int, packed: Packed) -> None:
+        """Row ``i`` steps the vehicle parameters ``packed`` from now on: their records are
+        copied to its rows (``VehicleSim.use_vehicle`` checks that they fit).
+
+        Raises:
+            ValueError: parameters that differ from the world's in more than their records'
+                values (``pack.stack``).
+        """
+        a = self.arrays
+        mine = Packed(a.params_wheel[i], a.params_vehicle[i:i + 1], *self.constants.shared)
+        stack([mine, packed])                      # (raises for more than other values)
+        a.params_wheel[i], a.params_vehicle[i] = packed.wheel, packed.vehicle[0]
 
     def write_surfaces(self, i: int) -> None:
         """Row ``i``'s surface maps from its sim's terrain (after a new terrain)."""

@@ -61,6 +61,7 @@ from traction.train.checks import writable_dir
 from traction.vehicle_model.footprint import MODELS, ContactParams
 from traction.vehicle_model.jit import borrow, first_compile, jit
 from traction.vehicle_model.layout import Rows
+from traction.vehicle_model.pack import stack
 from traction.vehicle_model.update import borrow_packed, borrow_rows, scratch, step_batch_with
 
 
@@ -146,7 +147,7 @@ def _snapshot(envs) -> list:
 
 @jit
 def _repeat_update(k, packed, rows, friction, dt, gravity, active):
-    work = scratch(packed.wheel.shape[0])          # once per call, as in the physics loop
+    work = scratch(packed.wheel.shape[1])          # once per call, as in the physics loop
     for _ in range(k):                             # passed as the physics loop passes them
         step_batch_with(borrow_packed(packed), borrow_rows(rows), borrow(friction), dt, gravity,
                         borrow(active), work)
@@ -160,7 +161,8 @@ def vehicle_update(env, n_vehicles: int, seconds: float) -> float:
     rows = Rows(rep(o.state.wheel), rep(o.state.vehicle), rep(o.state.gears),
                 rep(o.commands.vehicle), rep(o.commands.wheel), rep(o.kin), rep(o.hits),
                 rep(o.outputs.wheel), rep(o.outputs.vehicle))
-    args = (sim.params.packed, rows, rep(sim.friction_table.values[None]), sim.dt, sim.gravity,
+    args = (stack([sim.params.packed] * n_vehicles), rows,     # (a record row per vehicle, as
+            rep(sim.friction_table.values[None]), sim.dt, sim.gravity,     # in a world)
             np.ones(n_vehicles, np.bool_))
     k = 1000 if n_vehicles == 1 else 20
     with first_compile(_repeat_update, "the benchmark's update loop"):

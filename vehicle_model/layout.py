@@ -117,14 +117,16 @@ def field_view(buffer: str, name: str, dtype=None, doc: str = ""):
 
 
 class Packed(NamedTuple):
-    """One vehicle type as arrays for the compiled update.
+    """One vehicle type as arrays for the compiled update (a batch's vehicles: the same with
+    their records stacked, one row per vehicle: ``pack.stack``).
 
     Attributes:
         wheel: ``(n_wheels,)`` records of the per-wheel parameters
-            (:func:`~traction.vehicle_model.pack.wheel_dtype`).
+            (:func:`~traction.vehicle_model.pack.wheel_dtype`); a batch's: ``(1 or n,
+            n_wheels)``.
         vehicle: ``(1,)``: the record of the per-vehicle parameters
             (:func:`~traction.vehicle_model.pack.vehicle_dtype`); compiled code reads
-            ``pk.vehicle[0].peak_torque``.
+            ``pk.vehicle[0].peak_torque``. A batch's: ``(1 or n,)``.
         torque_curve: engine ``(k, 2)`` (omega/max_omega, torque/peak).
         gear_ratios: ``(n_forward + 2,)`` indexed by gear + 1 (reverse, neutral, 1st...).
         shift_up, shift_down: autobox omega/max_omega thresholds per forward gear.

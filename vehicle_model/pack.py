@@ -210,6 +210,40 @@ def pack(p) -> Packed:
     return packed
 
 
+#: what vehicles updated in one batch share (:func:`stack`): everything but the records
+SHARED = Packed._fields[2:]
+
+
+def stack(packs) -> Packed:
+    """The parameters of a batch's vehicles for
+    :func:`~traction.vehicle_model.update.step_batch_with`: the records of each (``wheel``
+    ``(len(packs), n_wheels)``, ``vehicle`` ``(len(packs),)``: writable copies, one row per
+    vehicle) and the arrays they share (the engine's torque curve, the gear ratios, the
+    anti-roll bars and the tyre curves), which must be equal: vehicles of one batch may differ
+    in their records' values only (e.g. randomised masses, stiffnesses and torques).
+
+    Raises:
+        ValueError: no packs, records of another dtype or wheel count, or shared arrays that
+            differ (naming them).
+    """
+    packs = list(packs)
+    if not packs:
+        raise ValueError("stack: no vehicles")
+    first = packs[0]
+    for k, pk in enumerate(packs[1:], 1):
+        if pk.wheel.dtype != first.wheel.dtype or pk.wheel.shape != first.wheel.shape:
+            raise ValueError(f"stack: vehicle {k} has {pk.wheel.shape[0]} wheels of other "
+                             f"records than vehicle 0's {first.wheel.shape[0]}")
+        differ = [name for name in SHARED
+                  if not np.array_equal(getattr(pk, name), getattr(first, name))]
+        if differ:
+            raise ValueError(f"stack: vehicle {k}'s {', '.join(differ)} differ from vehicle "
+                             "0's; vehicles of one batch may differ in their records only")
+    return Packed(np.stack([pk.wheel for pk in packs]),
+                  np.concatenate([pk.vehicle for pk in packs]),
+                  *(getattr(first, name) for name in SHARED))
+
+
 # the codes the compiled update compares with
 assert MODELS == ("physx", "arcade", "curve", "magic_formula", "custom")
 assert DifferentialParams.__dataclass_fields__["type"].metadata["choices"] == DIFF_TYPES

@@ -20,6 +20,7 @@ from . import chassis, contact, controls, drivetrain, gearbox, step_checks, susp
 from . import layout as L
 from .jit import borrow, first_compile, jit
 from .layout import Packed, Rows, Scratch
+from .pack import stack
 from .params import check_step_inputs
 from .surface import FrictionTable
 from .vec import rot
@@ -115,6 +116,16 @@ def borrow_packed(pk: Packed) -> Packed:
 
 
 @jit
+def one_vehicle(pk: Packed, j: int) -> Packed:
+    """Row ``j`` of a batch's parameters (:func:`~traction.vehicle_model.pack.stack`), as one
+    vehicle's :class:`Packed` (views)."""
+    return Packed(wheel=pk.wheel[j], vehicle=pk.vehicle[j:j + 1],
+                  torque_curve=pk.torque_curve, gear_ratios=pk.gear_ratios,
+                  shift_up=pk.shift_up, shift_down=pk.shift_down, bars=pk.bars,
+                  families=pk.families, family_index=pk.family_index, points=pk.points)
+
+
+@jit
 def scratch(n_wheels: int) -> Scratch:
     """The scratch of :func:`step_vehicle` (reused across vehicles and substeps)."""
     return Scratch(np.zeros(n_wheels, L.SCRATCH), np.zeros(n_wheels, L.TIRE_INPUTS),
@@ -138,28 +149,37 @@ def step_batch_with(pk: Packed, rows: Rows, friction, dt, gravity, active, scrat
     (:func:`~traction.vehicle_model.jit.borrow`): the update's views then cost no reference
     counting.
 
-    ``friction``: ``(1 or n_vehicles, n_surfaces, n_tires)``: one friction table for every
-    vehicle, or one per vehicle (ValueError for another count)."""
+    ``pk``: the vehicles' parameters (:func:`~traction.vehicle_model.pack.stack`): one set of
+    records for every vehicle, or one per vehicle. ``friction``: ``(1 or n_vehicles,
+    n_surfaces, n_tires)``: one friction table for every vehicle, or one per vehicle
+    (ValueError for another count of either)."""
     n = rows.kinematics.shape[0]
     if friction.shape[0] != 1 and friction.shape[0] != n:
         raise ValueError("vehicle update: friction must hold one table, or one per vehicle")
+    if (pk.vehicle.shape[0] != 1 and pk.vehicle.shape[0] != n) or \
+            pk.wheel.shape[0] != pk.vehicle.shape[0]:
+        raise ValueError("vehicle update: pk must hold one set of records, or one per vehicle")
     pk, rows = borrow_packed(pk), borrow_rows(rows)
     friction, active = borrow(friction), borrow(active)
     scratch = Scratch(borrow(scratch.wheel), borrow(scratch.tire), borrow(scratch.group))
-    per_vehicle = friction.shape[0] > 1
+    per_vehicle, own_params = friction.shape[0] > 1, pk.vehicle.shape[0] > 1
     for v in range(n):
         if active[v]:
-            step_vehicle(pk, rows, v, friction[v if per_vehicle else 0], dt, gravity, scratch,
-                         report, new_commands)
+            step_vehicle(one_vehicle(pk, v if own_params else 0), rows, v,
+                         friction[v if per_vehicle else 0], dt, gravity, scratch, report,
+                         new_commands)
 
 
-def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundHits,
-         cmd: Commands, friction_table: FrictionTable | Sequence[FrictionTable], dt: float,
-         gravity: float = 9.81) -> VehicleOutputs:
+def step(p: VehicleParams | Sequence[VehicleParams], s: VehicleState, ck: ChassisKinematics,
+         hits: GroundHits, cmd: Commands, friction_table: FrictionTable | Sequence[FrictionTable],
+         dt: float, gravity: float = 9.81) -> VehicleOutputs:
     """Advance all vehicles by ``dt`` (state updated in place) and return forces and telemetry.
 
-    ``friction_table``: one table for every vehicle, or a sequence of one per vehicle (of one
-    shape: the same surface and tyre type counts), e.g. to randomise grip per vehicle.
+    ``p``: one vehicle type for every vehicle, or a sequence of one per vehicle that differ in
+    values only (``pack.stack``: e.g. randomised masses, stiffnesses and torques; the state
+    and output arrays are shaped by the first). ``friction_table``: one table for every
+    vehicle, or a sequence of one per vehicle (of one shape: the same surface and tyre type
+    counts), e.g. to randomise grip per vehicle.
 
     The array interface of :func:`step_batch_with` for numpy users: dataclasses in, a fresh
     :class:`VehicleOutputs` out. Both flags are passed, as the tests' direct calls pass them:
@@ -173,6 +193,12 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
             or a table's values not finite and >= 0.
     """
     check_step_inputs(dt, gravity)
+    each = [p] if isinstance(p, VehicleParams) else list(p)
+    if len(each) not in (1, len(s.wheel)):
+        raise ValueError(f"p: {len(each)} vehicle parameter sets for {len(s.wheel)} vehicles; "
+                         "give one, or one per vehicle")
+    pk = stack([q.packed for q in each])
+    p = each[0]
     friction = step_checks.friction_stack(friction_table, p, len(s.wheel))
     kin, hit = step_checks.kinematics_rows(ck), step_checks.hit_rows(hits, p.n_wheels)
     step_checks.check_rows(p, s, cmd, kin, hit)
@@ -181,7 +207,7 @@ def step(p: VehicleParams, s: VehicleState, ck: ChassisKinematics, hits: GroundH
     rows = Rows(s.wheel, s.vehicle, s.gears, cmd.vehicle, cmd.wheel, kin, hit, out.wheel,
                 out.vehicle)
     with first_compile(step_batch_with, "the vehicle update"):
-        step_batch_with(p.packed, rows, friction, float(dt), float(gravity),
+        step_batch_with(pk, rows, friction, float(dt), float(gravity),
                         np.ones(len(s.wheel), dtype=np.bool_), scratch(p.n_wheels), True, True)
     return out
 

@@ -113,6 +113,7 @@ def test_aligning_moment_of_each_update_is_its_own_mean(sedan):
     lateral force), not a running sum over updates."""
     import dataclasses
 
+    from traction.vehicle_model.pack import stack
     from traction.vehicle_model.update import scratch, step_batch_with
 
     model = float(vm.TIRE_MODELS.index("magic_formula"))
@@ -124,7 +125,7 @@ def test_aligning_moment_of_each_update_is_its_own_mean(sedan):
     rows = L.Rows(state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
                   kin.records(), hits.records(), out.wheel, out.vehicle)
     for _ in range(3):
-        step_batch_with(p.packed, rows, vm.FrictionTable.default().values[None], 0.002, 9.81,
+        step_batch_with(stack([p.packed]), rows, vm.FrictionTable.default().values[None], 0.002, 9.81,
                         np.ones(1, bool), scr, True, True)
         assert np.any(np.abs(out.aligning_moment) > 1.0)
         np.testing.assert_allclose(out.aligning_moment, -p.tires.trail * out.lat_force,

@@ -75,9 +75,58 @@ def test_batch_equals_vehicles_one_by_one(sedan, rng):
         assert state.omega[i].tobytes() == omega[0].tobytes()
 
 
+def test_a_batch_of_vehicles_each_with_its_own_values_equals_each_alone(sedan, rng):
+    """One call, a parameter set per vehicle (masses, springs, tyre stiffness, torques: what
+    domain randomisation draws) steps each vehicle as a call with its parameters alone does."""
+    def variant(k):
+        return dataclasses.replace(
+            sedan, chassis=dataclasses.replace(sedan.chassis, mass=sedan.chassis.mass * k),
+            suspension=dataclasses.replace(
+                sedan.suspension, spring_strength=sedan.suspension.spring_strength * k,
+                sprung_mass=sedan.suspension.sprung_mass * k),
+            tires=dataclasses.replace(sedan.tires, lat_stiff_y=sedan.tires.lat_stiff_y * k),
+            engine=dataclasses.replace(sedan.engine, peak_torque=sedan.engine.peak_torque / k))
+    params = [variant(k) for k in (0.8, 1.0, 1.3)]
+    assert len({q.packed.vehicle["peak_torque"][0] for q in params}) == 3
+    table = vm.FrictionTable.default()
+    state, kin, hits, cmd = _random_case(sedan, 3, rng)
+    singles = []
+    for i, q in enumerate(params):
+        s1 = _slice(state, i)
+        k1 = vm.ChassisKinematics(*(getattr(kin, f)[i:i + 1] for f in
+                                    ("position", "rotation", "com", "velocity",
+                                     "angular_velocity")))
+        h1 = vm.GroundHits(hits.dist[i:i + 1], hits.normal[i:i + 1], hits.surface[i:i + 1])
+        singles.append((vm.step(q, s1, k1, h1, _slice(cmd, i), table, 0.002).tire_force,
+                        s1.omega))
+    out = vm.step(params, state, kin, hits, cmd, table, 0.002)
+    for i, (force, omega) in enumerate(singles):
+        assert out.tire_force[i].tobytes() == force[0].tobytes()
+        assert state.omega[i].tobytes() == omega[0].tobytes()
+    assert not np.array_equal(out.tire_force[0], out.tire_force[2])
+    with pytest.raises(ValueError, match="2 vehicle parameter sets for 3 vehicles"):
+        vm.step(params[:2], state, kin, hits, cmd, table, 0.002)
+
+
+def test_vehicles_of_one_batch_may_differ_in_values_only(sedan):
+    from traction.vehicle_model.pack import stack
+    other_gears = dataclasses.replace(sedan, gearbox=dataclasses.replace(
+        sedan.gearbox, final_ratio=sedan.gearbox.final_ratio * 1.1))
+    both = stack([sedan.packed, other_gears.packed])      # the final drive is a record value
+    assert both.wheel.shape == (2, sedan.n_wheels)
+    assert both.vehicle["final_ratio"].tolist() == [4.0, 4.4]
+    curve = dataclasses.replace(sedan, engine=dataclasses.replace(
+        sedan.engine, torque_curve=sedan.engine.torque_curve * [1.0, 0.9]))
+    with pytest.raises(ValueError, match="vehicle 1's torque_curve differ"):
+        stack([sedan.packed, curve.packed])
+    with pytest.raises(ValueError, match="vehicle 1 has 6 wheels"):
+        stack([sedan.packed, vm.load_vehicle("truck_6x6").packed])
+
+
 def _run_update(p, state, kin, hits, cmd, report, new_commands=True, out=None):
     """``update.step_batch_with`` on copies: ``(state, outputs)`` after one update from ``out``
     (default: outputs pre-filled with 7.0, so an output left unwritten shows)."""
+    from traction.vehicle_model.pack import stack
     from traction.vehicle_model.update import scratch, step_batch_with
     state = state.copy()
     if out is None:
@@ -87,7 +136,7 @@ def _run_update(p, state, kin, hits, cmd, report, new_commands=True, out=None):
         out = out.copy()
     rows = L.Rows(state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
                   kin.records(), hits.records(), out.wheel, out.vehicle)
-    step_batch_with(p.packed, rows, vm.FrictionTable.default().values[None], 0.002, 9.81,
+    step_batch_with(stack([p.packed]), rows, vm.FrictionTable.default().values[None], 0.002, 9.81,
                     np.ones(len(kin.position), bool), scratch(p.n_wheels), report, new_commands)
     return state, out
 
@@ -187,6 +236,7 @@ def test_useful_masses_of_every_wheel_bound_the_sprung_mass(sedan, rng):
     ``contact.inverse_useful_mass`` on its own frame), each at least ``1 / m_s`` (the chassis
     also turns) and at most ``1 / m_s + 2 |r|^2 / min(J_s)``."""
     from traction.vehicle_model import contact
+    from traction.vehicle_model.pack import stack
     from traction.vehicle_model.update import scratch, step_batch_with
     p = sedan
     state, kin, hits, cmd = _random_case(p, 1, rng)
@@ -197,7 +247,7 @@ def test_useful_masses_of_every_wheel_bound_the_sprung_mass(sedan, rng):
     out = vm.VehicleOutputs.zeros(p, 1)
     rows = L.Rows(state.wheel, state.vehicle, state.gears, cmd.vehicle, cmd.wheel,
                   kin.records(), hits.records(), out.wheel, out.vehicle)
-    step_batch_with(p.packed, rows, vm.FrictionTable.default().values[None], 0.002, 9.81,
+    step_batch_with(stack([p.packed]), rows, vm.FrictionTable.default().values[None], 0.002, 9.81,
                     np.ones(1, bool), work, True, True)
     k = kin.records()[0]
     share = p.suspension.sprung_mass / p.chassis.mass
