@@ -36,9 +36,11 @@ import numpy as np
 from traction.scenes import Scene, build_scene, names
 from traction.scenes.build import OFFSCREEN
 from traction.vehicle_model import VehicleParams
+from traction.vehicle_model import pack as vm_pack
 from traction.vehicle_model.params import check_number
 
 from . import actions, task_checks
+from . import randomize as domain
 from .reading import ChassisReading, diagnostics
 from .snapshot import Snapshots
 from .vehicle_sim import VehicleSim
@@ -191,7 +193,8 @@ class TractionEnv(Snapshots, gym.Env):
     physics_dt = fixed_property("physics_dt")
     telemetry = fixed_property("telemetry")        # capacity; the recording: sim.telemetry
     n_substeps = fixed_property("n_substeps")      # physics substeps per step (derived)
-    vehicle = fixed_property("vehicle", lambda self: self.sim.params)
+    vehicle = fixed_property("vehicle", lambda self: self._nominal_vehicle)   # (as built)
+    randomize = fixed_property("randomize")        # the ranges drawn at each reset
     #: reset options the task reads, besides ``terrain_seed``: name -> ``(lo, hi, unit)`` of a
     #: number, or None for another kind, which the task's :meth:`check_option` reads (task)
     reset_options: dict[str, tuple | None] = {}
@@ -212,13 +215,13 @@ class TractionEnv(Snapshots, gym.Env):
     @classmethod
     def fixed_names(cls) -> tuple[str, ...]:
         """The attributes fixed when the environment is built (setting one raises)."""
-        return ("vehicle", "control_dt", "physics_dt", "n_substeps", "telemetry",
+        return ("vehicle", "control_dt", "physics_dt", "n_substeps", "telemetry", "randomize",
                 *cls.fixed_arguments)
 
     def __init__(self, vehicle: VehicleParams | str, terrain: str, terrain_kwargs: dict,
                  control_dt: float, physics_dt: float, render_mode: str | None,
                  width: int, height: int, telemetry: int = 0,
-                 camera_name: str = names.CAMERA_CHASE):
+                 camera_name: str = names.CAMERA_CHASE, randomize=None):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode = {render_mode!r}; allowed: None, "
                              f"{', '.join(self.metadata['render_modes'])}")
@@ -242,6 +245,13 @@ class TractionEnv(Snapshots, gym.Env):
         self.sim = VehicleSim(self.scene, n_actions=len(self.action_names),
                               telemetry=self.telemetry)
         actions.validate(self.action_map, len(self.action_names), self.sim.params.n_wheels)
+        ranges = domain.spec(randomize)
+        domain.check_bounds(ranges, self.sim.params, self.sim.dt, self.sim.gravity)
+        self.randomize = ranges
+        self._nominal_vehicle = self.sim.params
+        self._nominal_friction = self.sim.friction_table.values.copy()
+        #: the values drawn at the last reset (``envs/randomize.py``; empty without ranges)
+        self.randomization: dict = {}
         self.render_mode, self.width, self.height = render_mode, width, height
         self._renderer = None
         self._viewer = None
@@ -316,6 +326,9 @@ class TractionEnv(Snapshots, gym.Env):
         self.sim.check_friction("reset")
         super().reset(seed=seed)
         terrain_seed = options.pop("terrain_seed", int(self.np_random.integers(2**31 - 1)))
+        if self._randomize:                 # (after the terrain's seed: the same terrains)
+            self.use_randomization(domain.draw(self._randomize, self.np_random,
+                                               len(self._nominal_friction)))
         self.scene.regenerate(terrain_seed)
         self._refresh_viewer_terrain()
         before = task_checks.attributes(self)
@@ -342,9 +355,23 @@ class TractionEnv(Snapshots, gym.Env):
         obs = np.clip(self._last_obs, *self.clip_bounds)    # (a new array: not aliased)
         info = {**self._diagnostics(c), **dict.fromkeys(self._reward_keys, 0.0),
                 "is_success": False, "diverged": diverged}
+        if self._randomize:
+            info["randomization"] = dict(self.randomization)
         if self.render_mode == "human":                 # the window shows the new episode
             self.render()
         return obs, info
+
+    def use_randomization(self, values: dict) -> None:
+        """Drive the nominal vehicle and friction table with drawn ``values`` applied
+        (``envs/randomize.py``; ``{}``: the nominal ones) until the next draw; :meth:`reset`
+        draws them (with ``randomize`` ranges), ``set_state`` restores a snapshot's. Leaves
+        MjData to be reset (the task's reset does)."""
+        values = domain.checked_draw(values, len(self._nominal_friction))
+        drawn = domain.vehicle(self._nominal_vehicle, values)
+        self.sim.use_vehicle(drawn, vm_pack.pack(drawn))   # (valid: randomize.check_bounds)
+        if domain.FRICTION_KEYS & (values.keys() | self.randomization.keys()):
+            self.sim.friction_table.values[...] = domain.friction(self._nominal_friction, values)
+        self.randomization = values
 
     def _read_options(self, options) -> dict:
         """A copy of the reset ``options``, every value checked (numbers converted): TypeError

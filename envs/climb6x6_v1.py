@@ -111,6 +111,7 @@ class Climb6x6Env(TractionEnv):
     | `render_mode`, `width`, `height` | None, 640, 480 | `"rgb_array"` or `"human"` |
     | `camera_name` | `"chase"` | the camera `render()` shows: `chase` (behind, following the vehicle), `top` (above it, looking down) or `driver` (in the cabin); settable between steps (`set_attr` / `set_wrapper_attr`) |
     | `telemetry` | 0 | physics substeps of PhysX telemetry to keep (ring buffer; 0: none): `env.unwrapped.sim.telemetry` (`arrays()`, `write_csv(path)`), cleared by `reset` and `set_state`; single envs only (a native vector env refuses it) |
+    | `randomize` | None | domain randomisation drawn at every reset from the env's seeded RNG: a preset (`"none"`, `"mild"`, `"wide"`) or a dict of ranges `{key: (lo, hi)}` over friction, mass, centre of mass, inertia, tyre stiffness, engine and brake torque, springs and dampers (`traction.envs.randomize`: keys, units, presets, checks); the draw is `info["randomization"]` at reset and `env.unwrapped.randomization`, saved by `get_state`; `vehicle` stays the nominal vehicle, `env.unwrapped.sim.params` is the drawn one |
 
     `terrain`, `differential`, `action_mode`, `vehicle`, `control_dt`, `physics_dt` and
     `telemetry` shape the built env: setting one afterwards raises AttributeError (build
@@ -192,7 +193,8 @@ class Climb6x6Env(TractionEnv):
                  rollover_penalty: float = 10.0, off_terrain_penalty: float = 10.0,
                  vehicle: str | VehicleParams = "truck_6x6",
                  render_mode: str | None = None, width: int = 640, height: int = 480,
-                 telemetry: int = 0, camera_name: str = "chase"):
+                 telemetry: int = 0, camera_name: str = "chase",
+                 randomize=None):
         if terrain not in TERRAINS:
             raise ValueError(f"terrain = {terrain!r}; allowed: {', '.join(TERRAINS)}")
         if differential not in ("torque_vectoring", "equal"):
@@ -217,7 +219,7 @@ class Climb6x6Env(TractionEnv):
         if terrain == "rough_hill":
             kwargs["difficulty"] = difficulty
         super().__init__(p, terrain, kwargs, control_dt, physics_dt, render_mode, width, height,
-                         telemetry, camera_name)
+                         telemetry, camera_name, randomize)
         self.terrain, self.action_mode, self.differential = terrain, action_mode, differential
         self._difficulty = difficulty
         self.goal_radius = goal_radius

@@ -20,6 +20,8 @@ import numpy as np
 
 from traction.vehicle_model import tire_custom
 
+from .randomize import checked_draw
+
 #: types of the public attributes a copy takes over from its original (settings such as
 #: ``target`` or ``hold_seconds`` that ``set_attr`` may have changed after construction), and
 #: of the values of a dict setting (``weights``)
@@ -123,7 +125,8 @@ class Snapshots:
         """Everything needed to continue bit for bit: MuJoCo's integration state (incl. warm
         start), the vehicle state, commands and outputs, the chassis row and divergence flag the
         next step's action map and checks read, the RNG, the terrain, the friction table's
-        values, the task's own state and the last observation (a diverged step repeats it).
+        values, the task's own state, the last observation (a diverged step repeats it) and the
+        randomised vehicle's drawn values (``randomization``).
         (The TimeLimit wrapper's step count lives outside the unwrapped env.)"""
         if not self._was_reset:
             raise gym.error.ResetNeeded("get_state before the first reset(): no episode to save")
@@ -137,7 +140,8 @@ class Snapshots:
             "diverged": sim.diverged(), "warnings": self.data.warning.number,
             "steps": self._steps, "rng": self.np_random.bit_generator.state,
             "task": {k: getattr(self, k) for k in self.task_state}, "env": self._fingerprint(),
-            "friction": _table_of(sim.friction_table), "last_obs": self._last_obs})
+            "friction": _table_of(sim.friction_table), "last_obs": self._last_obs,
+            "randomization": self.randomization})
         snapshot["terrain"] = self.scene.save_terrain()            # (a copy already)
         return snapshot
 
@@ -148,6 +152,9 @@ class Snapshots:
         self._check_snapshot(state)                          # before anything is written
         terrain = state["terrain"]                          # restore_terrain copies it
         state = copy.deepcopy({k: v for k, v in state.items() if k != "terrain"})
+        drawn = state.get("randomization", {})
+        if drawn or self.randomization:       # the snapshot's vehicle (MjData is set below)
+            self.use_randomization(drawn)
         spec = mujoco.mjtState.mjSTATE_INTEGRATION
         mujoco.mj_setState(self.model, self.data, state["mujoco"], spec)
         sim = self.sim                                   # write into the bound arrays
@@ -196,6 +203,10 @@ class Snapshots:
             raise ValueError(f"set_state: task state {sorted(state['task'])}; this "
                              f"environment's is {sorted(self.task_state)}")
         self.scene.check_saved_terrain(state["terrain"])
+        try:
+            checked_draw(state.get("randomization", {}), len(self.sim.friction_table.values))
+        except ValueError as e:
+            raise ValueError(f"set_state: {e}") from None
         mine, theirs = _table_of(self.sim.friction_table), state["friction"]
         if not (isinstance(theirs, tuple) and len(theirs) == 3 and theirs[:2] == mine[:2]
                 and np.shape(theirs[2]) == mine[2].shape):

@@ -1,0 +1,232 @@
+"""Domain randomisation: the vehicle's physics drawn anew at every reset.
+
+A task's ``randomize`` argument names a preset (``"none"``, ``"mild"``, ``"wide"``) or gives a
+dict of ranges, ``{key: (lo, hi)}``, each drawn uniformly and independently at every reset from
+the environment's seeded ``np_random`` (so the same seed replays the same draws; the worlds of a
+vector env, seeded apart, draw apart). A key left out keeps its nominal value. The keys:
+
+========================  =======  ==========================================================
+key                       unit     what it scales or moves
+========================  =======  ==========================================================
+friction_scale            -        every value of the friction table (surface x tyre type):
+                                   the grip of every surface, which is also the tyres' peak
+                                   friction (the table is the peak; the tyre model shapes it)
+surface_friction_scale    -        the same, one draw per surface (puddles grippier than tarmac)
+mass_scale                -        the vehicle's mass, its inertia with it (same shape)
+com_offset_x/_y/_z        m        the centre of mass, added to its position (chassis frame)
+inertia_scale             -        the chassis's moments of inertia
+tire_stiffness_scale      -        the tyres' slip stiffnesses: PhysX's lateral and longitudinal
+                                   and camber stiffness, the arcade tyre's, the Magic Formula's
+                                   B (its slope at zero slip, BCD); the curve tyre's curves are
+                                   data and are kept
+engine_torque_scale       -        the engine's peak torque
+brake_torque_scale        -        every wheel's brake and handbrake torque
+spring_scale              -        every suspension spring
+damper_scale              -        every suspension damper
+========================  =======  ==========================================================
+
+The sprung masses are computed again for the drawn mass and centre of mass, as a loaded file
+without them would be (so the drawn vehicle rests at zero jounce), and the drawn vehicle is
+validated as a loaded one. A spec is checked when the environment is built: an unknown key, a
+range outside the key's allowed one or with ``lo > hi`` raises ValueError naming it, and so does
+a spec whose ends give an invalid vehicle (every key at its low end, every key at its high end:
+each drawn parameter lies between its values there, so no draw is invalid) or whose stiffest
+and lightest corner (every spring, damper and tyre stiffness at its highest, mass and inertia at
+their lowest) gets a warning from ``check_timestep`` the nominal vehicle does not get: a draw
+cannot be unstable at the physics step. A draw is then packed for the compiled update without
+validating it again (validation costs several milliseconds; a reset without draws, half of one).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+
+from traction import vehicle_model as vm
+from traction.vehicle_model.suspension import compute_sprung_masses
+
+#: key -> (allowed lo, allowed hi, unit)
+KEYS = {
+    "friction_scale": (0.05, 3.0, "-"),
+    "surface_friction_scale": (0.05, 3.0, "-"),
+    "mass_scale": (0.25, 4.0, "-"),
+    "com_offset_x": (-1.0, 1.0, "m"),
+    "com_offset_y": (-1.0, 1.0, "m"),
+    "com_offset_z": (-1.0, 1.0, "m"),
+    "inertia_scale": (0.25, 4.0, "-"),
+    "tire_stiffness_scale": (0.25, 4.0, "-"),
+    "engine_torque_scale": (0.1, 4.0, "-"),
+    "brake_torque_scale": (0.1, 4.0, "-"),
+    "spring_scale": (0.25, 4.0, "-"),
+    "damper_scale": (0.25, 4.0, "-"),
+}
+
+PRESETS: dict[str, dict[str, tuple[float, float]]] = {
+    "none": {},
+    # what a second build of the same car, on another day, differs by
+    "mild": {"friction_scale": (0.9, 1.1), "mass_scale": (0.95, 1.1),
+             "com_offset_x": (-0.05, 0.05), "com_offset_y": (-0.02, 0.02),
+             "com_offset_z": (-0.02, 0.02), "inertia_scale": (0.9, 1.1),
+             "tire_stiffness_scale": (0.9, 1.1), "engine_torque_scale": (0.9, 1.1),
+             "brake_torque_scale": (0.9, 1.1), "spring_scale": (0.9, 1.1),
+             "damper_scale": (0.9, 1.1)},
+    # a car one has not driven: worn or new tyres, a load in the boot, a tired engine
+    "wide": {"friction_scale": (0.7, 1.2), "surface_friction_scale": (0.9, 1.1),
+             "mass_scale": (0.9, 1.3), "com_offset_x": (-0.15, 0.15),
+             "com_offset_y": (-0.05, 0.05), "com_offset_z": (-0.05, 0.05),
+             "inertia_scale": (0.8, 1.25), "tire_stiffness_scale": (0.75, 1.25),
+             "engine_torque_scale": (0.75, 1.2), "brake_torque_scale": (0.75, 1.2),
+             "spring_scale": (0.8, 1.25), "damper_scale": (0.75, 1.3)},
+}
+
+#: the keys that scale the friction table (the others change the vehicle)
+FRICTION_KEYS = frozenset({"friction_scale", "surface_friction_scale"})
+
+#: the nominal value of each key (a draw of it changes nothing)
+NOMINAL = {k: 0.0 if k.startswith("com_offset") else 1.0 for k in KEYS}
+
+
+def spec(randomize) -> dict[str, tuple[float, float]]:
+    """A ``randomize`` argument (preset name, dict of ranges, or None) as checked ranges.
+
+    Raises:
+        ValueError: an unknown preset or key, a range that is not two finite numbers with
+            ``lo <= hi`` inside the key's allowed range (naming them).
+    """
+    if randomize is None:
+        return {}
+    if isinstance(randomize, str):
+        if randomize not in PRESETS:
+            raise ValueError(f"randomize = {randomize!r}; presets: {', '.join(PRESETS)} (or a "
+                             "dict of ranges {key: (lo, hi)})")
+        return dict(PRESETS[randomize])
+    if not isinstance(randomize, Mapping):
+        raise ValueError(f"randomize: a preset name ({', '.join(PRESETS)}) or a dict of ranges "
+                         f"{{key: (lo, hi)}}; got {type(randomize).__name__}")
+    unknown = sorted(set(randomize) - set(KEYS))
+    if unknown:
+        raise ValueError(f"randomize: unknown key(s) {', '.join(map(repr, unknown))}; allowed: "
+                         f"{', '.join(KEYS)}")
+    out = {}
+    for key, value in randomize.items():
+        lo_ok, hi_ok, unit = KEYS[key]
+        try:
+            lo, hi = (float(v) for v in value)
+        except (TypeError, ValueError):
+            raise ValueError(f"randomize[{key!r}] = {value!r}; expected a range (lo, hi) "
+                             f"in [{lo_ok:g}, {hi_ok:g}] {unit}") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo_ok <= lo <= hi <= hi_ok):
+            raise ValueError(f"randomize[{key!r}] = ({lo:g}, {hi:g}); allowed: lo <= hi within "
+                             f"[{lo_ok:g}, {hi_ok:g}] {unit}")
+        out[key] = (lo, hi)
+    return out
+
+
+def draw(ranges: dict[str, tuple[float, float]], rng: np.random.Generator,
+         n_surfaces: int) -> dict:
+    """One draw of every key of ``ranges`` (in the order of :data:`KEYS`, so a spec's order
+    does not change the draws): floats, and ``surface_friction_scale`` one per surface."""
+    out = {}
+    for key in KEYS:
+        if key in ranges:
+            lo, hi = ranges[key]
+            if key == "surface_friction_scale":
+                out[key] = rng.uniform(lo, hi, n_surfaces).tolist()
+            else:
+                out[key] = float(rng.uniform(lo, hi))
+    return out
+
+
+def checked_draw(values, n_surfaces: int) -> dict:
+    """Drawn values as :meth:`get_state` saved them, checked (ValueError naming a bad one)."""
+    if not isinstance(values, Mapping) or set(values) - set(KEYS):
+        raise ValueError(f"randomization values: a dict of keys among {', '.join(KEYS)}; got "
+                         f"{values!r}")
+    out = {}
+    for key, value in values.items():
+        lo, hi, unit = KEYS[key]
+        v = np.asarray(value, float)
+        shape = (n_surfaces,) if key == "surface_friction_scale" else ()
+        if v.shape != shape or not np.all((lo <= v) & (v <= hi)):
+            raise ValueError(f"randomization value {key} = {value!r}; expected shape {shape} "
+                             f"in [{lo:g}, {hi:g}] {unit}")
+        out[key] = v.tolist()
+    return out
+
+
+def _scaled(part, scales: dict):
+    """``part`` (a frozen parameter dataclass) with the named fields multiplied."""
+    return dataclasses.replace(part, **{f: getattr(part, f) * s for f, s in scales.items()})
+
+
+def vehicle(nominal: vm.VehicleParams, values: dict) -> vm.VehicleParams:
+    """The nominal vehicle with the drawn ``values`` applied (validated, sprung masses computed
+    again for the drawn mass and centre of mass)."""
+    get = lambda key: values.get(key, NOMINAL[key])            # noqa: E731
+    p = nominal
+    mass_s, inertia_s = get("mass_scale"), get("inertia_scale")
+    offset = np.array([get("com_offset_x"), get("com_offset_y"), get("com_offset_z")])
+    ch = dataclasses.replace(p.chassis, mass=p.chassis.mass * mass_s,
+                             com=p.chassis.com + offset,
+                             inertia=p.chassis.inertia * mass_s * inertia_s)
+    sus = _scaled(p.suspension, {"spring_strength": get("spring_scale"),
+                                 "damper_rate": get("damper_scale")})
+    sus = dataclasses.replace(sus, sprung_mass=compute_sprung_masses(
+        sus.position, ch.com, ch.mass))
+    k = get("tire_stiffness_scale")
+    tires = _scaled(p.tires, {"lat_stiff_y": k, "long_stiff_per_unit_gravity": k,
+                              "camber_stiff_per_unit_gravity": k, "arcade_long_stiffness": k,
+                              "arcade_lat_stiffness": k})
+    if k != 1.0:                                      # Magic Formula: B, the first coefficient
+        b = np.array([k, 1.0, 1.0, 1.0])
+        tires = dataclasses.replace(tires, mf_long=tires.mf_long * b, mf_lat=tires.mf_lat * b)
+    brake = get("brake_torque_scale")
+    wheels = _scaled(p.wheels, {"max_brake_torque": brake, "max_handbrake_torque": brake})
+    engine = _scaled(p.engine, {"peak_torque": get("engine_torque_scale")})
+    return dataclasses.replace(p, chassis=ch, suspension=sus, tires=tires, wheels=wheels,
+                               engine=engine)
+
+
+def friction(nominal: np.ndarray, values: dict) -> np.ndarray:
+    """The friction table's values with the drawn scales applied (rows: surfaces)."""
+    scale = values.get("friction_scale", 1.0)
+    rows = np.asarray(values.get("surface_friction_scale", 1.0), float)
+    return nominal * scale * (rows[:, None] if rows.ndim else rows)
+
+
+def check_bounds(ranges: dict, nominal: vm.VehicleParams, dt: float, gravity: float) -> None:
+    """ValueError if a draw of the spec could be an invalid vehicle or unstable at the physics
+    step: the vehicles with every key at its low end and at its high end must validate (each
+    drawn parameter is the nominal one scaled or moved by one key, so every field of a draw
+    lies between its values there, and a draw needs no validation of its own: it is packed
+    directly, :func:`vehicle`), and the stiffest and lightest vehicle must get no
+    ``check_timestep`` warning the nominal one does not."""
+    for end, pick in (("low", 0), ("high", 1)):
+        values = {k: r[pick] for k, r in ranges.items() if k not in FRICTION_KEYS}
+        try:
+            vehicle(nominal, values).validate(f"{nominal.name} (randomised)")
+        except vm.VehicleConfigError as e:
+            raise ValueError(f"randomize: every range at its {end} end gives an invalid "
+                             f"vehicle: {e}") from None
+    corner = {}
+    for key, (lo, hi) in ranges.items():
+        if key in ("spring_scale", "damper_scale", "tire_stiffness_scale"):
+            corner[key] = hi
+        elif key in ("mass_scale", "inertia_scale"):
+            corner[key] = lo
+    if not corner:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        before = set(vm.check_timestep(nominal, dt, gravity))
+        after = vm.check_timestep(vehicle(nominal, corner), dt, gravity)
+    new = [w for w in after if w not in before]
+    if new:
+        raise ValueError(f"randomize: the stiffest, lightest draw ("
+                         f"{', '.join(f'{k} = {v:g}' for k, v in corner.items())}) is not stable "
+                         f"at physics_dt = {dt:g} s: {new[0]} (narrow the ranges, or a smaller "
+                         "physics_dt)")

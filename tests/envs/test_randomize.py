@@ -1,0 +1,154 @@
+"""Domain randomisation (``randomize=``): checked specs, reproducible draws that differ between
+worlds and stay in their ranges, draws that reach the physics, and snapshots that keep them."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import traction.envs
+from traction.envs import randomize as domain
+
+G = 9.81
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("windy", "presets: none, mild, wide"),
+    ({"mass": (0.9, 1.1)}, "unknown key(s) 'mass'"),
+    ({"mass_scale": (1.2, 0.9)}, "randomize['mass_scale'] = (1.2, 0.9); allowed: lo <= hi"),
+    ({"friction_scale": (0.0, 1.0)}, "within [0.05, 3]"),
+    ({"spring_scale": 2.0}, "expected a range (lo, hi)"),
+    ({"com_offset_x": (float("nan"), 0.1)}, "randomize['com_offset_x']"),
+    (["mild"], "a preset name"),
+])
+def test_a_bad_spec_is_refused_naming_what_is_wrong(spec, message):
+    with pytest.raises(ValueError) as e:
+        gym.make("Traction/TankTurn-v1", randomize=spec)
+    assert message in str(e.value)
+
+
+def test_a_draw_too_stiff_for_the_physics_step_is_refused():
+    with pytest.raises(ValueError, match="stiffest, lightest draw .* not stable at physics_dt"):
+        # dampers 4x on a vehicle a quarter as heavy: 16x the preset's c dt / m (0.08-0.15)
+        gym.make("Traction/TankTurn-v1", randomize={"damper_scale": (1.0, 4.0),
+                                                      "mass_scale": (0.25, 1.0)})
+
+
+def _rollout(seed, randomize, steps=30):
+    env = gym.make("Traction/Drift-v1", randomize=randomize)
+    obs, info = env.reset(seed=seed)
+    rng = np.random.default_rng(7)
+    out = [obs]
+    for _ in range(steps):
+        out.append(env.step(rng.uniform(-1, 1, 4).astype(np.float32))[0])
+    env.close()
+    return info.get("randomization"), np.array(out)
+
+
+def test_draws_replay_bit_for_bit_from_the_seed_and_differ_between_seeds():
+    draw_a, obs_a = _rollout(3, "wide")
+    draw_b, obs_b = _rollout(3, "wide")
+    draw_c, _ = _rollout(4, "wide")
+    assert draw_a == draw_b and np.array_equal(obs_a, obs_b)
+    assert draw_a != draw_c
+    assert set(draw_a) == set(domain.PRESETS["wide"])
+
+
+def test_without_ranges_nothing_is_drawn_and_the_episode_is_the_nominal_one():
+    nominal, obs_n = _rollout(3, None)
+    none, obs_0 = _rollout(3, "none")
+    assert nominal is None and none is None                  # no "randomization" in the info
+    assert np.array_equal(obs_n, obs_0)
+
+
+def test_draws_stay_in_their_ranges_and_reach_the_vehicle():
+    spec = domain.PRESETS["wide"]
+    env = gym.make("Traction/TankTurn-v1", randomize="wide")
+    nominal = env.unwrapped.vehicle
+    for seed in range(12):
+        _, info = env.reset(seed=seed)
+        drawn = info["randomization"]
+        for key, value in drawn.items():
+            lo, hi = spec[key]
+            assert np.all((lo <= np.asarray(value)) & (np.asarray(value) <= hi)), key
+        p = env.unwrapped.sim.params
+        assert p.chassis.mass == pytest.approx(nominal.chassis.mass * drawn["mass_scale"])
+        assert env.unwrapped.model.body_mass[env.unwrapped.sim.body] == p.chassis.mass
+        np.testing.assert_allclose(p.suspension.spring_strength,
+                                   nominal.suspension.spring_strength * drawn["spring_scale"])
+        assert p.suspension.sprung_mass.sum() == pytest.approx(p.chassis.mass)   # re-split
+        np.testing.assert_allclose(env.unwrapped.model.body_ipos[env.unwrapped.sim.body],
+                                   nominal.chassis.com + [drawn["com_offset_x"],
+                                                          drawn["com_offset_y"],
+                                                          drawn["com_offset_z"]])
+    assert env.unwrapped.vehicle is nominal                  # the built vehicle stays nominal
+    env.close()
+
+
+def test_the_worlds_of_a_vector_env_draw_apart_and_step_their_own_vehicles():
+    venv = traction.envs.make_vector("Traction/Drift-v1", 3, randomize="wide")
+    _, infos = venv.reset(seed=0)
+    batched = infos["randomization"]                    # Gymnasium batches the dict by key
+    draws = [{k: np.asarray(v[i]).tolist() for k, v in batched.items() if k[0] != "_"}
+             for i in range(3)]
+    assert len({d["mass_scale"] for d in draws}) == 3
+    masses = [env.sim.params.chassis.mass for env in venv.envs]
+    rows = venv.world.arrays.params_vehicle["peak_torque"]
+    np.testing.assert_allclose(rows, [env.sim.params.engine.peak_torque for env in venv.envs])
+    assert len(set(masses)) == 3 and len(set(rows.tolist())) == 3
+    # each world steps as the same env alone would (seeded as the vector env seeds it: 0 + i),
+    # with its own draw
+    rng = np.random.default_rng(1)
+    actions = rng.uniform(-1, 1, (10, 3, 4)).astype(np.float32)
+    together = np.array([venv.step(a)[0] for a in actions])
+    venv.close()
+    for i in range(3):
+        env = gym.make("Traction/Drift-v1", randomize="wide")
+        _, info = env.reset(seed=i)
+        assert info["randomization"] == draws[i]
+        alone = np.array([env.step(a[i])[0] for a in actions])
+        env.close()
+        np.testing.assert_array_equal(alone, together[:, i])
+
+
+def _braking_deceleration(scale: float) -> float:
+    """Mean deceleration (m/s^2) of the sedan braking with every wheel locked on dry tarmac
+    from 15 m/s over 0.6 s, with the friction table scaled by ``scale``."""
+    env = gym.make("Traction/Drift-v1", randomize={"friction_scale": (scale, scale),
+                                                   "brake_torque_scale": (2.0, 2.0)})
+    env.reset(seed=0, options={"speed": 15.0})
+    brake = np.array([0.0, -1.0, 1.0, 1.0], np.float32)     # no throttle, full brakes
+    env.step(brake)                                          # the wheels lock
+    v0 = env.unwrapped.sim.forward_speed()
+    for _ in range(15):
+        env.step(brake)
+    v1 = env.unwrapped.sim.forward_speed()
+    env.close()
+    assert v1 > 1.0                                          # still sliding: a mean over slip
+    return (v0 - v1) / (15 * 0.04)
+
+
+def test_a_friction_scale_of_a_half_halves_the_braking_deceleration():
+    full, half = _braking_deceleration(1.0), _braking_deceleration(0.5)
+    assert 0.3 * G < half < full                             # sliding tyres: mu g-like
+    assert half / full == pytest.approx(0.5, rel=0.05)
+
+
+def test_set_state_restores_the_drawn_vehicle_and_replays():
+    env = gym.make("Traction/Drift-v1", randomize="wide").unwrapped
+    env.reset(seed=5)
+    drawn, mass = dict(env.randomization), env.sim.params.chassis.mass
+    table = env.sim.friction_table.values.copy()
+    snap = env.get_state()
+    a = np.array([0.2, 0.5, -1.0, -1.0], np.float32)
+    after = [env.step(a)[0] for _ in range(5)]
+    env.reset(seed=6)                                        # another draw
+    assert env.sim.params.chassis.mass != mass
+    env.set_state(snap)
+    assert env.randomization == drawn and env.sim.params.chassis.mass == mass
+    assert env.model.body_mass[env.sim.body] == mass
+    np.testing.assert_array_equal(env.sim.friction_table.values, table)
+    again = [env.step(a)[0] for _ in range(5)]
+    np.testing.assert_array_equal(np.array(after), np.array(again))
+    with pytest.raises(ValueError, match="set_state: randomization value mass_scale"):
+        env.set_state({**snap, "randomization": {"mass_scale": 99.0}})
+    env.close()
