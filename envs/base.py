@@ -21,6 +21,7 @@ part of a step, :meth:`TractionEnv.step_info` its info.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import logging
 import math
@@ -35,7 +36,7 @@ import numpy as np
 
 from traction.scenes import Scene, build_scene, names
 from traction.scenes.build import OFFSCREEN
-from traction.vehicle_model import VehicleParams
+from traction.vehicle_model import TIRE_MODELS, VehicleParams
 from traction.vehicle_model import pack as vm_pack
 from traction.vehicle_model.params import check_number
 
@@ -86,6 +87,23 @@ def weight_property(argument: str, term: str) -> property:
         self.weights[term] = check_number(argument, value)
 
     return property(get, put, doc=f"weight of reward term {term!r} (settable: set_attr)")
+
+
+#: the fidelity ladder (``tire_model=``): the tyre models a task's vehicle can be given on every
+#: wheel, from the cheapest law to the richest (a custom tyre is a vehicle's own, not a rung)
+TIRE_LADDER = ("arcade", "physx", "curve", "magic_formula")
+
+
+def with_tire_model(p: VehicleParams, model: str) -> VehicleParams:
+    """The vehicle ``p`` with tyre model ``model`` (one of :data:`TIRE_LADDER`) on every wheel,
+    each model's own parameters as ``p`` gives them (its file's, else their defaults); its
+    treads, friction table columns and everything else unchanged."""
+    if model not in TIRE_LADDER:
+        raise ValueError(f"tire_model = {model!r}; allowed: {', '.join(TIRE_LADDER)} (or None: "
+                         "the vehicle's own)")
+    code = float(TIRE_MODELS.index(model))
+    tires = dataclasses.replace(p.tires, model=np.full(p.n_wheels, code))
+    return dataclasses.replace(p, name=f"{p.name} ({model} tyres)", tires=tires)
 
 
 #: constructor arguments of rendering (the renderer is made at the first frame)
@@ -195,6 +213,7 @@ class TractionEnv(Snapshots, gym.Env):
     n_substeps = fixed_property("n_substeps")      # physics substeps per step (derived)
     vehicle = fixed_property("vehicle", lambda self: self._nominal_vehicle)   # (as built)
     randomize = fixed_property("randomize")        # the ranges drawn at each reset
+    tire_model = fixed_property("tire_model")      # every wheel's tyre model, or None
     #: reset options the task reads, besides ``terrain_seed``: name -> ``(lo, hi, unit)`` of a
     #: number, or None for another kind, which the task's :meth:`check_option` reads (task)
     reset_options: dict[str, tuple | None] = {}
@@ -216,12 +235,13 @@ class TractionEnv(Snapshots, gym.Env):
     def fixed_names(cls) -> tuple[str, ...]:
         """The attributes fixed when the environment is built (setting one raises)."""
         return ("vehicle", "control_dt", "physics_dt", "n_substeps", "telemetry", "randomize",
-                *cls.fixed_arguments)
+                "tire_model", *cls.fixed_arguments)
 
     def __init__(self, vehicle: VehicleParams | str, terrain: str, terrain_kwargs: dict,
                  control_dt: float, physics_dt: float, render_mode: str | None,
                  width: int, height: int, telemetry: int = 0,
-                 camera_name: str = names.CAMERA_CHASE, randomize=None):
+                 camera_name: str = names.CAMERA_CHASE, randomize=None,
+                 tire_model: str | None = None):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode = {render_mode!r}; allowed: None, "
                              f"{', '.join(self.metadata['render_modes'])}")
@@ -241,6 +261,9 @@ class TractionEnv(Snapshots, gym.Env):
                              f"physics_dt = {physics_dt}")
         self.control_dt, self.physics_dt = control_dt, physics_dt
         self.n_substeps = int(round(n_sub))
+        self.tire_model = tire_model
+        if tire_model is not None:
+            vehicle = with_tire_model(vehicle, tire_model)
         self.scene: Scene = build_scene(vehicle, terrain, physics_dt=physics_dt, **terrain_kwargs)
         self.sim = VehicleSim(self.scene, n_actions=len(self.action_names),
                               telemetry=self.telemetry)

@@ -109,6 +109,7 @@ class DriftEnv(TractionEnv):
     | `camera_name` | `"chase"` | the camera `render()` shows: `chase` (behind, following the vehicle), `top` (above it, looking down) or `driver` (in the cabin); settable between steps (`set_attr` / `set_wrapper_attr`) |
     | `telemetry` | 0 | physics substeps of PhysX telemetry to keep (ring buffer; 0: none): `env.unwrapped.sim.telemetry` (`arrays()`, `write_csv(path)`), cleared by `reset` and `set_state`; single envs only (a native vector env refuses it) |
     | `randomize` | None | domain randomisation drawn at every reset from the env's seeded RNG: a preset (`"none"`, `"mild"`, `"wide"`) or a dict of ranges `{key: (lo, hi)}` over friction, mass, centre of mass, inertia, tyre stiffness, engine and brake torque, springs and dampers (`traction.envs.randomize`: keys, units, presets, checks); the draw is `info["randomization"]` at reset and `env.unwrapped.randomization`, saved by `get_state`; `vehicle` stays the nominal vehicle, `env.unwrapped.sim.params` is the drawn one |
+    | `tire_model` | None | the fidelity ladder: `"arcade"`, `"physx"`, `"curve"` or `"magic_formula"` on every wheel (the vehicle's own parameters for that model, its own tyres if None), to train on one tyre model and evaluate on another (`evaluate RUN --env-kwarg tire_model=...`) |
 
     `radius` (the painted pad), `vehicle`, `control_dt`, `physics_dt` and `telemetry` shape the
     built env: setting one afterwards raises AttributeError (build another env);
@@ -186,7 +187,8 @@ class DriftEnv(TractionEnv):
                  vehicle: str | VehicleParams = "sedan_rwd", render_mode: str | None = None,
                  width: int = 640, height: int = 480, telemetry: int = 0,
                  camera_name: str = "chase", start_sideslip_deg: float = 0.0,
-                 randomize=None):
+                 randomize=None,
+                 tire_model: str | None = None):
         check_number("target_sideslip_deg", target_sideslip_deg, 0.0, 80.0, hi_open=True,
                      unit="deg")
         hold_seconds = positive("hold_seconds", hold_seconds)
@@ -206,7 +208,8 @@ class DriftEnv(TractionEnv):
                              "a gearbox of 2 or more forward gears)")
         p = dataclasses.replace(p, gearbox=dataclasses.replace(p.gearbox, autobox=0.0))
         super().__init__(p, "skidpad", {"radius": radius}, control_dt, physics_dt, render_mode,
-                         width, height, telemetry, camera_name, randomize)
+                         width, height, telemetry, camera_name, randomize,
+                         tire_model)
         self.target = math.radians(target_sideslip_deg)
         self.start_sideslip_deg = start_sideslip_deg
         self.radius, self.hold_seconds = radius, hold_seconds

@@ -97,6 +97,7 @@ class TankTurnEnv(TractionEnv):
     | `camera_name` | `"chase"` | the camera `render()` shows: `chase` (behind, following the vehicle), `top` (above it, looking down) or `driver` (in the cabin); settable between steps (`set_attr` / `set_wrapper_attr`) |
     | `telemetry` | 0 | physics substeps of PhysX telemetry to keep (ring buffer; 0: none): `env.unwrapped.sim.telemetry` (`arrays()`, `write_csv(path)`), cleared by `reset` and `set_state`; single envs only (a native vector env refuses it) |
     | `randomize` | None | domain randomisation drawn at every reset from the env's seeded RNG: a preset (`"none"`, `"mild"`, `"wide"`) or a dict of ranges `{key: (lo, hi)}` over friction, mass, centre of mass, inertia, tyre stiffness, engine and brake torque, springs and dampers (`traction.envs.randomize`: keys, units, presets, checks); the draw is `info["randomization"]` at reset and `env.unwrapped.randomization`, saved by `get_state`; `vehicle` stays the nominal vehicle, `env.unwrapped.sim.params` is the drawn one |
+    | `tire_model` | None | the fidelity ladder: `"arcade"`, `"physx"`, `"curve"` or `"magic_formula"` on every wheel (the vehicle's own parameters for that model, its own tyres if None), to train on one tyre model and evaluate on another (`evaluate RUN --env-kwarg tire_model=...`) |
 
     `drive_mode`, `vehicle`, `control_dt`, `physics_dt` and `telemetry` shape the built env:
     setting one afterwards raises AttributeError (build another env); the weights are
@@ -167,7 +168,8 @@ class TankTurnEnv(TractionEnv):
                  off_arena_penalty: float = 10.0,
                  vehicle: str | VehicleParams = "tank", render_mode: str | None = None,
                  width: int = 640, height: int = 480, telemetry: int = 0,
-                 camera_name: str = "chase", randomize=None):
+                 camera_name: str = "chase", randomize=None,
+                 tire_model: str | None = None):
         if drive_mode not in ("special", "standard"):
             raise ValueError(f"drive_mode = {drive_mode!r}; allowed: special, standard")
         p = vehicle_params(vehicle)
@@ -177,7 +179,8 @@ class TankTurnEnv(TractionEnv):
         p = dataclasses.replace(p, differential=dataclasses.replace(p.differential,
                                                                     tank_mode=drive_mode))
         super().__init__(p, "arena", {}, control_dt, physics_dt, render_mode, width, height,
-                         telemetry, camera_name, randomize)
+                         telemetry, camera_name, randomize,
+                         tire_model)
         self.drive_mode = drive_mode
         self.weights = finite_weights({"heading": heading_weight, "aim": aim_weight,
                                        "translation": translation_weight, "hold": hold_bonus,

@@ -2,6 +2,7 @@
 
     python -m traction.train.evaluate runs/tank_ppo --episodes 20 [--video] [--model best]
     python -m traction.train.evaluate --pretrained Traction/TankTurn-v1 --episodes 10 [--video]
+    python -m traction.train.evaluate runs/tank_ppo --env-kwarg tire_model=magic_formula
 
 ``--model final`` (the default) evaluates ``model.zip`` with ``vecnormalize.pkl`` and writes
 ``evaluation.json``; ``--model best`` evaluates the model training's evaluations kept,
@@ -39,7 +40,8 @@ from traction.scenes.names import CAMERAS
 from traction.scenes.render import QUALITIES
 from traction.train import run_folder
 from traction.train.checks import MissingExtra, int_at_least, positive_int_arg, require, writable_dir
-from traction.train.train import make_vec, traction_spec
+from traction.train.hparams import assignment
+from traction.train.train import check_env, make_vec, traction_spec
 
 #: the video's frame size (px) unless ``--size`` says otherwise
 VIDEO_SIZE = (480, 360)
@@ -211,12 +213,17 @@ class _Video:
 
 def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
              model: str = "final", camera: str = "chase", size: tuple[int, int] = VIDEO_SIZE,
-             quality: str = "auto", progress: bool = False, out: Path | None = None) -> dict:
+             quality: str = "auto", progress: bool = False, out: Path | None = None,
+             env_overrides: dict | None = None) -> dict:
     """Deterministic episodes of the ``final`` or ``best`` model; returns success rate and
     return statistics (also written to ``evaluation.json`` in ``out``, by default beside the
     model). ``camera``: the video's (``chase``, ``top`` or ``driver``; the env's
     ``camera_name``); ``size``: its frames' ``(width, height)`` (px); ``quality``: their render
-    quality (``auto``, ``high``, ``low``); ``progress``: progress bars (stderr).
+    quality (``auto``, ``high``, ``low``); ``progress``: progress bars (stderr);
+    ``env_overrides``: environment arguments that replace the run's, to evaluate the agent in
+    another setting than it trained in (``{"tire_model": "magic_formula"}``, ``{"randomize":
+    "wide"}``); the result then goes to ``evaluations/<NAME=VALUE,...>/evaluation.json``
+    beside the model (unless ``out``) and names them (``env_overrides``).
 
     Raises:
         ValueError: ``episodes`` < 1, an unknown ``camera`` or ``quality``, a kept file that does
@@ -229,13 +236,19 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
     if quality not in QUALITIES:
         raise ValueError(f"quality = {quality!r}; allowed: {', '.join(QUALITIES)}")
     config, model_path, stats = check_run(run, model, video)
+    overrides = dict(env_overrides or {})
+    kwargs = {**env_kwargs(run, config), **overrides}    # (imports a run's own task first)
+    check_env(config["env_id"], overrides)
     if video:
         require("evaluate --video", "imageio")
-    out = model_path.parent if out is None else Path(out)
+    if out is None:
+        out = model_path.parent
+        if overrides:
+            out = out / "evaluations" / override_name(overrides)
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     import stable_baselines3 as sb3
 
-    kwargs = env_kwargs(run, config)
     if video:
         kwargs.update(render_mode="rgb_array", width=size[0], height=size[1])
     venv = make_vec(config["env_id"], kwargs, 1, seed, False, training=False, stats=stats)
@@ -254,10 +267,17 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
     result = {"env_id": config["env_id"], "model": model, "episodes": episodes,
               "success_rate": float(np.mean(successes)), "mean_return": float(np.mean(returns)),
               "std_return": float(np.std(returns))}
+    if overrides:
+        result["env_overrides"] = overrides
     if written is not None:
         result["video"] = str(written)
     (out / "evaluation.json").write_text(json.dumps(result, indent=2))
     return result
+
+
+def override_name(overrides: dict) -> str:
+    """A folder name for environment arguments: ``randomize=wide,tire_model=arcade``."""
+    return ",".join(f"{k}={v}" for k, v in sorted(overrides.items())).replace("/", "_")
 
 
 def env_kwargs(run: Path, config: dict) -> dict:
@@ -318,6 +338,11 @@ def main(argv=None) -> dict:
     ap.add_argument("--quality", choices=QUALITIES, default=None,
                     help="with --video: render quality (default: auto, which is low, several "
                     "times faster, on a software OpenGL, and high on a GPU)")
+    ap.add_argument("--env-kwarg", type=assignment, action="append", default=[],
+                    metavar="NAME=VALUE",
+                    help="evaluate with this environment argument instead of the run's, e.g. "
+                         "tire_model=magic_formula or randomize=wide (repeatable); results go "
+                         "to evaluations/NAME=VALUE/ beside the model unless --out")
     ap.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     args = ap.parse_args(argv)
     for name in ("camera", "size", "quality"):
@@ -339,7 +364,8 @@ def main(argv=None) -> dict:
             writable_dir(out)
         result = evaluate(run, args.episodes, args.video, model=args.model,
                           camera=args.camera or "chase", size=args.size or VIDEO_SIZE,
-                          quality=args.quality or "auto", progress=not args.no_progress, out=out)
+                          quality=args.quality or "auto", progress=not args.no_progress, out=out,
+                          env_overrides=dict(args.env_kwarg))
     except (ValueError, MissingExtra) as e:
         ap.error(str(e))
     print(json.dumps(result, indent=2))

@@ -152,3 +152,32 @@ def test_set_state_restores_the_drawn_vehicle_and_replays():
     with pytest.raises(ValueError, match="set_state: randomization value mass_scale"):
         env.set_state({**snap, "randomization": {"mass_scale": 99.0}})
     env.close()
+
+
+@pytest.mark.parametrize("model", ["arcade", "physx", "curve", "magic_formula"])
+def test_the_fidelity_ladder_puts_one_tyre_model_on_every_wheel(model):
+    from traction.vehicle_model import TIRE_MODELS
+
+    env = gym.make("Traction/TankTurn-v1", tire_model=model)
+    env.reset(seed=0)
+    code = TIRE_MODELS.index(model)
+    assert np.all(env.unwrapped.vehicle.tires.model == code)
+    assert np.all(env.unwrapped.sim.world.arrays.params_wheel["tire_model"] == code)  # stepped
+    for _ in range(5):
+        obs, *_ = env.step(env.action_space.sample())
+    assert np.all(np.isfinite(obs))
+    env.close()
+
+
+def test_another_tyre_model_changes_the_braking_and_a_bad_one_is_refused():
+    def stop(model):
+        env = gym.make("Traction/Drift-v1", tire_model=model)
+        env.reset(seed=0, options={"speed": 15.0})
+        for _ in range(10):
+            env.step(np.array([0.0, -1.0, 1.0, 1.0], np.float32))
+        v = env.unwrapped.sim.forward_speed()
+        env.close()
+        return v
+    assert stop("physx") != stop("magic_formula")
+    with pytest.raises(ValueError, match="tire_model = 'pacejka'; allowed: arcade, physx"):
+        gym.make("Traction/Drift-v1", tire_model="pacejka")
