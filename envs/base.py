@@ -89,6 +89,9 @@ def weight_property(argument: str, term: str) -> property:
     return property(get, put, doc=f"weight of reward term {term!r} (settable: set_attr)")
 
 
+#: the randomisation's random stream: ``(seed, DOMAIN_STREAM)`` (apart from ``np_random``'s)
+DOMAIN_STREAM = 0x5EED
+
 #: the fidelity ladder (``tire_model=``): the tyre models a task's vehicle can be given on every
 #: wheel, from the cheapest law to the richest (a custom tyre is a vehicle's own, not a rung)
 TIRE_LADDER = ("arcade", "physx", "curve", "magic_formula")
@@ -275,6 +278,12 @@ class TractionEnv(Snapshots, gym.Env):
         self._nominal_friction = self.sim.friction_table.values.copy()
         #: the values drawn at the last reset (``envs/randomize.py``; empty without ranges)
         self.randomization: dict = {}
+        self._action_noise = self._observation_noise = 0.0
+        self._latency = 0
+        self._queue: list | None = None            # the actions waiting (latency), oldest first
+        # the draws' and the noise's own stream, seeded with the env (so a seed gives the same
+        # terrains and task starts with and without randomisation)
+        self._domain_rng: np.random.Generator | None = None
         self.render_mode, self.width, self.height = render_mode, width, height
         self._renderer = None
         self._viewer = None
@@ -349,14 +358,17 @@ class TractionEnv(Snapshots, gym.Env):
         self.sim.check_friction("reset")
         super().reset(seed=seed)
         terrain_seed = options.pop("terrain_seed", int(self.np_random.integers(2**31 - 1)))
-        if self._randomize:                 # (after the terrain's seed: the same terrains)
-            self.use_randomization(domain.draw(self._randomize, self.np_random,
+        if seed is not None or self._domain_rng is None:
+            self._domain_rng = np.random.default_rng([self.np_random_seed, DOMAIN_STREAM])
+        if self._randomize:
+            self.use_randomization(domain.draw(self._randomize, self._domain_rng,
                                                len(self._nominal_friction)))
         self.scene.regenerate(terrain_seed)
         self._refresh_viewer_terrain()
         before = task_checks.attributes(self)
         self.reset_task(options)
         task_checks.unsaved(self, before, "reset_task")
+        self._queue = None
         self._steps, self._was_reset = 0, True
         self.sim.step(1)
         diverged = self.sim.diverged()
@@ -375,7 +387,7 @@ class TractionEnv(Snapshots, gym.Env):
             task_checks.check_observation(self, obs)
             self._last_obs = obs
         self.clip_bounds = self.observation_bounds()
-        obs = np.clip(self._last_obs, *self.clip_bounds)    # (a new array: not aliased)
+        obs = np.clip(self._observe(self._last_obs), *self.clip_bounds)   # (a new array)
         info = {**self._diagnostics(c), **dict.fromkeys(self._reward_keys, 0.0),
                 "is_success": False, "diverged": diverged}
         if self._randomize:
@@ -395,6 +407,38 @@ class TractionEnv(Snapshots, gym.Env):
         if domain.FRICTION_KEYS & (values.keys() | self.randomization.keys()):
             self.sim.friction_table.values[...] = domain.friction(self._nominal_friction, values)
         self.randomization = values
+        self._action_noise = float(values.get("action_noise", 0.0))
+        self._observation_noise = float(values.get("observation_noise", 0.0))
+        self._latency = int(values.get("latency", 0))
+
+    @property
+    def perturbs_actions(self) -> bool:
+        """Whether this episode's actions get noise or wait (``randomize``'s ``action_noise``,
+        ``latency``): :meth:`perturb_action` then runs before the physics."""
+        return self._action_noise > 0.0 or self._latency > 0
+
+    def perturb_action(self, action: np.ndarray) -> np.ndarray:
+        """The action that acts this step (a copy, float64): ``action`` with this episode's
+        Gaussian noise added and, with latency, the one given that many steps ago (the episode's
+        first action until then). Called once per step, before the physics; an action that is
+        not finite is returned as it is (the step refuses it, nothing queued)."""
+        a = np.array(action, dtype=np.float64)
+        if not np.all(np.isfinite(a)):
+            return a
+        if self._action_noise > 0.0:
+            a += self._domain_rng.normal(0.0, self._action_noise, a.shape)
+        if self._latency:
+            if self._queue is None:
+                self._queue = [a] * self._latency
+            self._queue.append(a)
+            a = self._queue.pop(0)
+        return a
+
+    def _observe(self, obs: np.ndarray) -> np.ndarray:
+        """``obs`` as the agent sees it: with this episode's Gaussian observation noise."""
+        if self._observation_noise > 0.0:
+            return obs + self._domain_rng.normal(0.0, self._observation_noise, obs.shape)
+        return obs
 
     def _read_options(self, options) -> dict:
         """A copy of the reset ``options``, every value checked (numbers converted): TypeError
@@ -433,6 +477,8 @@ class TractionEnv(Snapshots, gym.Env):
     def step_physics(self, action) -> None:
         """The physics of one control step: check and apply ``action``, run the substeps (the
         native vector env does this for all its worlds in one call)."""
+        if self.perturbs_actions:
+            action = self.perturb_action(self.read_action(action)).astype(np.float32)
         if self.action_map == actions.NONE:
             checked = self.check_action(action)
             self.sim.check_friction()                   # (the compiled call's, before any change)
@@ -481,6 +527,8 @@ class TractionEnv(Snapshots, gym.Env):
         terms = self.reward_terms(c)
         flags = self.termination(c)
         obs = self._last_obs = self.observation(c)    # after the terms: this step's state
+        if self._observation_noise > 0.0:
+            obs = self._observe(obs)
         try:
             terminated, success = flags
             values = [float(terms[k]) for k in self.reward_names]
@@ -504,7 +552,8 @@ class TractionEnv(Snapshots, gym.Env):
         self._last_obs = obs
         self._outcome_error(terms, flags, first_step=True)
         task_checks.check_observation(self, obs)
-        return StepOutcome(c, obs, [float(terms[k]) for k in self.reward_names], *flags, False)
+        return StepOutcome(c, self._observe(obs), [float(terms[k]) for k in self.reward_names],
+                           *flags, False)
 
     def _outcome_error(self, terms, flags, first_step: bool = False) -> None:
         """TypeError or ValueError naming the task method whose result a step could not use

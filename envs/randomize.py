@@ -23,6 +23,12 @@ engine_torque_scale       -        the engine's peak torque
 brake_torque_scale        -        every wheel's brake and handbrake torque
 spring_scale              -        every suspension spring
 damper_scale              -        every suspension damper
+action_noise              action   the standard deviation of Gaussian noise added to every
+                                   action channel at every step, before clipping
+observation_noise         obs.     the same on every observation channel (in its own unit)
+latency                   steps    a whole number of control steps each action waits before
+                                   it acts (drawn among lo..hi; an episode's first action acts
+                                   until then)
 ========================  =======  ==========================================================
 
 The sprung masses are computed again for the drawn mass and centre of mass, as a loaded file
@@ -63,7 +69,12 @@ KEYS = {
     "brake_torque_scale": (0.1, 4.0, "-"),
     "spring_scale": (0.25, 4.0, "-"),
     "damper_scale": (0.25, 4.0, "-"),
+    "action_noise": (0.0, 1.0, "action units"),
+    "observation_noise": (0.0, 10.0, "observation units"),
+    "latency": (0, 10, "control steps"),
 }
+#: the keys that act on the agent's actions and observations, not on the vehicle
+AGENT_KEYS = frozenset({"action_noise", "observation_noise", "latency"})
 
 PRESETS: dict[str, dict[str, tuple[float, float]]] = {
     "none": {},
@@ -73,21 +84,23 @@ PRESETS: dict[str, dict[str, tuple[float, float]]] = {
              "com_offset_z": (-0.02, 0.02), "inertia_scale": (0.9, 1.1),
              "tire_stiffness_scale": (0.9, 1.1), "engine_torque_scale": (0.9, 1.1),
              "brake_torque_scale": (0.9, 1.1), "spring_scale": (0.9, 1.1),
-             "damper_scale": (0.9, 1.1)},
+             "damper_scale": (0.9, 1.1), "action_noise": (0.0, 0.02),
+             "observation_noise": (0.0, 0.01)},
     # a car one has not driven: worn or new tyres, a load in the boot, a tired engine
     "wide": {"friction_scale": (0.7, 1.2), "surface_friction_scale": (0.9, 1.1),
              "mass_scale": (0.9, 1.3), "com_offset_x": (-0.15, 0.15),
              "com_offset_y": (-0.05, 0.05), "com_offset_z": (-0.05, 0.05),
              "inertia_scale": (0.8, 1.25), "tire_stiffness_scale": (0.75, 1.25),
              "engine_torque_scale": (0.75, 1.2), "brake_torque_scale": (0.75, 1.2),
-             "spring_scale": (0.8, 1.25), "damper_scale": (0.75, 1.3)},
+             "spring_scale": (0.8, 1.25), "damper_scale": (0.75, 1.3),
+             "action_noise": (0.0, 0.05), "observation_noise": (0.0, 0.02), "latency": (0, 1)},
 }
 
 #: the keys that scale the friction table (the others change the vehicle)
 FRICTION_KEYS = frozenset({"friction_scale", "surface_friction_scale"})
 
 #: the nominal value of each key (a draw of it changes nothing)
-NOMINAL = {k: 0.0 if k.startswith("com_offset") else 1.0 for k in KEYS}
+NOMINAL = {k: 0.0 if k.startswith("com_offset") or k in AGENT_KEYS else 1.0 for k in KEYS}
 
 
 def spec(randomize) -> dict[str, tuple[float, float]]:
@@ -122,6 +135,9 @@ def spec(randomize) -> dict[str, tuple[float, float]]:
         if not (math.isfinite(lo) and math.isfinite(hi) and lo_ok <= lo <= hi <= hi_ok):
             raise ValueError(f"randomize[{key!r}] = ({lo:g}, {hi:g}); allowed: lo <= hi within "
                              f"[{lo_ok:g}, {hi_ok:g}] {unit}")
+        if key == "latency" and not (lo.is_integer() and hi.is_integer()):
+            raise ValueError(f"randomize['latency'] = ({lo:g}, {hi:g}); allowed: whole numbers "
+                             "of control steps")
         out[key] = (lo, hi)
     return out
 
@@ -136,6 +152,8 @@ def draw(ranges: dict[str, tuple[float, float]], rng: np.random.Generator,
             lo, hi = ranges[key]
             if key == "surface_friction_scale":
                 out[key] = rng.uniform(lo, hi, n_surfaces).tolist()
+            elif key == "latency":
+                out[key] = int(rng.integers(int(lo), int(hi) + 1))
             else:
                 out[key] = float(rng.uniform(lo, hi))
     return out
@@ -151,10 +169,11 @@ def checked_draw(values, n_surfaces: int) -> dict:
         lo, hi, unit = KEYS[key]
         v = np.asarray(value, float)
         shape = (n_surfaces,) if key == "surface_friction_scale" else ()
-        if v.shape != shape or not np.all((lo <= v) & (v <= hi)):
+        whole = key != "latency" or float(v).is_integer()
+        if v.shape != shape or not np.all((lo <= v) & (v <= hi)) or not whole:
             raise ValueError(f"randomization value {key} = {value!r}; expected shape {shape} "
                              f"in [{lo:g}, {hi:g}] {unit}")
-        out[key] = v.tolist()
+        out[key] = int(v) if key == "latency" else v.tolist()
     return out
 
 
@@ -206,7 +225,8 @@ def check_bounds(ranges: dict, nominal: vm.VehicleParams, dt: float, gravity: fl
     directly, :func:`vehicle`), and the stiffest and lightest vehicle must get no
     ``check_timestep`` warning the nominal one does not."""
     for end, pick in (("low", 0), ("high", 1)):
-        values = {k: r[pick] for k, r in ranges.items() if k not in FRICTION_KEYS}
+        values = {k: r[pick] for k, r in ranges.items()
+                  if k not in FRICTION_KEYS | AGENT_KEYS}
         try:
             vehicle(nominal, values).validate(f"{nominal.name} (randomised)")
         except vm.VehicleConfigError as e:

@@ -126,7 +126,8 @@ class Snapshots:
         start), the vehicle state, commands and outputs, the chassis row and divergence flag the
         next step's action map and checks read, the RNG, the terrain, the friction table's
         values, the task's own state, the last observation (a diverged step repeats it) and the
-        randomised vehicle's drawn values (``randomization``).
+        randomised vehicle's drawn values (``randomization``) with the actions waiting
+        (``latency``).
         (The TimeLimit wrapper's step count lives outside the unwrapped env.)"""
         if not self._was_reset:
             raise gym.error.ResetNeeded("get_state before the first reset(): no episode to save")
@@ -141,7 +142,8 @@ class Snapshots:
             "steps": self._steps, "rng": self.np_random.bit_generator.state,
             "task": {k: getattr(self, k) for k in self.task_state}, "env": self._fingerprint(),
             "friction": _table_of(sim.friction_table), "last_obs": self._last_obs,
-            "randomization": self.randomization})
+            "randomization": self.randomization, "action_queue": self._queue,
+            "domain_rng": self._domain_rng.bit_generator.state})
         snapshot["terrain"] = self.scene.save_terrain()            # (a copy already)
         return snapshot
 
@@ -169,6 +171,9 @@ class Snapshots:
         for key, value in state["task"].items():
             setattr(self, key, value)
         self._steps, self._last_obs = state["steps"], state["last_obs"]
+        self._queue = state.get("action_queue")
+        if state.get("domain_rng") is not None:
+            self._domain_rng.bit_generator.state = state["domain_rng"]
         sim.restore(state["now"], state["diverged"], state["warnings"])
         if sim.telemetry is not None:            # (its samples stay in time order)
             sim.telemetry.clear()

@@ -349,6 +349,11 @@ class TractionVectorEnv(VectorEnv):
         in one compiled call (which also checks, clips and maps the actions when the task has a
         compiled action map)."""
         first = self.envs[0]
+        perturbing = [i for i in np.flatnonzero(stepping) if self.envs[i].perturbs_actions]
+        if perturbing and np.all(np.isfinite(actions)):   # (a bad action: refused below)
+            actions = np.array(actions, np.float32 if actions.dtype == np.float32 else float)
+            for i in perturbing:                          # noise, latency (randomize)
+                actions[i] = self.envs[i].perturb_action(actions[i])
         if first.action_map == action_maps.NONE:
             checked = {}
             for i in np.flatnonzero(stepping):

@@ -48,6 +48,15 @@ def _vector(ns):
     assert len({k[0, 0] for k in scale}) == 8
 
 
+def _randomised(ns):
+    drawn, nominal = ns["info"]["randomization"], ns["env"].unwrapped.vehicle
+    from traction.envs.randomize import PRESETS
+    assert set(drawn) == set(PRESETS["mild"])
+    env = ns["env"].unwrapped          # the last one: friction and latency ranges of its own
+    assert env.randomize == {"friction_scale": (0.5, 1.0), "latency": (0, 2)}
+    assert nominal.chassis.mass == 1500.0
+
+
 def _standalone(ns):
     assert ns["state"].omega.shape == (64, 4)
 
@@ -66,7 +75,7 @@ def _async(ns):
 CLAIMS = {'gym.make("Traction/TankTurn-v1", render_mode': _quick_start, "telemetry=2000": _telemetry,
           'build_scene("sedan_rwd", "slope"': _coupling, 'vectorization_mode="vector_entry_point"':
           _vector, 'vectorization_mode="async"': _async, "VehicleState.zeros": _standalone,
-          "VideoWriter(": _video}
+          "VideoWriter(": _video, 'randomize="mild"': _randomised}
 
 #: a script block runs after this process rendered (the workers' fork would hang after it)
 RENDER_FIRST = """

@@ -181,3 +181,73 @@ def test_another_tyre_model_changes_the_braking_and_a_bad_one_is_refused():
     assert stop("physx") != stop("magic_formula")
     with pytest.raises(ValueError, match="tire_model = 'pacejka'; allowed: arcade, physx"):
         gym.make("Traction/Drift-v1", tire_model="pacejka")
+
+
+def test_latency_delays_each_action_by_the_drawn_steps_and_replays_from_a_snapshot():
+    """With a latency of 2 steps the car acts on the action given 2 steps before (the first
+    action until then): the same as an env without latency given the actions 2 steps late."""
+    rng = np.random.default_rng(3)
+    given = rng.uniform(-1, 1, (12, 4)).astype(np.float32)
+    late = np.concatenate([given[:1], given[:1], given[:-2]])
+    env = gym.make("Traction/Drift-v1", randomize={"latency": (2, 2)}).unwrapped
+    ref = gym.make("Traction/Drift-v1").unwrapped
+    _, info = env.reset(seed=1)
+    ref.reset(seed=1)
+    assert info["randomization"] == {"latency": 2}
+    speeds, ref_speeds, snap = [], [], None
+    for k, (a, b) in enumerate(zip(given, late, strict=True)):
+        if k == 6:
+            snap = env.get_state()
+        env.step(a)
+        ref.step(b)
+        speeds.append(env.sim.now["velocity"].copy())
+        ref_speeds.append(ref.sim.now["velocity"].copy())
+    np.testing.assert_array_equal(np.array(speeds), np.array(ref_speeds))
+    env.set_state(snap)                                   # the queue is restored with it
+    again = []
+    for a in given[6:]:
+        env.step(a)
+        again.append(env.sim.now["velocity"].copy())
+    np.testing.assert_array_equal(np.array(again), np.array(speeds[6:]))
+    with pytest.raises(ValueError, match="whole numbers of control steps"):
+        gym.make("Traction/Drift-v1", randomize={"latency": (0, 1.5)})
+
+
+@pytest.mark.parametrize("vector", [False, True])
+def test_action_and_observation_noise_have_the_drawn_spread_and_replay(vector):
+    spec = {"action_noise": (0.1, 0.1), "observation_noise": (0.05, 0.05)}
+
+    def run(randomize):
+        if vector:
+            env = traction.envs.make_vector("Traction/TankTurn-v1", 2, randomize=randomize)
+            obs, _ = env.reset(seed=2)
+            out = [obs[0]] + [env.step(np.zeros((2, 2), np.float32))[0][0] for _ in range(40)]
+        else:
+            env = gym.make("Traction/TankTurn-v1", randomize=randomize)
+            obs, _ = env.reset(seed=2)
+            out = [obs] + [env.step(np.zeros(2, np.float32))[0] for _ in range(40)]
+        env.close()
+        return np.array(out)
+    noisy, again = run(spec), run(spec)
+    np.testing.assert_array_equal(noisy, again)            # from the seed, bit for bit
+    # the noise has its own random stream: without it, the same seed drives the same episode
+    seen = run({"observation_noise": (0.05, 0.05)})
+    true = run(None)
+    assert (seen - true).std() == pytest.approx(0.05, rel=0.1)
+    assert abs((seen - true).mean()) < 0.01
+    assert not np.array_equal(run({"action_noise": (0.1, 0.1)}), true)   # it moves the tank
+
+
+def test_a_seed_gives_the_same_terrain_and_task_with_and_without_randomisation():
+    """The draws and the noise have their own random stream: a seed gives the same terrain and
+    target, so a nominal and a randomised evaluation of one seed differ by the draw alone."""
+    plain = gym.make("Traction/Climb6x6-v1").unwrapped
+    drawn = gym.make("Traction/Climb6x6-v1", randomize="wide").unwrapped
+    for seed in (0, 11):
+        plain.reset(seed=seed)
+        drawn.reset(seed=seed)
+        np.testing.assert_array_equal(plain._goal_xyz, drawn._goal_xyz)
+        np.testing.assert_array_equal(plain.scene.terrain.grid.heights,
+                                      drawn.scene.terrain.grid.heights)
+    plain.close()
+    drawn.close()
