@@ -92,6 +92,9 @@ def weight_property(argument: str, term: str) -> property:
 #: the randomisation's random stream: ``(seed, DOMAIN_STREAM)`` (apart from ``np_random``'s)
 DOMAIN_STREAM = 0x5EED
 
+#: rows of noise drawn at once (``TractionEnv._standard_normal``)
+NOISE_BLOCK = 256
+
 #: the fidelity ladder (``tire_model=``): the tyre models a task's vehicle can be given on every
 #: wheel, from the cheapest law to the richest (a custom tyre is a vehicle's own, not a rung)
 TIRE_LADDER = ("arcade", "physx", "curve", "magic_formula")
@@ -281,6 +284,7 @@ class TractionEnv(Snapshots, gym.Env):
         self._action_noise = self._observation_noise = 0.0
         self._latency = 0
         self._queue: list | None = None            # the actions waiting (latency), oldest first
+        self._noise: dict[str, list] = {}          # kind -> [block of noise rows, next row]
         # the draws' and the noise's own stream, seeded with the env (so a seed gives the same
         # terrains and task starts with and without randomisation)
         self._domain_rng: np.random.Generator | None = None
@@ -368,7 +372,7 @@ class TractionEnv(Snapshots, gym.Env):
         before = task_checks.attributes(self)
         self.reset_task(options)
         task_checks.unsaved(self, before, "reset_task")
-        self._queue = None
+        self._queue, self._noise = None, {}
         self._steps, self._was_reset = 0, True
         self.sim.step(1)
         diverged = self.sim.diverged()
@@ -422,11 +426,13 @@ class TractionEnv(Snapshots, gym.Env):
         Gaussian noise added and, with latency, the one given that many steps ago (the episode's
         first action until then). Called once per step, before the physics; an action that is
         not finite is returned as it is (the step refuses it, nothing queued)."""
+        if not self._latency:                # noise alone (a value not finite stays so)
+            return action + self._action_noise * self._standard_normal("action", action.shape)
         a = np.array(action, dtype=np.float64)
         if not np.all(np.isfinite(a)):
             return a
         if self._action_noise > 0.0:
-            a += self._domain_rng.normal(0.0, self._action_noise, a.shape)
+            a += self._action_noise * self._standard_normal("action", a.shape)
         if self._latency:
             if self._queue is None:
                 self._queue = [a] * self._latency
@@ -437,8 +443,21 @@ class TractionEnv(Snapshots, gym.Env):
     def _observe(self, obs: np.ndarray) -> np.ndarray:
         """``obs`` as the agent sees it: with this episode's Gaussian observation noise."""
         if self._observation_noise > 0.0:
-            return obs + self._domain_rng.normal(0.0, self._observation_noise, obs.shape)
+            return obs + self._observation_noise * self._standard_normal("observation",
+                                                                         obs.shape)
         return obs
+
+    def _standard_normal(self, kind: str, shape: tuple) -> np.ndarray:
+        """The next row of standard normal noise of ``kind`` from the randomisation's stream,
+        drawn :data:`NOISE_BLOCK` rows at a time (one draw per step and world costs about as
+        much as a light task's whole step); the blocks start anew at every reset."""
+        block = self._noise.get(kind)
+        if block is None or block[1] == NOISE_BLOCK:
+            block = self._noise[kind] = [self._domain_rng.standard_normal((NOISE_BLOCK, *shape)),
+                                         0]
+        i = block[1]
+        block[1] = i + 1
+        return block[0][i]
 
     def _read_options(self, options) -> dict:
         """A copy of the reset ``options``, every value checked (numbers converted): TypeError

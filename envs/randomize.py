@@ -203,6 +203,11 @@ def vehicle(nominal: vm.VehicleParams, values: dict) -> vm.VehicleParams:
     if k != 1.0:                                      # Magic Formula: B, the first coefficient
         b = np.array([k, 1.0, 1.0, 1.0])
         tires = dataclasses.replace(tires, mf_long=tires.mf_long * b, mf_lat=tires.mf_lat * b)
+    # The formula is a function of B x, so its peaks move to 1/k of the nominal slips: given
+    # here, into the cache the property fills (functools.cached_property keeps its value in the
+    # instance's __dict__), instead of solved again (0.6 ms of a 1.5 ms draw).
+    long_peak, lat_peak = p.tires.mf_peak_slips
+    tires.__dict__["mf_peak_slips"] = (long_peak / k, lat_peak / k)
     brake = get("brake_torque_scale")
     wheels = _scaled(p.wheels, {"max_brake_torque": brake, "max_handbrake_torque": brake})
     engine = _scaled(p.engine, {"peak_torque": get("engine_torque_scale")})

@@ -143,6 +143,7 @@ class Snapshots:
             "task": {k: getattr(self, k) for k in self.task_state}, "env": self._fingerprint(),
             "friction": _table_of(sim.friction_table), "last_obs": self._last_obs,
             "randomization": self.randomization, "action_queue": self._queue,
+            "noise": self._noise,
             "domain_rng": self._domain_rng.bit_generator.state})
         snapshot["terrain"] = self.scene.save_terrain()            # (a copy already)
         return snapshot
@@ -171,7 +172,7 @@ class Snapshots:
         for key, value in state["task"].items():
             setattr(self, key, value)
         self._steps, self._last_obs = state["steps"], state["last_obs"]
-        self._queue = state.get("action_queue")
+        self._queue, self._noise = state.get("action_queue"), state.get("noise", {})
         if state.get("domain_rng") is not None:
             self._domain_rng.bit_generator.state = state["domain_rng"]
         sim.restore(state["now"], state["diverged"], state["warnings"])

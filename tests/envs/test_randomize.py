@@ -251,3 +251,16 @@ def test_a_seed_gives_the_same_terrain_and_task_with_and_without_randomisation()
                                       drawn.scene.terrain.grid.heights)
     plain.close()
     drawn.close()
+
+
+@pytest.mark.parametrize("k", [0.25, 0.8, 1.0, 1.3, 4.0])
+def test_the_magic_formula_peaks_a_draw_carries_are_the_solved_ones(k):
+    """A stiffness draw scales the Magic Formula's B; its peaks are given (nominal / k), not
+    solved again: they must be what the solver finds for the drawn coefficients."""
+    from traction.vehicle_model import vehicle_params
+    from traction.vehicle_model.tire_magic import peak_slip
+
+    p = domain.vehicle(vehicle_params("sedan_rwd"), {"tire_stiffness_scale": k})
+    given = p.tires.mf_peak_slips
+    np.testing.assert_allclose(given[0], peak_slip(p.tires.mf_long), rtol=1e-12)
+    np.testing.assert_allclose(given[1], peak_slip(p.tires.mf_lat), rtol=1e-12)
