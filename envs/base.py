@@ -21,7 +21,9 @@ part of a step, :meth:`TractionEnv.step_info` its info.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import hashlib
 import inspect
 import logging
 import math
@@ -36,7 +38,7 @@ import numpy as np
 
 from traction.scenes import Scene, build_scene, names
 from traction.scenes.build import OFFSCREEN
-from traction.vehicle_model import TIRE_MODELS, VehicleParams
+from traction.vehicle_model import TIRE_MODELS, VehicleParams, vehicle_params
 from traction.vehicle_model import pack as vm_pack
 from traction.vehicle_model.params import check_number
 
@@ -92,9 +94,6 @@ def weight_property(argument: str, term: str) -> property:
 #: the randomisation's random stream: ``(seed, DOMAIN_STREAM)`` (apart from ``np_random``'s)
 DOMAIN_STREAM = 0x5EED
 
-#: rows of noise drawn at once (``TractionEnv._standard_normal``)
-NOISE_BLOCK = 256
-
 #: the fidelity ladder (``tire_model=``): the tyre models a task's vehicle can be given on every
 #: wheel, from the cheapest law to the richest (a custom tyre is a vehicle's own, not a rung)
 TIRE_LADDER = ("arcade", "physx", "curve", "magic_formula")
@@ -108,8 +107,8 @@ def with_tire_model(p: VehicleParams, model: str) -> VehicleParams:
         raise ValueError(f"tire_model = {model!r}; allowed: {', '.join(TIRE_LADDER)} (or None: "
                          "the vehicle's own)")
     code = float(TIRE_MODELS.index(model))
-    tires = dataclasses.replace(p.tires, model=np.full(p.n_wheels, code))
-    return dataclasses.replace(p, name=f"{p.name} ({model} tyres)", tires=tires)
+    return dataclasses.replace(p, tires=dataclasses.replace(p.tires,
+                                                            model=np.full(p.n_wheels, code)))
 
 
 #: constructor arguments of rendering (the renderer is made at the first frame)
@@ -218,7 +217,7 @@ class TractionEnv(Snapshots, gym.Env):
     telemetry = fixed_property("telemetry")        # capacity; the recording: sim.telemetry
     n_substeps = fixed_property("n_substeps")      # physics substeps per step (derived)
     vehicle = fixed_property("vehicle", lambda self: self._nominal_vehicle)   # (as built)
-    randomize = fixed_property("randomize")        # the ranges drawn at each reset
+    randomize = fixed_property("randomize", lambda self: dict(self._randomize))   # (a copy)
     tire_model = fixed_property("tire_model")      # every wheel's tyre model, or None
     #: reset options the task reads, besides ``terrain_seed``: name -> ``(lo, hi, unit)`` of a
     #: number, or None for another kind, which the task's :meth:`check_option` reads (task)
@@ -269,16 +268,17 @@ class TractionEnv(Snapshots, gym.Env):
         self.n_substeps = int(round(n_sub))
         self.tire_model = tire_model
         if tire_model is not None:
-            vehicle = with_tire_model(vehicle, tire_model)
+            vehicle = with_tire_model(vehicle_params(vehicle), tire_model)
         self.scene: Scene = build_scene(vehicle, terrain, physics_dt=physics_dt, **terrain_kwargs)
         self.sim = VehicleSim(self.scene, n_actions=len(self.action_names),
                               telemetry=self.telemetry)
         actions.validate(self.action_map, len(self.action_names), self.sim.params.n_wheels)
         ranges = domain.spec(randomize)
         domain.check_bounds(ranges, self.sim.params, self.sim.dt, self.sim.gravity)
-        self.randomize = ranges
+        self._randomize = ranges                   # (read through ``randomize``: a copy)
         self._nominal_vehicle = self.sim.params
         self._nominal_friction = self.sim.friction_table.values.copy()
+        self._friction_drawn: np.ndarray | None = None    # the table as the last draw left it
         #: the values drawn at the last reset (``envs/randomize.py``; empty without ranges)
         self.randomization: dict = {}
         self._action_noise = self._observation_noise = 0.0
@@ -363,10 +363,12 @@ class TractionEnv(Snapshots, gym.Env):
         super().reset(seed=seed)
         terrain_seed = options.pop("terrain_seed", int(self.np_random.integers(2**31 - 1)))
         if seed is not None or self._domain_rng is None:
-            self._domain_rng = np.random.default_rng([self.np_random_seed, DOMAIN_STREAM])
+            self._domain_rng = np.random.default_rng([self._seed_material(), DOMAIN_STREAM])
         if self._randomize:
             self.use_randomization(domain.draw(self._randomize, self._domain_rng,
                                                len(self._nominal_friction)))
+        elif self.randomization:           # a draw set_state restored: the nominal vehicle again
+            self.use_randomization({})
         self.scene.regenerate(terrain_seed)
         self._refresh_viewer_terrain()
         before = task_checks.attributes(self)
@@ -395,7 +397,7 @@ class TractionEnv(Snapshots, gym.Env):
         info = {**self._diagnostics(c), **dict.fromkeys(self._reward_keys, 0.0),
                 "is_success": False, "diverged": diverged}
         if self._randomize:
-            info["randomization"] = dict(self.randomization)
+            info["randomization"] = copy.deepcopy(self.randomization)
         if self.render_mode == "human":                 # the window shows the new episode
             self.render()
         return obs, info
@@ -408,12 +410,25 @@ class TractionEnv(Snapshots, gym.Env):
         values = domain.checked_draw(values, len(self._nominal_friction))
         drawn = domain.vehicle(self._nominal_vehicle, values)
         self.sim.use_vehicle(drawn, vm_pack.pack(drawn))   # (valid: randomize.check_bounds)
+        table = self.sim.friction_table.values
+        if self._friction_drawn is None or not np.array_equal(table, self._friction_drawn):
+            self._nominal_friction = table.copy()   # a table set or edited since: the nominal
         if domain.FRICTION_KEYS & (values.keys() | self.randomization.keys()):
-            self.sim.friction_table.values[...] = domain.friction(self._nominal_friction, values)
+            table[...] = domain.friction(self._nominal_friction, values)
+        self._friction_drawn = table.copy()
         self.randomization = values
         self._action_noise = float(values.get("action_noise", 0.0))
         self._observation_noise = float(values.get("observation_noise", 0.0))
         self._latency = int(values.get("latency", 0))
+
+    def _seed_material(self) -> int:
+        """The seed of the randomisation's stream: the env's seed, or, for a generator a user
+        assigned to ``np_random`` (seed -1), a hash of its state (deterministic; it draws
+        nothing from it, so its episodes are those without randomisation)."""
+        if self.np_random_seed >= 0:
+            return self.np_random_seed
+        state = repr(self.np_random.bit_generator.state).encode()
+        return int.from_bytes(hashlib.sha256(state).digest()[:8], "little")
 
     @property
     def perturbs_actions(self) -> bool:
@@ -449,11 +464,11 @@ class TractionEnv(Snapshots, gym.Env):
 
     def _standard_normal(self, kind: str, shape: tuple) -> np.ndarray:
         """The next row of standard normal noise of ``kind`` from the randomisation's stream,
-        drawn :data:`NOISE_BLOCK` rows at a time (one draw per step and world costs about as
+        drawn ``randomize.NOISE_BLOCK`` rows at a time (one draw per step and world costs about as
         much as a light task's whole step); the blocks start anew at every reset."""
         block = self._noise.get(kind)
-        if block is None or block[1] == NOISE_BLOCK:
-            block = self._noise[kind] = [self._domain_rng.standard_normal((NOISE_BLOCK, *shape)),
+        if block is None or block[1] == domain.NOISE_BLOCK:
+            block = self._noise[kind] = [self._domain_rng.standard_normal((domain.NOISE_BLOCK, *shape)),
                                          0]
         i = block[1]
         block[1] = i + 1
@@ -496,8 +511,9 @@ class TractionEnv(Snapshots, gym.Env):
     def step_physics(self, action) -> None:
         """The physics of one control step: check and apply ``action``, run the substeps (the
         native vector env does this for all its worlds in one call)."""
-        if self.perturbs_actions:
-            action = self.perturb_action(self.read_action(action)).astype(np.float32)
+        if self.perturbs_actions:                   # (float32 stays float32, as the vector
+            dtype = np.float32 if getattr(action, "dtype", None) == _FLOAT32 else np.float64
+            action = self.perturb_action(self.read_action(action)).astype(dtype)   # env's)
         if self.action_map == actions.NONE:
             checked = self.check_action(action)
             self.sim.check_friction()                   # (the compiled call's, before any change)

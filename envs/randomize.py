@@ -2,8 +2,10 @@
 
 A task's ``randomize`` argument names a preset (``"none"``, ``"mild"``, ``"wide"``) or gives a
 dict of ranges, ``{key: (lo, hi)}``, each drawn uniformly and independently at every reset from
-the environment's seeded ``np_random`` (so the same seed replays the same draws; the worlds of a
-vector env, seeded apart, draw apart). A key left out keeps its nominal value. The keys:
+a random stream of its own, seeded with the environment (so the same seed replays the same
+draws; the worlds of a vector env, seeded apart, draw apart; and ``np_random`` is not drawn
+from, so a seed gives the same terrain and task start with and without randomisation). A key
+left out keeps its nominal value. The keys:
 
 ========================  =======  ==========================================================
 key                       unit     what it scales or moves
@@ -32,20 +34,22 @@ latency                   steps    a whole number of control steps each action w
 ========================  =======  ==========================================================
 
 The sprung masses are computed again for the drawn mass and centre of mass, as a loaded file
-without them would be (so the drawn vehicle rests at zero jounce), and the drawn vehicle is
-validated as a loaded one. A spec is checked when the environment is built: an unknown key, a
-range outside the key's allowed one or with ``lo > hi`` raises ValueError naming it, and so does
-a spec whose ends give an invalid vehicle (every key at its low end, every key at its high end:
-each drawn parameter lies between its values there, so no draw is invalid) or whose stiffest
-and lightest corner (every spring, damper and tyre stiffness at its highest, mass and inertia at
-their lowest) gets a warning from ``check_timestep`` the nominal vehicle does not get: a draw
-cannot be unstable at the physics step. A draw is then packed for the compiled update without
-validating it again (validation costs several milliseconds; a reset without draws, half of one).
+without them would be (so the drawn vehicle rests at zero jounce; each at least a share of the
+mean, ``suspension.MIN_SPRUNG_SHARE``). A spec is checked when the environment is built, so that
+a draw need not be (validating a vehicle costs several milliseconds; a reset without draws, half
+of one): an unknown key, a range outside the key's allowed one or with ``lo > hi`` raises
+ValueError naming it, and so does a spec whose ends give an invalid vehicle (every key at its
+low end, every key at its high end: every other drawn parameter is a nominal one scaled or moved
+by one key, so it lies between its values there) or whose stiffest and lightest vehicles (every
+spring, damper and tyre stiffness at its highest, mass and inertia at their lowest, the centre
+of mass at each of the 8 corners of its offsets) get a warning from ``check_timestep`` the
+nominal vehicle does not get. The drawn vehicle is then packed for the compiled update as it is.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import warnings
 from collections.abc import Mapping
@@ -95,6 +99,9 @@ PRESETS: dict[str, dict[str, tuple[float, float]]] = {
              "spring_scale": (0.8, 1.25), "damper_scale": (0.75, 1.3),
              "action_noise": (0.0, 0.05), "observation_noise": (0.0, 0.02), "latency": (0, 1)},
 }
+
+#: rows of noise drawn at once from the stream (``TractionEnv._standard_normal``)
+NOISE_BLOCK = 256
 
 #: the keys that scale the friction table (the others change the vehicle)
 FRICTION_KEYS = frozenset({"friction_scale", "surface_friction_scale"})
@@ -183,8 +190,8 @@ def _scaled(part, scales: dict):
 
 
 def vehicle(nominal: vm.VehicleParams, values: dict) -> vm.VehicleParams:
-    """The nominal vehicle with the drawn ``values`` applied (validated, sprung masses computed
-    again for the drawn mass and centre of mass)."""
+    """The nominal vehicle with the drawn ``values`` applied (sprung masses computed again for
+    the drawn mass and centre of mass; not validated: see the module docstring)."""
     get = lambda key: values.get(key, NOMINAL[key])            # noqa: E731
     p = nominal
     mass_s, inertia_s = get("mass_scale"), get("inertia_scale")
@@ -224,11 +231,7 @@ def friction(nominal: np.ndarray, values: dict) -> np.ndarray:
 
 def check_bounds(ranges: dict, nominal: vm.VehicleParams, dt: float, gravity: float) -> None:
     """ValueError if a draw of the spec could be an invalid vehicle or unstable at the physics
-    step: the vehicles with every key at its low end and at its high end must validate (each
-    drawn parameter is the nominal one scaled or moved by one key, so every field of a draw
-    lies between its values there, and a draw needs no validation of its own: it is packed
-    directly, :func:`vehicle`), and the stiffest and lightest vehicle must get no
-    ``check_timestep`` warning the nominal one does not."""
+    step (the module docstring says what is checked and why it covers every draw)."""
     for end, pick in (("low", 0), ("high", 1)):
         values = {k: r[pick] for k, r in ranges.items()
                   if k not in FRICTION_KEYS | AGENT_KEYS}
@@ -237,21 +240,25 @@ def check_bounds(ranges: dict, nominal: vm.VehicleParams, dt: float, gravity: fl
         except vm.VehicleConfigError as e:
             raise ValueError(f"randomize: every range at its {end} end gives an invalid "
                              f"vehicle: {e}") from None
-    corner = {}
+    stiff = {}
     for key, (lo, hi) in ranges.items():
         if key in ("spring_scale", "damper_scale", "tire_stiffness_scale"):
-            corner[key] = hi
+            stiff[key] = hi
         elif key in ("mass_scale", "inertia_scale"):
-            corner[key] = lo
-    if not corner:
+            stiff[key] = lo
+    offsets = [k for k in ("com_offset_x", "com_offset_y", "com_offset_z") if k in ranges]
+    if not stiff and not offsets:
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         before = set(vm.check_timestep(nominal, dt, gravity))
-        after = vm.check_timestep(vehicle(nominal, corner), dt, gravity)
-    new = [w for w in after if w not in before]
-    if new:
-        raise ValueError(f"randomize: the stiffest, lightest draw ("
-                         f"{', '.join(f'{k} = {v:g}' for k, v in corner.items())}) is not stable "
-                         f"at physics_dt = {dt:g} s: {new[0]} (narrow the ranges, or a smaller "
-                         "physics_dt)")
+        for ends in itertools.product((0, 1), repeat=len(offsets)):
+            corner = {**stiff, **{k: ranges[k][e] for k, e in zip(offsets, ends, strict=True)}}
+            new = [w for w in vm.check_timestep(vehicle(nominal, corner), dt, gravity)
+                   if w not in before]
+            if new:
+                raise ValueError(
+                    f"randomize: the stiffest, lightest draw ("
+                    f"{', '.join(f'{k} = {v:g}' for k, v in corner.items())}) is not stable at "
+                    f"physics_dt = {dt:g} s: {new[0]} (narrow the ranges, or a smaller "
+                    "physics_dt)")

@@ -20,7 +20,7 @@ import numpy as np
 
 from traction.vehicle_model import tire_custom
 
-from .randomize import checked_draw
+from .randomize import NOISE_BLOCK, checked_draw
 
 #: types of the public attributes a copy takes over from its original (settings such as
 #: ``target`` or ``hold_seconds`` that ``set_attr`` may have changed after construction), and
@@ -174,6 +174,8 @@ class Snapshots:
         self._steps, self._last_obs = state["steps"], state["last_obs"]
         self._queue, self._noise = state.get("action_queue"), state.get("noise", {})
         if state.get("domain_rng") is not None:
+            if self._domain_rng is None:              # (an env not reset yet)
+                self._domain_rng = np.random.default_rng()
             self._domain_rng.bit_generator.state = state["domain_rng"]
         sim.restore(state["now"], state["diverged"], state["warnings"])
         if sim.telemetry is not None:            # (its samples stay in time order)
@@ -210,9 +212,11 @@ class Snapshots:
                              f"environment's is {sorted(self.task_state)}")
         self.scene.check_saved_terrain(state["terrain"])
         try:
-            checked_draw(state.get("randomization", {}), len(self.sim.friction_table.values))
+            drawn = checked_draw(state.get("randomization", {}),
+                                 len(self.sim.friction_table.values))
         except ValueError as e:
             raise ValueError(f"set_state: {e}") from None
+        _check_agent_state(state, drawn, self.action_space.shape, self.observation_space.shape)
         mine, theirs = _table_of(self.sim.friction_table), state["friction"]
         if not (isinstance(theirs, tuple) and len(theirs) == 3 and theirs[:2] == mine[:2]
                 and np.shape(theirs[2]) == mine[2].shape):
@@ -244,6 +248,30 @@ class Snapshots:
                     h.update(np.ascontiguousarray(a).tobytes())
             self._env_key = h.hexdigest()
         return self._env_key
+
+
+def _check_agent_state(state: dict, drawn: dict, action_shape: tuple, obs_shape: tuple) -> None:
+    """ValueError naming the part of a snapshot's randomisation state (``randomize``'s stream,
+    noise blocks and latency queue) that no :meth:`Snapshots.get_state` could have saved."""
+    rng = state.get("domain_rng")
+    if rng is not None:
+        try:
+            np.random.default_rng().bit_generator.state = rng
+        except (TypeError, ValueError, KeyError) as e:
+            raise ValueError(f"set_state: domain_rng is not a generator state ({e})") from None
+    noise = state.get("noise", {})
+    shapes = {"action": action_shape, "observation": obs_shape}
+    if not isinstance(noise, dict) or set(noise) - set(shapes) or not all(
+            isinstance(b, list) and len(b) == 2 and isinstance(b[1], int)
+            and np.shape(b[0]) == (NOISE_BLOCK, *shapes[k]) and 0 <= b[1] <= NOISE_BLOCK
+            for k, b in noise.items()):
+        raise ValueError("set_state: noise is not the noise blocks of this environment")
+    queue, latency = state.get("action_queue"), int(drawn.get("latency", 0))
+    if queue is not None and not (
+            isinstance(queue, list) and len(queue) == latency
+            and all(np.shape(a) == action_shape and np.all(np.isfinite(a)) for a in queue)):
+        raise ValueError(f"set_state: action_queue is not {latency} finite actions of shape "
+                         f"{action_shape} (the snapshot's latency)")
 
 
 def _table_of(table) -> tuple:

@@ -350,7 +350,7 @@ class TractionVectorEnv(VectorEnv):
         compiled action map)."""
         first = self.envs[0]
         perturbing = [i for i in np.flatnonzero(stepping) if self.envs[i].perturbs_actions]
-        if perturbing and np.all(np.isfinite(actions)):   # (a bad action: refused below)
+        if perturbing and np.all(np.isfinite(actions[perturbing])):   # (else refused below)
             actions = np.array(actions, np.float32 if actions.dtype == np.float32 else float)
             for i in perturbing:                          # noise, latency (randomize)
                 actions[i] = self.envs[i].perturb_action(actions[i])

@@ -165,6 +165,8 @@ class VehicleSim:
         self.telemetry = Telemetry(1, self.params.n_wheels, telemetry, self.params.wheel_names) \
             if telemetry else None
         self._kin = np.zeros(1, L.KINEMATICS)
+        self._sameframe = {name: getattr(m, name).copy()          # (see use_vehicle)
+                           for name in ("body_sameframe", "geom_sameframe", "site_sameframe")}
         mujoco.mj_forward(self.model, self.data)
         self.surfaces = SurfaceLookup(self.model, self.data, scene)   # static geoms: once
         self.world = World.of_new_sim()
@@ -207,6 +209,11 @@ class VehicleSim:
         m.body_ipos[b] = p.chassis.com
         m.body_inertia[b] = p.chassis.inertia
         mujoco.mj_setConst(m, self.data)
+        # mj_setConst also marks every body, geom and site that sits at its frame's origin now
+        # as always there (MuJoCo then skips its offset): a terrain regenerated later at another
+        # offset would be misplaced. The compiled flags hold for every terrain of the scene.
+        for name, flags in self._sameframe.items():
+            getattr(m, name)[...] = flags
         self.params = p
 
     def check_friction(self, doing: str = "stepped") -> None:

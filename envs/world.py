@@ -102,7 +102,11 @@ class Arrays:
         return out
 
 
-def packed_rows(a: Arrays, constants: SimpleNamespace) -> vm.Packed:
+#: the wheel records' fields the scene's rays and sensors were placed by (``set_params`` keeps)
+GEOMETRY = ("radius", "ray_start", "travel_direction")
+
+
+def packed_rows(a: Arrays, constants: SimpleNamespace) -> Packed:
     """The vehicle parameters of the worlds of ``a``: their record rows and the arrays all
     worlds share (``pack.stack``'s layout)."""
     return Packed(a.params_wheel, a.params_vehicle, *constants.shared)
@@ -361,15 +365,23 @@ class World:
 
     def set_params(self, i: int, packed: Packed) -> None:
         """Row ``i`` steps the vehicle parameters ``packed`` from now on: their records are
-        copied to its rows (``VehicleSim.use_vehicle`` checks that they fit).
+        copied to its rows.
 
         Raises:
             ValueError: parameters that differ from the world's in more than their records'
-                values (``pack.stack``).
+                values (``pack.stack``), or in the wheels' geometry the rays were laid out for
+                (:data:`GEOMETRY`, the contact's ray count).
         """
         a = self.arrays
         mine = Packed(a.params_wheel[i], a.params_vehicle[i:i + 1], *self.constants.shared)
         stack([mine, packed])                      # (raises for more than other values)
+        # what the rays were laid out for (the world's ray work, the sensors) must stay
+        moved = [f for f in GEOMETRY if not np.array_equal(mine.wheel[f], packed.wheel[f])]
+        if packed.vehicle[0]["contact_rays"] != mine.vehicle[0]["contact_rays"]:
+            moved.append("contact_rays")
+        if moved:
+            raise ValueError(f"set_params: the vehicle's {', '.join(moved)} differ from world "
+                             f"{i}'s; its rays and sensors were built for those")
         a.params_wheel[i], a.params_vehicle[i] = packed.wheel, packed.vehicle[0]
 
     def write_surfaces(self, i: int) -> None:

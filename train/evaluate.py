@@ -358,7 +358,10 @@ def main(argv=None) -> dict:
             from traction.train import pretrained
 
             run = pretrained.folder(args.pretrained)
-            out = out or Path("runs") / "pretrained" / pretrained.name_of(args.pretrained)
+            if out is None:
+                out = Path("runs") / "pretrained" / pretrained.name_of(args.pretrained)
+                if args.env_kwarg:                  # beside the shipped agent's own results
+                    out = out / "evaluations" / override_name(dict(args.env_kwarg))
         check_run(run, args.model, args.video)
         if out is not None:
             writable_dir(out)

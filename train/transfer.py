@@ -10,8 +10,9 @@ when empty). Every trial's final model is evaluated on held-out episodes (seeds 
 1,000,000, as the sweep's) in every evaluation setting (``--eval``: ``nominal``, or
 ``NAME=VALUE[,NAME=VALUE]``; by default nominal, ``randomize=wide`` and every rung of the tyre
 ladder besides the vehicle's own), each evaluation kept beside its model
-(``evaluations/<setting>/evaluation.json``, reused when present, so an interrupted report
-resumes). Per task, the matrix trained-on x evaluated-on holds the IQM over seeds of the success
+(``evaluations/<setting>/evaluation.json``, reused while the model file and the setting are
+the same, so an interrupted report resumes). A setting names ``randomize`` and ``tire_model``
+in full: one it leaves out is evaluated at the task's default, whatever the row trained with. Per task, the matrix trained-on x evaluated-on holds the IQM over seeds of the success
 rate with its 95 % stratified-bootstrap CI (rliable, :mod:`traction.train.stats`) and the
 return's. Writes ``OUT/transfer/transfer.json`` and ``transfer.md`` (``OUT``: the first
 folder); ``--docs FILE`` also writes the tables into ``FILE`` between ``<!-- transfer:begin
@@ -71,19 +72,29 @@ def _sweep_setting(folder: Path) -> dict:
     return dict(yaml.safe_load(path.read_text()).get("env_kwargs") or {})
 
 
+#: the arguments a setting stands for in full: one it leaves out is the task's default (a
+#: ``nominal`` column of a row trained with ``randomize=mild`` is evaluated without it)
+SETTING_KEYS = ("randomize", "tire_model")
+
+
 def evaluate_trial(run: Path, setting: dict, episodes: int) -> dict:
-    """The final model of ``run`` in ``setting`` (kept in ``evaluations/<setting>/``; read back
-    when it holds as many episodes)."""
+    """The final model of ``run`` in ``setting`` (the run's other environment arguments kept,
+    :data:`SETTING_KEYS` replaced; kept in ``evaluations/<setting>/``, read back when it is of
+    this model file, setting, episode count and seeds)."""
     from traction.train.evaluate import evaluate
 
+    overrides = {**dict.fromkeys(SETTING_KEYS), **setting}
     out = run / "evaluations" / setting_name(setting)
     kept = out / "evaluation.json"
+    model = (run / "model.zip").stat()
+    stamp = {"seed": EVAL_SEED, "model_mtime_ns": model.st_mtime_ns, "model_size": model.st_size}
     if kept.is_file():
         result = json.loads(kept.read_text())
-        if result.get("episodes") == episodes and result.get("seed") == EVAL_SEED:
+        if (result.get("episodes") == episodes and result.get("env_overrides") == overrides
+                and all(result.get(k) == v for k, v in stamp.items())):
             return result
-    result = evaluate(run, episodes, seed=EVAL_SEED, out=out, env_overrides=setting)
-    result["seed"] = EVAL_SEED
+    result = {**evaluate(run, episodes, seed=EVAL_SEED, out=out, env_overrides=overrides),
+              **stamp}
     kept.write_text(json.dumps(result, indent=2))
     return result
 
@@ -93,8 +104,9 @@ def summarize(folders: list[Path], settings: list[dict], episodes: int) -> dict:
     mean return, their IQM with 95 % CIs.
 
     Raises:
-        ValueError: a folder that is not a sweep or holds no finished trial, or two folders of
-            one task with the same training setting.
+        ValueError: a folder that is not a sweep or holds no finished trial, or a task's seed
+            trained in one setting in two folders (folders of one setting with other seeds are
+            pooled).
     """
     cells: dict[str, dict[str, dict[str, dict]]] = {}
     for folder in folders:

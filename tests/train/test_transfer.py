@@ -56,6 +56,10 @@ def test_transfer_matrix_of_tiny_sweeps(tmp_path):
         other = json.loads((sweep.trial_dir(folder, "Traction/TankTurn-v1", 0) / "evaluations"
                             / "randomize=wide,tire_model=arcade" / "evaluation.json").read_text())
         assert other["env_overrides"] == {"tire_model": "arcade", "randomize": "wide"}
+        nominal_eval = json.loads((sweep.trial_dir(folder, "Traction/TankTurn-v1", 0)
+                                   / "evaluations" / "nominal" / "evaluation.json").read_text())
+        # the nominal column is nominal whatever the row trained with
+        assert nominal_eval["env_overrides"] == {"randomize": None, "tire_model": None}
     text = docs.read_text()
     assert text.startswith("# Results\n\nkept text\n") and transfer.BEGIN in text
     assert "| max_episode_steps=20,randomize=mild (2) |" in text
