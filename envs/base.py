@@ -409,7 +409,12 @@ class TractionEnv(Snapshots, gym.Env):
         MjData to be reset (the task's reset does)."""
         values = domain.checked_draw(values, len(self._nominal_friction))
         drawn = domain.vehicle(self._nominal_vehicle, values)
-        self.sim.use_vehicle(drawn, vm_pack.pack(drawn))   # (valid: randomize.check_bounds)
+        wheel, vehicle = vm_pack.records(drawn)            # (valid: randomize.check_bounds)
+        for a in (wheel, vehicle):
+            a.setflags(write=False)
+        packed = self._nominal_vehicle.packed._replace(wheel=wheel, vehicle=vehicle)
+        drawn.__dict__["packed"] = packed      # (cached_property's slot: not validated again)
+        self.sim.use_vehicle(drawn, packed)
         table = self.sim.friction_table.values
         if self._friction_drawn is None or not np.array_equal(table, self._friction_drawn):
             self._nominal_friction = table.copy()   # a table set or edited since: the nominal

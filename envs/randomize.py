@@ -218,8 +218,11 @@ def vehicle(nominal: vm.VehicleParams, values: dict) -> vm.VehicleParams:
     brake = get("brake_torque_scale")
     wheels = _scaled(p.wheels, {"max_brake_torque": brake, "max_handbrake_torque": brake})
     engine = _scaled(p.engine, {"peak_torque": get("engine_torque_scale")})
-    return dataclasses.replace(p, chassis=ch, suspension=sus, tires=tires, wheels=wheels,
-                               engine=engine)
+    out = dataclasses.replace(p, chassis=ch, suspension=sus, tires=tires, wheels=wheels,
+                              engine=engine)
+    for name in ("groups", "base_split"):     # drawn values leave the drivetrain's layout:
+        out.__dict__[name] = getattr(p, name)  # its cached arrays are the nominal vehicle's
+    return out
 
 
 def friction(nominal: np.ndarray, values: dict) -> np.ndarray:

@@ -22,7 +22,9 @@ untimed), so the vehicle drives as intended rather than tumbling under random ac
    least 2; ``num_threads``);
 5. ``import traction.envs`` + first ``gym.make`` in a fresh process (warm on-disk kernel cache);
 6. the wheel contact models (:func:`contact_models`): env steps per second with one ray per
-   wheel and with the footprint, in one run;
+   wheel and with the footprint, in one run; and domain randomisation (:func:`randomisation`):
+   env steps per second without it, with the ``mild`` vehicle draws and with all of ``mild``
+   (noise too), resets timed, in one run;
 7. training (:func:`training`, when Stable-Baselines3 is installed): PPO with the shipped
    hyperparameters (``train/hyperparams/ppo.yml``: its worlds, its physics threads, one torch
    thread), end-to-end environment steps per second, against the native vector env of as many
@@ -303,6 +305,42 @@ def contact_models(env_id: str, actions: np.ndarray, seconds: float) -> dict:
     return {"env_steps_per_s": rates, "footprint_cost_vs_ray": rates["ray"] / rates["footprint"]}
 
 
+def randomisation(env_id: str, actions: np.ndarray, seconds: float) -> dict:
+    """Env steps per second of the task without randomisation; with every vehicle and friction
+    key drawn at its nominal value (the draws' own cost: the same physics); with the ``mild``
+    preset's vehicle and friction draws (other cars: the same actions drive them elsewhere, at
+    another cost of the physics); and with the whole ``mild`` preset (also action and
+    observation noise); each replaying the same actions as whole episodes, the reset (where a
+    draw happens) timed with them, in turn in each of ``ROUNDS`` rounds (best of each); and
+    each one's rate as a share of the rate without."""
+    from traction.envs.randomize import AGENT_KEYS, KEYS, NOMINAL, PRESETS
+
+    nominal = {k: (NOMINAL[k], NOMINAL[k]) for k in KEYS if k not in AGENT_KEYS}
+    physics = {k: v for k, v in PRESETS["mild"].items() if k not in AGENT_KEYS}
+    envs = {name: gym.make(env_id, randomize=spec)
+            for name, spec in (("none", None), ("nominal draws", nominal),
+                               ("mild, vehicle", physics), ("mild", "mild"))}
+    rates = dict.fromkeys(envs, 0.0)
+
+    def episodes(env, seconds):
+        n, start = 0, time.perf_counter()
+        while (elapsed := time.perf_counter() - start) < seconds:
+            env.reset()
+            for a in actions:
+                env.step(a)
+            n += len(actions)
+        return n / elapsed
+    for env in envs.values():
+        env.reset(seed=0)
+    for _ in range(ROUNDS):
+        for name, env in envs.items():
+            rates[name] = max(rates[name], episodes(env, seconds / ROUNDS))
+    for env in envs.values():
+        env.close()
+    return {"episode_steps": len(actions), "env_steps_per_s": rates,
+            "share_of_none": {k: v / rates["none"] for k, v in rates.items()}}
+
+
 def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: float,
                threads: int = 2) -> dict:
     """The native vector env replaying the scripted actions in every sub-environment (each on
@@ -473,6 +511,7 @@ def main(argv=None) -> dict:
                        for n in sizes}
         r["startup_s"] = startup_seconds(env_id)
         r["contact"] = contact_models(env_id, actions, seconds)
+        r["randomisation"] = randomisation(env_id, actions, seconds)
         if has_sb3:
             r["training"] = training(env_id, 2 if args.quick else TRAIN_ROUNDS,
                                      {"n_envs": 4, "n_steps": 16} if args.quick else None)
@@ -517,6 +556,15 @@ def table(report: dict) -> str:
         rows.append(f"| {env_id} | {c['env_steps_per_s']['ray']:.0f} | "
                     f"{c['env_steps_per_s']['footprint']:.0f} | "
                     f"{c['footprint_cost_vs_ray']:.2f}x |")
+    rows += ["", "| task | steps per episode | env steps/s, no randomisation | every key drawn "
+             "at its nominal value | mild, vehicle draws | mild (with noise) |",
+             "|---|---|---|---|---|---|"]
+    for env_id, r in report["tasks"].items():
+        d = r["randomisation"]
+        e, share = d["env_steps_per_s"], d["share_of_none"]
+        rows.append(f"| {env_id} | {d['episode_steps']} | {e['none']:.0f} | "
+                    + " | ".join(f"{e[k]:.0f} ({100 * share[k]:.0f} %)"
+                                 for k in ("nominal draws", "mild, vehicle", "mild")) + " |")
     rows += ["", "| task | worlds | physics threads | torch threads | env steps/s (native vector "
              "env) | PPO training steps/s | training / env | same, CPU time | learner share |",
              "|---|---|---|---|---|---|---|---|---|"]

@@ -15,6 +15,7 @@ vehicle type, so that the update does not recompute them every substep) is liste
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -152,19 +153,23 @@ def _dtype(entries) -> np.dtype:
                      for e in entries])
 
 
-def _wheel_entries() -> list[_Entry]:
-    return _declared(_WHEEL_PARTS, True) + list(DERIVED_WHEEL)
+@functools.cache
+def _wheel_entries() -> tuple[_Entry, ...]:
+    return tuple(_declared(_WHEEL_PARTS, True)) + tuple(DERIVED_WHEEL)
 
 
-def _vehicle_entries() -> list[_Entry]:
-    return _declared(_vehicle_parts(), False) + list(DERIVED_VEHICLE)
+@functools.cache
+def _vehicle_entries() -> tuple[_Entry, ...]:
+    return tuple(_declared(_vehicle_parts(), False)) + tuple(DERIVED_VEHICLE)
 
 
+@functools.cache
 def wheel_dtype() -> np.dtype:
     """The per-wheel parameter record: one float (or float subarray) field per packed field."""
     return _dtype(_wheel_entries())
 
 
+@functools.cache
 def vehicle_dtype() -> np.dtype:
     """The per-vehicle parameter record."""
     return _dtype(_vehicle_entries())
@@ -191,13 +196,20 @@ def _curves(sets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.concatenate(points).reshape(-1, 2))
 
 
+def records(p) -> tuple[np.ndarray, np.ndarray]:
+    """A vehicle type's parameter records: ``(n_wheels,)`` per wheel, ``(1,)`` per vehicle (what
+    :func:`pack` packs beside the arrays they index; alone, for a vehicle that differs from
+    another in values only, e.g. a randomised draw: ``pk._replace(wheel=..., vehicle=...)``)."""
+    wheels = np.zeros(p.n_wheels, dtype=wheel_dtype())
+    _fill(_wheel_entries(), wheels, p, p.n_wheels)
+    vehicle = np.zeros(1, dtype=vehicle_dtype())
+    _fill(_vehicle_entries(), vehicle, p, None)
+    return wheels, vehicle
+
+
 def pack(p) -> Packed:
     """The :class:`~traction.vehicle_model.layout.Packed` arrays of a vehicle type."""
-    wheel_entries, vehicle_entries = _wheel_entries(), _vehicle_entries()
-    wheels = np.zeros(p.n_wheels, dtype=_dtype(wheel_entries))
-    _fill(wheel_entries, wheels, p, p.n_wheels)
-    vehicle = np.zeros(1, dtype=_dtype(vehicle_entries))
-    _fill(vehicle_entries, vehicle, p, None)
+    wheels, vehicle = records(p)
     families, index, points = _curves(p.curve_sets)
     bars = np.array([(a, b, k) for (a, b), k in zip(p.anti_roll.pairs, p.anti_roll.stiffness,
                                                     strict=True)], dtype=float).reshape(-1, 3)
@@ -234,8 +246,8 @@ def stack(packs) -> Packed:
         if pk.wheel.dtype != first.wheel.dtype or pk.wheel.shape != first.wheel.shape:
             raise ValueError(f"stack: vehicle {k} has {pk.wheel.shape[0]} wheels of other "
                              f"records than vehicle 0's {first.wheel.shape[0]}")
-        differ = [name for name in SHARED
-                  if not np.array_equal(getattr(pk, name), getattr(first, name))]
+        differ = [name for name in SHARED if getattr(pk, name) is not getattr(first, name)
+                  and not np.array_equal(getattr(pk, name), getattr(first, name))]
         if differ:
             raise ValueError(f"stack: vehicle {k}'s {', '.join(differ)} differ from vehicle "
                              "0's; vehicles of one batch may differ in their records only")

@@ -15,7 +15,7 @@ TASK_KEYS = {"env_steps_per_s", "sim_s_per_wall_s", "physics_substeps_per_s",
              "physics_substep_cost_vs_bare_mujoco_paired",
              "env_step_cost_per_substep_vs_bare_mujoco", "vehicle_update_us_single",
              "vehicle_update_us_per_vehicle_batched_64", "vector", "startup_s", "training",
-             "contact"}
+             "contact", "randomisation"}
 TRAINING_KEYS = {"n_envs", "sim_threads", "torch_threads", "train_steps_per_s", "env_steps_per_s",
                  "train_vs_env", "train_vs_env_cpu", "learner_share"}
 VECTOR_KEYS = {"env_steps_per_s", "threads", "env_steps_per_s_threaded",
@@ -42,11 +42,16 @@ def test_perf_quick_schema(tmp_path):
             bare / (steps * u.n_substeps), rel=1e-12)
         assert r["physics_substep_cost_vs_bare_mujoco"] == pytest.approx(
             bare / r["physics_substeps_per_s"], rel=1e-12)
-        assert all(v > 0 for k, v in r.items() if k not in ("vector", "training", "contact"))
+        assert all(v > 0 for k, v in r.items()
+                   if k not in ("vector", "training", "contact", "randomisation"))
         c = r["contact"]                               # both contact models, in one run
         assert set(c["env_steps_per_s"]) == {"ray", "footprint"}
         assert c["footprint_cost_vs_ray"] == pytest.approx(
             c["env_steps_per_s"]["ray"] / c["env_steps_per_s"]["footprint"])
+        d = r["randomisation"]                         # four settings, in one run
+        assert set(d["env_steps_per_s"]) == {"none", "nominal draws", "mild, vehicle", "mild"}
+        assert all(d["share_of_none"][k] == pytest.approx(v / d["env_steps_per_s"]["none"])
+                   for k, v in d["env_steps_per_s"].items())
         t = r["training"]                              # --quick: 4 worlds, 16 steps each
         assert set(t) == TRAINING_KEYS and (t["n_envs"], t["torch_threads"]) == (4, 1)
         assert t["train_vs_env"] == pytest.approx(t["train_steps_per_s"] / t["env_steps_per_s"])
@@ -58,6 +63,7 @@ def test_perf_quick_schema(tmp_path):
     assert set(report["reference"]) == {"HalfCheetah-v5", "CarRacing-v3"}
     assert "| task | vector N |" in perf.table(report)
     assert "| footprint cost vs one ray |" in perf.table(report)
+    assert "| every key drawn at its nominal value |" in perf.table(report)
     assert "| PPO training steps/s | training / env | same, CPU time | learner share |" in perf.table(report)
 
 
