@@ -114,8 +114,8 @@ class Climb6x6Env(TractionEnv):
     | `randomize` | None | domain randomisation drawn at every reset from the env's seeded RNG: a preset (`"none"`, `"mild"`, `"wide"`) or a dict of ranges `{key: (lo, hi)}` over friction, mass, centre of mass, inertia, tyre stiffness, engine and brake torque, springs and dampers, action and observation noise and action latency (`traction.envs.randomize`: keys, units, presets, checks; draws and noise come from their own stream, so a seed gives the same terrain and task start with and without them); the draw is `info["randomization"]` at reset and `env.unwrapped.randomization`, saved by `get_state`; `vehicle` stays the nominal vehicle, `env.unwrapped.sim.params` is the drawn one |
     | `tire_model` | None | the fidelity ladder: `"arcade"`, `"physx"`, `"curve"` or `"magic_formula"` on every wheel (the vehicle's own parameters for that model, its own tyres if None), to train on one tyre model and evaluate on another (`evaluate RUN --env-kwarg tire_model=...`) |
 
-    `terrain`, `differential`, `action_mode`, `vehicle`, `control_dt`, `physics_dt` and
-    `telemetry` shape the built env: setting one afterwards raises AttributeError (build
+    `terrain`, `differential`, `action_mode`, `vehicle`, `control_dt`, `physics_dt`,
+    `telemetry`, `randomize` and `tire_model` shape the built env: setting one afterwards raises AttributeError (build
     another env); `difficulty`, `goal_radius` and the weights are attributes settable between
     steps.
 
@@ -174,6 +174,8 @@ class Climb6x6Env(TractionEnv):
       the one facet under its centre, up to 25 deg steeper than the hill: the scripted
       controller climbs rough_hill at difficulty 0.7 in 8 of 10 seeds, 5 with one ray.
     - v1: only the v1 ids are registered; asking for a v0 id raises Gymnasium's DeprecatedEnv.
+    - v1: the `randomize` (domain randomisation) and `tire_model` (the fidelity ladder)
+      arguments; without them (the defaults) the task is unchanged, bit for bit.
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")

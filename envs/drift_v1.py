@@ -111,7 +111,7 @@ class DriftEnv(TractionEnv):
     | `randomize` | None | domain randomisation drawn at every reset from the env's seeded RNG: a preset (`"none"`, `"mild"`, `"wide"`) or a dict of ranges `{key: (lo, hi)}` over friction, mass, centre of mass, inertia, tyre stiffness, engine and brake torque, springs and dampers, action and observation noise and action latency (`traction.envs.randomize`: keys, units, presets, checks; draws and noise come from their own stream, so a seed gives the same terrain and task start with and without them); the draw is `info["randomization"]` at reset and `env.unwrapped.randomization`, saved by `get_state`; `vehicle` stays the nominal vehicle, `env.unwrapped.sim.params` is the drawn one |
     | `tire_model` | None | the fidelity ladder: `"arcade"`, `"physx"`, `"curve"` or `"magic_formula"` on every wheel (the vehicle's own parameters for that model, its own tyres if None), to train on one tyre model and evaluate on another (`evaluate RUN --env-kwarg tire_model=...`) |
 
-    `radius` (the painted pad), `vehicle`, `control_dt`, `physics_dt` and `telemetry` shape the
+    `radius` (the painted pad), `vehicle`, `control_dt`, `physics_dt`, `telemetry`, `randomize` and `tire_model` shape the
     built env: setting one afterwards raises AttributeError (build another env);
     `target_sideslip_deg`, `hold_seconds` and the weights are attributes settable between
     steps.
@@ -166,6 +166,8 @@ class DriftEnv(TractionEnv):
       discontinuous split let the car, braked on a slope against its own drive, creep.
     - v1: the `start_sideslip_deg` argument (starts in a slide, for training; 0 by default: the
       task's start is unchanged).
+    - v1: the `randomize` (domain randomisation) and `tire_model` (the fidelity ladder)
+      arguments; without them (the defaults) the task is unchanged, bit for bit.
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")

@@ -99,7 +99,7 @@ class TankTurnEnv(TractionEnv):
     | `randomize` | None | domain randomisation drawn at every reset from the env's seeded RNG: a preset (`"none"`, `"mild"`, `"wide"`) or a dict of ranges `{key: (lo, hi)}` over friction, mass, centre of mass, inertia, tyre stiffness, engine and brake torque, springs and dampers, action and observation noise and action latency (`traction.envs.randomize`: keys, units, presets, checks; draws and noise come from their own stream, so a seed gives the same terrain and task start with and without them); the draw is `info["randomization"]` at reset and `env.unwrapped.randomization`, saved by `get_state`; `vehicle` stays the nominal vehicle, `env.unwrapped.sim.params` is the drawn one |
     | `tire_model` | None | the fidelity ladder: `"arcade"`, `"physx"`, `"curve"` or `"magic_formula"` on every wheel (the vehicle's own parameters for that model, its own tyres if None), to train on one tyre model and evaluate on another (`evaluate RUN --env-kwarg tire_model=...`) |
 
-    `drive_mode`, `vehicle`, `control_dt`, `physics_dt` and `telemetry` shape the built env:
+    `drive_mode`, `vehicle`, `control_dt`, `physics_dt`, `telemetry`, `randomize` and `tire_model` shape the built env:
     setting one afterwards raises AttributeError (build another env); the weights are
     attributes settable between steps.
 
@@ -147,6 +147,8 @@ class TankTurnEnv(TractionEnv):
       MuJoCo's default 0.02 s, a 21 g spike driving a car into a wall at 2 m/s, now 4 g): it
       matters where the chassis touches the ground or a wall (a rollover, bellying on a crest).
     - v1: only the v1 ids are registered; asking for a v0 id raises Gymnasium's DeprecatedEnv.
+    - v1: the `randomize` (domain randomisation) and `tire_model` (the fidelity ladder)
+      arguments; without them (the defaults) the task is unchanged, bit for bit.
     """
 
     action_names = ("left", "right")
