@@ -453,12 +453,10 @@ class TractionEnv(Snapshots, gym.Env):
             return a
         if self._action_noise > 0.0:
             a += self._action_noise * self._standard_normal("action", a.shape)
-        if self._latency:
-            if self._queue is None:
-                self._queue = [a] * self._latency
-            self._queue.append(a)
-            a = self._queue.pop(0)
-        return a
+        if self._queue is None:
+            self._queue = [a] * self._latency
+        self._queue.append(a)
+        return self._queue.pop(0)
 
     def _observe(self, obs: np.ndarray) -> np.ndarray:
         """``obs`` as the agent sees it: with this episode's Gaussian observation noise."""
@@ -469,12 +467,12 @@ class TractionEnv(Snapshots, gym.Env):
 
     def _standard_normal(self, kind: str, shape: tuple) -> np.ndarray:
         """The next row of standard normal noise of ``kind`` from the randomisation's stream,
-        drawn ``randomize.NOISE_BLOCK`` rows at a time (one draw per step and world costs about as
-        much as a light task's whole step); the blocks start anew at every reset."""
+        drawn ``randomize.NOISE_BLOCK`` rows at a time (a draw per step and world cost as much
+        as a light task's whole step); the blocks start anew at every reset."""
         block = self._noise.get(kind)
         if block is None or block[1] == domain.NOISE_BLOCK:
-            block = self._noise[kind] = [self._domain_rng.standard_normal((domain.NOISE_BLOCK, *shape)),
-                                         0]
+            rows = self._domain_rng.standard_normal((domain.NOISE_BLOCK, *shape))
+            block = self._noise[kind] = [rows, 0]
         i = block[1]
         block[1] = i + 1
         return block[0][i]

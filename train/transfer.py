@@ -9,12 +9,12 @@ randomize=mild``): its training setting is its ``sweep.yml``'s ``env_kwargs`` (`
 when empty). Every trial's final model is evaluated on held-out episodes (seeds from
 1,000,000, as the sweep's) in every evaluation setting (``--eval``: ``nominal``, or
 ``NAME=VALUE[,NAME=VALUE]``; by default nominal, ``randomize=wide`` and every rung of the tyre
-ladder besides the vehicle's own), each evaluation kept beside its model
-(``evaluations/<setting>/evaluation.json``, reused while the model file and the setting are
-the same, so an interrupted report resumes). A setting names ``randomize`` and ``tire_model``
-in full: one it leaves out is evaluated at the task's default, whatever the row trained with. Per task, the matrix trained-on x evaluated-on holds the IQM over seeds of the success
-rate with its 95 % stratified-bootstrap CI (rliable, :mod:`traction.train.stats`) and the
-return's. Writes ``OUT/transfer/transfer.json`` and ``transfer.md`` (``OUT``: the first
+ladder), each evaluation kept beside its model (``evaluations/<setting>/evaluation.json``,
+reused while the model file and the setting are the same, so an interrupted report resumes).
+A setting names ``randomize`` and ``tire_model`` in full: one it leaves out is evaluated at the
+task's default, whatever the row trained with. Per task, the matrix trained-on x evaluated-on
+holds the IQM over seeds of the success rate with its 95 % stratified-bootstrap CI (rliable,
+:mod:`traction.train.stats`) and the return's. Writes ``OUT/transfer/transfer.json`` and ``transfer.md`` (``OUT``: the first
 folder); ``--docs FILE`` also writes the tables into ``FILE`` between ``<!-- transfer:begin
 -->`` and ``<!-- transfer:end -->``.
 """
