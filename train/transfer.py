@@ -14,9 +14,9 @@ reused while the model file and the setting are the same, so an interrupted repo
 A setting names ``randomize`` and ``tire_model`` in full: one it leaves out is evaluated at the
 task's default, whatever the row trained with. Per task, the matrix trained-on x evaluated-on
 holds the IQM over seeds of the success rate with its 95 % stratified-bootstrap CI (rliable,
-:mod:`traction.train.stats`) and the return's. Writes ``OUT/transfer/transfer.json`` and ``transfer.md`` (``OUT``: the first
-folder); ``--docs FILE`` also writes the tables into ``FILE`` between ``<!-- transfer:begin
--->`` and ``<!-- transfer:end -->``.
+:mod:`traction.train.stats`) and the return's. Writes ``OUT/transfer/transfer.json`` and
+``transfer.md`` (``OUT``: the first folder); ``--docs FILE`` also writes the tables into
+``FILE`` between ``<!-- transfer:begin -->`` and ``<!-- transfer:end -->``.
 """
 
 from __future__ import annotations
