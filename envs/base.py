@@ -414,7 +414,7 @@ class TractionEnv(Snapshots, gym.Env):
             a.setflags(write=False)
         packed = self._nominal_vehicle.packed._replace(wheel=wheel, vehicle=vehicle)
         drawn.__dict__["packed"] = packed      # (cached_property's slot: not validated again)
-        self.sim.use_vehicle(drawn, packed)
+        self.sim.use_vehicle(drawn)
         table = self.sim.friction_table.values
         if self._friction_drawn is None or not np.array_equal(table, self._friction_drawn):
             self._nominal_friction = table.copy()   # a table set or edited since: the nominal

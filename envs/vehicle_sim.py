@@ -195,15 +195,13 @@ class VehicleSim:
         self.world.point_at_table(self.row, table.values)
         self._friction_table = table
 
-    def use_vehicle(self, p: vm.VehicleParams, packed: vm.layout.Packed | None = None) -> None:
+    def use_vehicle(self, p: vm.VehicleParams) -> None:
         """Step the vehicle ``p`` from now on: parameters that differ from the built vehicle's
         in values only (a randomised draw: ``envs/randomize.py``; ValueError otherwise). Its
-        records go to this world's row, its chassis mass, centre of mass and inertia to the
-        MuJoCo model (whose constants are computed again: ``mj_setConst``, which leaves MjData
-        to be reset); :attr:`params` is then ``p``. Call it before a reset. ``packed``: ``p``'s
-        arrays (``pack.pack``) when the caller packed it without validating (a value it knows
-        valid), else ``p.packed`` (validated)."""
-        self.world.set_params(self.row, p.packed if packed is None else packed)
+        records (``p.packed``) go to this world's row, its chassis mass, centre of mass and
+        inertia to the MuJoCo model (whose constants are computed again: ``mj_setConst``, which
+        leaves MjData to be reset); :attr:`params` is then ``p``. Call it before a reset."""
+        self.world.set_params(self.row, p.packed)
         m, b = self.model, self.body
         m.body_mass[b] = p.chassis.mass
         m.body_ipos[b] = p.chassis.com
