@@ -42,7 +42,7 @@ from traction.vehicle_model import TIRE_MODELS, VehicleParams, vehicle_params
 from traction.vehicle_model import pack as vm_pack
 from traction.vehicle_model.params import check_number
 
-from . import actions, task_checks
+from . import actions, sensors, task_checks
 from . import randomize as domain
 from .reading import ChassisReading, diagnostics
 from .snapshot import Snapshots
@@ -219,6 +219,8 @@ class TractionEnv(Snapshots, gym.Env):
     vehicle = fixed_property("vehicle", lambda self: self._nominal_vehicle)   # (as built)
     randomize = fixed_property("randomize", lambda self: dict(self._randomize))   # (a copy)
     tire_model = fixed_property("tire_model")      # every wheel's tyre model, or None
+    obs_mode = fixed_property("obs_mode")          # what the agent observes (envs/sensors.py)
+    obs_options = fixed_property("obs_options", lambda self: dict(self._obs_options))
     #: reset options the task reads, besides ``terrain_seed``: name -> ``(lo, hi, unit)`` of a
     #: number, or None for another kind, which the task's :meth:`check_option` reads (task)
     reset_options: dict[str, tuple | None] = {}
@@ -240,13 +242,14 @@ class TractionEnv(Snapshots, gym.Env):
     def fixed_names(cls) -> tuple[str, ...]:
         """The attributes fixed when the environment is built (setting one raises)."""
         return ("vehicle", "control_dt", "physics_dt", "n_substeps", "telemetry", "randomize",
-                "tire_model", *cls.fixed_arguments)
+                "tire_model", "obs_mode", "obs_options", *cls.fixed_arguments)
 
     def __init__(self, vehicle: VehicleParams | str, terrain: str, terrain_kwargs: dict,
                  control_dt: float, physics_dt: float, render_mode: str | None,
                  width: int, height: int, telemetry: int = 0,
                  camera_name: str = names.CAMERA_CHASE, randomize=None,
-                 tire_model: str | None = None):
+                 tire_model: str | None = None, obs_mode: str = "state",
+                 obs_options: dict | None = None):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode = {render_mode!r}; allowed: None, "
                              f"{', '.join(self.metadata['render_modes'])}")
@@ -267,11 +270,16 @@ class TractionEnv(Snapshots, gym.Env):
         self.control_dt, self.physics_dt = control_dt, physics_dt
         self.n_substeps = int(round(n_sub))
         self.tire_model = tire_model
+        options = sensors.check_options(obs_mode, obs_options)
+        self.obs_mode, self._obs_options = obs_mode, options
         if tire_model is not None:
             vehicle = with_tire_model(vehicle_params(vehicle), tire_model)
         self.scene: Scene = build_scene(vehicle, terrain, physics_dt=physics_dt, **terrain_kwargs)
         self.sim = VehicleSim(self.scene, n_actions=len(self.action_names),
                               telemetry=self.telemetry)
+        self.sensors = sensors.Sensors(self.scene, obs_mode, options)
+        if "state_space" in self.__dict__:         # (a task that set its space before this)
+            self.observation_space = self.state_space
         actions.validate(self.action_map, len(self.action_names), self.sim.params.n_wheels)
         ranges = domain.spec(randomize)
         domain.check_bounds(ranges, self.sim.params, self.sim.dt, self.sim.gravity)
@@ -304,6 +312,18 @@ class TractionEnv(Snapshots, gym.Env):
         self.action_space = gym.spaces.Box(-1.0, 1.0, (len(self.action_names),), np.float32)
         self._action_shape = self.action_space.shape
         self._reward_keys = tuple(f"reward_{k}" for k in self.reward_names)
+
+    @property
+    def observation_space(self) -> gym.spaces.Space:
+        """What :meth:`step` returns: the task's state space (:attr:`state_space`) with
+        ``obs_mode``'s sensors (``envs/sensors.py``). A task assigns its state space here."""
+        return self._observation_space
+
+    @observation_space.setter
+    def observation_space(self, space: gym.spaces.Box) -> None:
+        self.state_space = space
+        s = getattr(self, "sensors", None)
+        self._observation_space = space if s is None else s.space(space)
 
     @classmethod
     def available_render_modes(cls) -> list[str]:
@@ -385,7 +405,7 @@ class TractionEnv(Snapshots, gym.Env):
         task_checks.missing_state(self)
         self._check_step = True
         if diverged:
-            self._last_obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
+            self._last_obs = np.zeros(self.state_space.shape, self.state_space.dtype)
         else:
             before = task_checks.attributes(self)
             obs = self.observation(c)
@@ -394,6 +414,9 @@ class TractionEnv(Snapshots, gym.Env):
             self._last_obs = obs
         self.clip_bounds = self.observation_bounds()
         obs = np.clip(self._observe(self._last_obs), *self.clip_bounds)   # (a new array)
+        if not self.sensors.state_only:
+            self.sensors.last = None                    # (a diverged reset: zeros, not the last)
+            obs = self.sensors.compose(obs, self.sensed(diverged))
         info = {**self._diagnostics(c), **dict.fromkeys(self._reward_keys, 0.0),
                 "is_success": False, "diverged": diverged}
         if self._randomize:
@@ -505,6 +528,8 @@ class TractionEnv(Snapshots, gym.Env):
         lo, hi = self.clip_bounds
         obs = np.maximum(o.observation, lo)      # a new array: the env's own stays unaliased
         np.minimum(obs, hi, out=obs)
+        if not self.sensors.state_only:
+            obs = self.sensors.compose(obs, self.sensed(o.diverged))
         info = self.step_info(o)
         reward = float(sum(o.values))
         if self.render_mode == "human":
@@ -537,7 +562,7 @@ class TractionEnv(Snapshots, gym.Env):
         """The observation space's bounds, clipped to at every step (so the space holds even in
         a diverging simulation): scalars when uniform, as the shipped tasks' +-OBS_LIMIT, else
         arrays (a task's own space; read at each reset)."""
-        lo, hi = self.observation_space.low, self.observation_space.high
+        lo, hi = self.state_space.low, self.state_space.high
         return (lo.flat[0] if np.all(lo == lo.flat[0]) else lo,
                 hi.flat[0] if np.all(hi == hi.flat[0]) else hi)
 
@@ -716,6 +741,11 @@ class TractionEnv(Snapshots, gym.Env):
                         "(a window), e.g. gym.make(id, render_mode='rgb_array')")
         return None
 
+    def sensed(self, diverged: bool = False) -> dict:
+        """The ``obs_mode`` sensors' readings of the state now (``envs/sensors.py``), the
+        task's markers drawn into camera images."""
+        return self.sensors.read(self.sim.data, diverged, self._checked_markers)
+
     def _checked_markers(self) -> list:
         """The task's :meth:`markers` (none before the first reset); TypeError naming the
         method unless a list of ``Marker`` shapes."""
@@ -730,6 +760,7 @@ class TractionEnv(Snapshots, gym.Env):
         return shapes
 
     def close(self):
+        self.sensors.close()
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None

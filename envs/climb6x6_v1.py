@@ -68,6 +68,14 @@ class Climb6x6Env(TractionEnv):
     | 49 | engaged gear (-1 reverse, 0 neutral, 1-5); 0 while a change is in progress (the gearbox's switch time, 0.4 s, in neutral) | - | - |
     | 50-89 | terrain height minus chassis-origin height on a 8 x 5 grid ahead (0-10.5 m ahead, -2..2 m left), row-major by distance ahead; points beyond the terrain's edge read 10 m below its lowest point | m | heading frame (yaw only) |
 
+    With `obs_mode` other than `"state"` the observation also (or instead) holds sensor
+    readings (`traction.envs.sensors`): `"pixels"` is `Box(0, 255, (84, 84, 3), uint8)`, the
+    `chase` camera's image (`obs_options` `width`, `height`, `camera`); `"state+pixels"` is
+    `Dict(state=<the Box above>, pixels=<the image>)`; `"state+lidar"` is `Dict(state=...,
+    lidar=Box(0, 30, (64,), float32))`, the distances (m) along 32 beams all round in two planes,
+    10 deg down and level, from the roof (`obs_options` `beams`, `fov_deg`, `vertical_deg`,
+    `range`; `lidar_heights=True` adds `heights`, each hit's height relative to the sensor).
+
     ## Rewards
     `reward = progress + energy + slip + success + rollover + off_terrain`, each in
     `info["reward_<term>"]` (the weight arguments are attributes too, settable between steps:
@@ -113,9 +121,11 @@ class Climb6x6Env(TractionEnv):
     | `telemetry` | 0 | physics substeps of PhysX telemetry to keep (ring buffer; 0: none): `env.unwrapped.sim.telemetry` (`arrays()`, `write_csv(path)`), cleared by `reset` and `set_state`; single envs only (a native vector env refuses it) |
     | `randomize` | None | domain randomisation drawn at every reset from the env's seeded RNG: a preset (`"none"`, `"mild"`, `"wide"`) or a dict of ranges `{key: (lo, hi)}` over friction, mass, centre of mass, inertia, tyre stiffness, engine and brake torque, springs and dampers, action and observation noise and action latency (`traction.envs.randomize`: keys, units, presets, checks; draws and noise come from their own stream, so a seed gives the same terrain and task start with and without them); the draw is `info["randomization"]` at reset and `env.unwrapped.randomization`, saved by `get_state`; `vehicle` stays the nominal vehicle, `env.unwrapped.sim.params` is the drawn one |
     | `tire_model` | None | the fidelity ladder: `"arcade"`, `"physx"`, `"curve"` or `"magic_formula"` on every wheel (the vehicle's own parameters for that model, its own tyres if None), to train on one tyre model and evaluate on another (`evaluate RUN --env-kwarg tire_model=...`) |
+    | `obs_mode` | `"state"` | what the agent observes: `"state"`, `"pixels"`, `"state+pixels"` or `"state+lidar"` (see Observation Space) |
+    | `obs_options` | None | the camera's `width`, `height` (84, 84 px), `camera` (`"chase"`, `"top"`, `"driver"`); the lidar's `beams` (32 per plane), `fov_deg` (360), `vertical_deg` ((-10, 0)), `range` (30 m), `lidar_heights` (False) |
 
     `terrain`, `differential`, `action_mode`, `vehicle`, `control_dt`, `physics_dt`,
-    `telemetry`, `randomize` and `tire_model` shape the built env: setting one afterwards raises AttributeError (build
+    `telemetry`, `randomize`, `tire_model`, `obs_mode` and `obs_options` shape the built env: setting one afterwards raises AttributeError (build
     another env); `difficulty`, `goal_radius` and the weights are attributes settable between
     steps.
 
@@ -176,6 +186,8 @@ class Climb6x6Env(TractionEnv):
     - v1: only the v1 ids are registered; asking for a v0 id raises Gymnasium's DeprecatedEnv.
     - v1: the `randomize` (domain randomisation) and `tire_model` (the fidelity ladder)
       arguments; without them (the defaults) the task is unchanged, bit for bit.
+    - v1 (2026-11-29): the `obs_mode` and `obs_options` arguments (camera pixels, lidar); the
+      default `"state"` observation is unchanged.
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")
@@ -198,7 +210,8 @@ class Climb6x6Env(TractionEnv):
                  render_mode: str | None = None, width: int = 640, height: int = 480,
                  telemetry: int = 0, camera_name: str = "chase",
                  randomize=None,
-                 tire_model: str | None = None):
+                 tire_model: str | None = None, obs_mode: str = "state",
+                 obs_options: dict | None = None):
         if terrain not in TERRAINS:
             raise ValueError(f"terrain = {terrain!r}; allowed: {', '.join(TERRAINS)}")
         if differential not in ("torque_vectoring", "equal"):
@@ -224,7 +237,7 @@ class Climb6x6Env(TractionEnv):
             kwargs["difficulty"] = difficulty
         super().__init__(p, terrain, kwargs, control_dt, physics_dt, render_mode, width, height,
                          telemetry, camera_name, randomize,
-                         tire_model)
+                         tire_model, obs_mode, obs_options)
         self.terrain, self.action_mode, self.differential = terrain, action_mode, differential
         self._difficulty = difficulty
         self.goal_radius = goal_radius

@@ -172,6 +172,7 @@ class Snapshots:
         for key, value in state["task"].items():
             setattr(self, key, value)
         self._steps, self._last_obs = state["steps"], state["last_obs"]
+        self.sensors.last = None                # (sensors read the restored MjData)
         self._queue, self._noise = state.get("action_queue"), state.get("noise", {})
         if state.get("domain_rng") is not None:
             if self._domain_rng is None:              # (an env not reset yet)
@@ -193,7 +194,7 @@ class Snapshots:
         size = mujoco.mj_stateSize(self.model, mujoco.mjtState.mjSTATE_INTEGRATION)
         parts = [("mujoco", np.shape(state["mujoco"]), (size,)),
                  ("wheel_angle", np.shape(state["wheel_angle"]), self.sim.wheel_angle.shape),
-                 ("last_obs", np.shape(state["last_obs"]), self.observation_space.shape)]
+                 ("last_obs", np.shape(state["last_obs"]), self.state_space.shape)]
         for name in ("state", "commands", "outputs"):
             theirs = vars(state[name]) if hasattr(state[name], "__dict__") else {}
             parts += [(f"{name}.{buf}", np.shape(theirs.get(buf)), np.shape(mine))
@@ -216,7 +217,7 @@ class Snapshots:
                                  len(self.sim.friction_table.values))
         except ValueError as e:
             raise ValueError(f"set_state: {e}") from None
-        _check_agent_state(state, drawn, self.action_space.shape, self.observation_space.shape)
+        _check_agent_state(state, drawn, self.action_space.shape, self.state_space.shape)
         mine, theirs = _table_of(self.sim.friction_table), state["friction"]
         if not (isinstance(theirs, tuple) and len(theirs) == 3 and theirs[:2] == mine[:2]
                 and np.shape(theirs[2]) == mine[2].shape):

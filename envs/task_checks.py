@@ -119,7 +119,7 @@ def reward_terms_error(env, terms) -> Exception:
 def check_observation(env, obs, method: str = "observation") -> None:
     """TypeError or ValueError unless ``obs`` is a real-valued array of the observation space's
     shape, every value finite."""
-    cls, space = type(env).__name__, env.observation_space
+    cls, space = type(env).__name__, env.state_space
     try:
         kind = np.asarray(obs).dtype
     except (TypeError, ValueError):                 # (a ragged sequence)

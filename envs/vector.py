@@ -41,11 +41,12 @@ import numpy as np
 from gymnasium.envs.registration import load_env_creator
 from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector.utils import batch_space, create_empty_array
 
 from traction.vehicle_model.params import check_number
 
 from . import actions as action_maps
+from . import sensors as sensing
 from .base import StepOutcome
 from .reading import ChassisReading, batch_diagnostics
 from .snapshot import refuse_copies
@@ -121,7 +122,11 @@ class TractionVectorEnv(VectorEnv):
         self.action_space = batch_space(first.action_space, num_envs)
         self._elapsed = np.zeros(num_envs, np.int64)
         self._autoreset = np.zeros(num_envs, np.bool_)
-        self._obs = np.zeros(self.observation_space.shape, self.observation_space.dtype)
+        state = first.state_space                 # the task's vector: every mode computes it
+        self._obs = np.zeros((num_envs, *state.shape), state.dtype)
+        #: with sensors (``obs_mode``), the observations returned (``_obs`` holds the state)
+        self._agent = (None if first.sensors.state_only else
+                       create_empty_array(first.observation_space, num_envs, fn=np.zeros))
         self._rewards = np.zeros(num_envs)
         self._terminated = np.zeros(num_envs, np.bool_)
         self._truncated = np.zeros(num_envs, np.bool_)
@@ -148,15 +153,34 @@ class TractionVectorEnv(VectorEnv):
             self.envs[i].sim.check_friction("reset")
         infos = []
         for i in worlds:
-            self._obs[i], info = self.envs[i].reset(seed=seeds[i], options=options or None)
+            obs, info = self.envs[i].reset(seed=seeds[i], options=options or None)
+            self._store(i, obs)
             infos.append(info)
         self.mark_reset(mask)
         if len(worlds) == self.num_envs:
-            return self._obs.copy(), self._batch_infos(infos)
+            return self.observations(), self._batch_infos(infos)
         out: dict = {}
         for i, info in zip(worlds, infos, strict=True):
             out = self._add_info(out, info, i)
-        return self._obs.copy(), out
+        return self.observations(), out
+
+    def _store(self, i: int, obs) -> None:
+        """Keep world ``i``'s observation (as its env returned it) in the buffers."""
+        if self._agent is None:
+            self._obs[i] = obs
+            return
+        sensing.write_row(self._agent, i, obs)
+        if isinstance(obs, dict) and "state" in obs:
+            self._obs[i] = obs["state"]
+
+    def observations(self):
+        """A copy of every world's observation now (the state vectors, or with ``obs_mode``
+        the sensors' too)."""
+        return self._obs.copy() if self._agent is None else sensing.copy_buffer(self._agent)
+
+    def world_observation(self, i: int):
+        """A copy of world ``i``'s observation now."""
+        return self._obs[i].copy() if self._agent is None else sensing.read_row(self._agent, i)
 
     def booked_resets(self, worlds: list[int], results: list) -> None:
         """Book resets of the sub-environments ``worlds`` made by calling their ``reset``
@@ -165,7 +189,7 @@ class TractionVectorEnv(VectorEnv):
         mask = np.zeros(self.num_envs, np.bool_)
         mask[worlds] = True
         for i, (obs, _) in zip(worlds, results, strict=True):
-            self._obs[i] = obs
+            self._store(i, obs)
         self.mark_reset(mask)
 
     def mark_reset(self, mask: np.ndarray) -> None:
@@ -209,7 +233,7 @@ class TractionVectorEnv(VectorEnv):
             info["_" + key] = np.ones(self.num_envs, np.bool_)
         for i, (obs, last) in self.final.items():
             info = self._add_info(info, {"final_obs": obs, "final_info": last}, i)
-        return (self._obs.copy(), self._rewards.copy(), self._terminated.copy(),
+        return (self.observations(), self._rewards.copy(), self._terminated.copy(),
                 self._truncated.copy(), info)
 
     def _batch_infos(self, infos: list[dict]) -> dict:
@@ -275,7 +299,7 @@ class TractionVectorEnv(VectorEnv):
         if same_step:                                    # reset ended episodes now, keep the last
             if ended:
                 last = self.infos(r, ended)
-                self.final = {i: (self._obs[i].copy(), info)
+                self.final = {i: (self.world_observation(i), info)
                               for i, info in zip(ended, last, strict=True)}
                 self._reset_worlds(ended, r)
         else:                                            # ended last step: reset now
@@ -302,8 +326,13 @@ class TractionVectorEnv(VectorEnv):
         if obs:                                             # clipped all at once
             lo, hi = self.envs[0].clip_bounds               # (every world's space is its)
             self._obs[steps] = np.minimum(np.maximum(np.array(obs), lo), hi)
+        if self._agent is not None:                         # the sensors, world by world
+            for i in steps:
+                env = self.envs[i]
+                self._store(i, env.sensors.compose(self._obs[i], env.sensed(diverged[i])))
         self._rewards[:], self._terminated[:] = rewards, terminated
-        return StepResults(values, success, diverged, readings, self._obs, self._rewards,
+        observations = self._obs if self._agent is None else self._agent
+        return StepResults(values, success, diverged, readings, observations, self._rewards,
                            self._terminated, self._truncated), terminated
 
     def _reset_worlds(self, worlds: list[int], r: StepResults) -> None:
@@ -311,7 +340,7 @@ class TractionVectorEnv(VectorEnv):
         and truncated False in the buffers unless their episode just ended (``SAME_STEP``
         returns its last step's); their info values those of the reset (zeros, False)."""
         for i in worlds:
-            self._obs[i], _ = self.envs[i].reset()     # its info: diagnostics + the zeros below
+            self._store(i, self.envs[i].reset()[0])   # its info: diagnostics + the zeros below
             self._elapsed[i] = 0
             r.values[i], r.success[i], r.diverged[i], r.readings[i] = self._zeros, False, False, None
 

@@ -34,6 +34,8 @@ class Scene:
         geom_surface: surface type per geom (``-1`` = not a drivable surface), ``(ngeom,)``.
         grid_surface: friction-table surface type of each of the terrain grid's surface names.
         friction_table: the table surface names were resolved in.
+        spec: the MjSpec the model was compiled from (a render twin with a coarser heightfield
+            is compiled from a copy: :class:`~traction.scenes.render.ObservationCamera`).
     """
 
     model: mujoco.MjModel
@@ -42,6 +44,7 @@ class Scene:
     geom_surface: np.ndarray
     grid_surface: np.ndarray
     friction_table: FrictionTable
+    spec: mujoco.MjSpec | None = None
 
     @property
     def spawn_pos(self) -> np.ndarray:
@@ -226,4 +229,4 @@ def build_scene(vehicle: str | VehicleParams = "sedan", terrain_name: str = "fla
             table.surface_index(name)
     grid_surface = np.array([table.surface_index(surface or n) for n in t.grid.surfaces]
                             if t.grid is not None else [], dtype=np.int64)
-    return Scene(model, params, t, geom_surface, grid_surface, table)
+    return Scene(model, params, t, geom_surface, grid_surface, table, spec)

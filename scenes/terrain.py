@@ -116,6 +116,10 @@ def spawn_on_ground(ground, vehicle: VehicleParams, x: float, y: float, yaw: flo
 spawn_on_grid = spawn_on_ground     # (its name until 2026-11-28, when it took any ground)
 
 
+#: side of a heightfield's checker squares (m)
+GROUND_CHECKER = 2.0
+
+
 def add_heightfield(spec: mujoco.MjSpec, grid: heightfield.TerrainGrid, rgba) -> None:
     """The grid as the ``ground`` heightfield geom (data normalised to [0, 1]); ValueError for a
     grid MuJoCo cannot take (under 2 x 2 points)."""
@@ -128,8 +132,18 @@ def add_heightfield(spec: mujoco.MjSpec, grid: heightfield.TerrainGrid, rgba) ->
     field = spec.add_hfield(name=names.TERRAIN_HFIELD, size=[length / 2, width / 2, span, 0.5],
                             nrow=nrow, ncol=ncol)
     field.userdata = ((grid.heights - lo) / span).ravel().tolist()
+    # A checker of GROUND_CHECKER m squares draped over the relief: a uniform colour shows no
+    # slope from behind the vehicle (the lighting barely changes), the bent squares do, and
+    # they give the scale and the motion.
+    spec.add_texture(name=names.TERRAIN_TEXTURE, type=mujoco.mjtTexture.mjTEXTURE_2D,
+                     builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER, rgb1=list(rgba[:3]),
+                     rgb2=[0.78 * c for c in rgba[:3]], width=64, height=64)
+    material = spec.add_material(name=names.TERRAIN_TEXTURE)
+    material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = names.TERRAIN_TEXTURE
+    material.texrepeat = [length / (2 * GROUND_CHECKER), width / (2 * GROUND_CHECKER)]
     spec.worldbody.add_geom(name=names.GROUND, type=mujoco.mjtGeom.mjGEOM_HFIELD,
-                            hfieldname=names.TERRAIN_HFIELD, rgba=rgba,
+                            hfieldname=names.TERRAIN_HFIELD, material=names.TERRAIN_TEXTURE,
+                            rgba=[1.0, 1.0, 1.0, 1.0],
                             pos=[grid.x0 + length / 2, grid.y0 + width / 2, lo])
 
 

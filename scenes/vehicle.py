@@ -23,6 +23,19 @@ def _quat_z_to(v: np.ndarray) -> np.ndarray:
     return quat
 
 
+#: The chase camera's bearing from straight behind, toward the vehicle's right (deg)
+CHASE_SIDE_DEG = 30.0
+
+
+def _look_at(eye: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """A camera's ``xyaxes`` (its right and up directions) looking from ``eye`` at ``target``
+    with the world's z up (MuJoCo's cameras look along their -z)."""
+    forward = (np.asarray(target, float) - eye) / np.linalg.norm(np.asarray(target, float) - eye)
+    right = np.cross(forward, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    return np.concatenate([right, np.cross(right, forward)])
+
+
 #: Geom group of collision shapes (hidden by default in MuJoCo's viewer and renderer).
 COLLISION_GROUP = 3
 
@@ -158,9 +171,12 @@ def add_vehicle(spec: mujoco.MjSpec, p: VehicleParams, pos, quat=(1.0, 0.0, 0.0,
                       pos=sus.position[i].tolist(), quat=axle.tolist(), density=0, contype=0,
                       conaffinity=0, rgba=[0.1, 0.1, 0.1, 1.0])
     length, _, height = ch.body_size
+    # Behind and to the right (CHASE_SIDE_DEG off the axis), looking at the body: straight
+    # from behind, a body as wide as its track hides the wheels (the 6x6 truck's).
+    back, side = 1.2 * length + 4.0, np.radians(CHASE_SIDE_DEG)
+    chase = np.array([-back * np.cos(side), -back * np.sin(side), 0.6 * length + 1.5])
     body.add_camera(name=names.CAMERA_CHASE, mode=mujoco.mjtCamLight.mjCAMLIGHT_TRACKCOM,
-                    pos=[-1.2 * length - 4.0, 0.0, 0.6 * length + 1.5],
-                    xyaxes=[0, -1, 0, 0.45, 0, 0.9])
+                    pos=chase.tolist(), xyaxes=_look_at(chase, ch.body_centre).tolist())
     body.add_camera(name=names.CAMERA_TOP, mode=mujoco.mjtCamLight.mjCAMLIGHT_TRACKCOM,
                     pos=[0.0, 0.0, 4.0 * length + 10.0], xyaxes=[1, 0, 0, 0, 1, 0])
     body.add_camera(name=names.CAMERA_DRIVER, pos=[0.1 * length, 0.25 * ch.body_size[1],

@@ -63,7 +63,7 @@ class TractionSB3VecEnv(VecEnv):
         self.venv.booked_resets(list(range(self.num_envs)), results)
         self._reset_seeds()
         self._reset_options()
-        return np.array([obs for obs, _ in results], self.venv.single_observation_space.dtype)
+        return self.venv.observations()       # (with obs_mode's sensors: a dict of arrays)
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions          # checked (shape, dtype, finite) by the vector env's step
@@ -84,7 +84,7 @@ class TractionSB3VecEnv(VecEnv):
         for info, cut in zip(infos, time_limit, strict=True):
             info["TimeLimit.truncated"] = cut
         dones = r.terminated | r.truncated
-        return r.observations.copy(), r.rewards.astype(np.float32), dones, infos
+        return venv.observations(), r.rewards.astype(np.float32), dones, infos
 
     def close(self) -> None:
         self.venv.close()

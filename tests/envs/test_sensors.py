@@ -1,0 +1,206 @@
+"""Observation modes (``obs_mode``): camera pixels and the lidar scan (``envs/sensors.py``)."""
+
+import math
+
+import gymnasium as gym
+import mujoco
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import traction.envs
+from traction.envs import make_vector, sensors
+from traction.scenes import build_scene, names
+
+MODES = ("state", "pixels", "state+pixels", "state+lidar")
+
+
+def rollout(env, actions, seed=3):
+    out = [env.reset(seed=seed)[0]]
+    for a in actions:
+        obs, _, terminated, truncated, _ = env.step(a)
+        out.append(obs)
+        if terminated or truncated:
+            break
+    return out
+
+
+def same(a, b) -> bool:
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    return np.array_equal(a, b)
+
+
+def row(batch, i):
+    return {k: v[i] for k, v in batch.items()} if isinstance(batch, dict) else batch[i]
+
+
+@pytest.mark.parametrize("env_id", traction.envs.ENV_IDS)
+@pytest.mark.parametrize("mode", MODES)
+def test_check_env_passes_in_every_mode(env_id, mode):
+    env = gym.make(env_id, obs_mode=mode)
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    if mode == "pixels":
+        assert obs.shape == (84, 84, 3) and obs.dtype == np.uint8
+    elif mode != "state":
+        assert set(obs) == set(mode.split("+"))
+        assert same(obs["state"], gym.make(env_id).reset(seed=0)[0])   # the state is the same
+    env.close()
+
+
+def test_modes_and_options_are_checked_by_name():
+    with pytest.raises(ValueError, match="obs_mode = 'rgb'"):
+        gym.make("Traction/TankTurn-v1", obs_mode="rgb")
+    with pytest.raises(ValueError, match=r"\['colour'\] unknown"):
+        gym.make("Traction/TankTurn-v1", obs_mode="pixels", obs_options={"colour": 1})
+    with pytest.raises(ValueError, match=r"\['beams'\] are not used by obs_mode = 'pixels'"):
+        gym.make("Traction/TankTurn-v1", obs_mode="pixels", obs_options={"beams": 8})
+    with pytest.raises(ValueError, match="camera = 'roof'"):
+        gym.make("Traction/TankTurn-v1", obs_mode="pixels", obs_options={"camera": "roof"})
+    with pytest.raises(ValueError, match="range"):
+        gym.make("Traction/TankTurn-v1", obs_mode="state+lidar", obs_options={"range": -1})
+    env = gym.make("Traction/TankTurn-v1", obs_mode="state+lidar")
+    with pytest.raises(AttributeError):
+        env.unwrapped.obs_mode = "pixels"
+
+
+def test_options_shape_the_spaces():
+    env = gym.make("Traction/Drift-v1", obs_mode="state+lidar", obs_options={
+        "beams": 8, "vertical_deg": (-20.0, -5.0, 0.0), "range": 12.0, "lidar_heights": True})
+    space = env.observation_space
+    assert space["lidar"].shape == space["heights"].shape == (24,)
+    assert space["lidar"].high.max() == 12.0
+    obs, _ = env.reset(seed=0)
+    assert space.contains(obs)
+    env = gym.make("Traction/Drift-v1", obs_mode="pixels",
+                   obs_options={"width": 64, "height": 48, "camera": "driver"})
+    assert env.reset(seed=0)[0].shape == (48, 64, 3)
+
+
+def test_beam_directions():
+    d = sensors.beam_directions(4, 360.0, (0.0,))
+    np.testing.assert_allclose(d, [[-1, 0, 0], [0, -1, 0], [1, 0, 0], [0, 1, 0]], atol=1e-12)
+    fan = sensors.beam_directions(3, 90.0, (-30.0, 0.0))
+    assert fan.shape == (6, 3)
+    np.testing.assert_allclose(np.linalg.norm(fan, axis=1), 1.0)
+    np.testing.assert_allclose(np.degrees(np.arctan2(fan[:3, 1], fan[:3, 0])), [-45, 0, 45])
+    np.testing.assert_allclose(fan[:3, 2], -0.5)
+
+
+def _posed(scene):
+    data = mujoco.MjData(scene.model)
+    mujoco.mj_forward(scene.model, data)
+    body = mujoco.mj_name2id(scene.model, mujoco.mjtObj.mjOBJ_BODY, names.CHASSIS_BODY)
+    rot = data.xmat[body].reshape(3, 3)
+    return data, data.xpos[body] + rot @ sensors.mount_point(scene.vehicle), rot
+
+
+def test_lidar_measures_a_wall_and_the_ground():
+    """A level beam ahead meets the wall's face at its known distance; a beam pitched down by
+    theta meets flat ground after h / sin(theta); the vehicle's own geoms are not seen."""
+    scene = build_scene("sedan", "obstacle", kind="wall", distance=9.0)
+    data, origin, rot = _posed(scene)
+    np.testing.assert_allclose(rot, np.eye(3), atol=1e-9)           # (spawned level, facing +x)
+    lidar = sensors.Lidar(scene.model, sensors.mount_point(scene.vehicle), beams=4, fov_deg=360,
+                          vertical_deg=(0.0, -20.0), range_m=30.0, heights=True)
+    out = lidar.read(data)
+    ahead, behind = 2, 0                                            # (beam order: from behind)
+    assert abs(out["lidar"][ahead] - (9.0 - origin[0])) < 0.01
+    drop = origin[2] / math.sin(math.radians(20.0))                 # ground plane z = 0
+    for beam in range(4, 8):
+        if beam != 4 + ahead:                                       # (ahead: the wall first)
+            assert abs(out["lidar"][beam] - drop) < 0.01, beam
+            assert abs(out["heights"][beam] + origin[2]) < 0.01
+    assert out["lidar"][behind] == 30.0                             # nothing within range
+
+
+def test_lidar_on_heightfield_agrees_with_single_rays():
+    env = gym.make("Traction/Climb6x6-v1", obs_mode="state+lidar",
+                   obs_options={"beams": 16, "vertical_deg": (-8.0,)}).unwrapped
+    obs, _ = env.reset(seed=4)
+    m, d = env.model, env.data
+    body = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, names.CHASSIS_BODY)
+    rot = d.xmat[body].reshape(3, 3)
+    origin = d.xpos[body] + rot @ sensors.mount_point(env.scene.vehicle)
+    geom = np.zeros(1, np.int32)
+    for k, local in enumerate(sensors.beam_directions(16, 360.0, (-8.0,))):
+        dist = mujoco.mj_ray(m, d, origin, rot @ local, None, 1, body, geom)
+        expected = 30.0 if geom[0] < 0 or dist > 30.0 else dist
+        assert abs(obs["lidar"][k] - expected) < 1e-4, k
+    assert (obs["lidar"] < 30.0).sum() >= 4                         # (it sees the hill)
+
+
+def test_pixels_change_when_the_vehicle_moves_and_not_otherwise():
+    env = gym.make("Traction/Climb6x6-v1", obs_mode="pixels").unwrapped
+    first, _ = env.reset(seed=2)
+    again = env.sensed()["pixels"]
+    assert np.array_equal(first, again)                             # same state, same pixels
+    assert first.std() > 5                                          # (not a blank frame)
+    state = env.get_state()
+    qpos = env.data.qpos.copy()
+    env.data.qpos[2] += 0.5                                         # lift the truck 0.5 m
+    mujoco.mj_forward(env.model, env.data)
+    lifted = env.sensed()["pixels"]
+    assert np.mean(np.any(lifted != first, axis=2)) > 0.02
+    env.data.qpos[:] = qpos
+    env.set_state(state)
+    assert np.array_equal(env.sensed()["pixels"], first)
+
+
+@pytest.mark.parametrize("mode", ["state+pixels", "state+lidar"])
+def test_same_seed_and_actions_same_observations_and_restore(mode):
+    actions = np.random.default_rng(1).uniform(-1, 1, (25, 2)).astype(np.float32)
+    a, b = (gym.make("Traction/TankTurn-v1", obs_mode=mode) for _ in range(2))
+    ra, rb = rollout(a, actions), rollout(b, actions)
+    assert all(same(x, y) for x, y in zip(ra, rb, strict=True))
+    # restore the state after 10 steps and replay: the same observations, pixels re-rendered
+    a.reset(seed=3)
+    for act in actions[:10]:
+        a.step(act)
+    snap = a.unwrapped.get_state()
+    tail = [a.step(act)[0] for act in actions[10:]]
+    a.unwrapped.set_state(snap)
+    assert all(same(x, a.step(act)[0]) for x, act in zip(tail, actions[10:], strict=True))
+
+
+@pytest.mark.parametrize("env_id,mode", [("Traction/TankTurn-v1", "pixels"),
+                                         ("Traction/Drift-v1", "state+pixels"),
+                                         ("Traction/Climb6x6-v1", "state+lidar")])
+def test_vector_env_observations_equal_the_single_envs(env_id, mode):
+    n, steps = 3, 12
+    venv = make_vector(env_id, n, obs_mode=mode)
+    singles = [gym.make(env_id, obs_mode=mode) for _ in range(n)]
+    assert venv.single_observation_space == singles[0].observation_space
+    obs, _ = venv.reset(seed=7)
+    assert venv.observation_space.contains(obs)
+    for i, env in enumerate(singles):
+        assert same(env.reset(seed=7 + i)[0], row(obs, i))
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        act = rng.uniform(-1, 1, venv.action_space.shape).astype(np.float32)
+        obs, _, terminated, truncated, _ = venv.step(act)
+        assert not (terminated.any() or truncated.any())
+        for i, env in enumerate(singles):
+            assert same(env.step(act[i])[0], row(obs, i)), i
+
+
+def test_sb3_adapter_trains_on_dict_and_image_observations():
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3 import PPO
+
+    from traction.train.sb3_vec import TractionSB3VecEnv
+
+    for mode, policy in (("state+lidar", "MultiInputPolicy"), ("pixels", "CnnPolicy")):
+        venv = TractionSB3VecEnv("Traction/TankTurn-v1", 2, obs_mode=mode,
+                                 max_episode_steps=20)
+        obs = venv.reset()
+        if mode == "pixels":
+            assert obs.shape == (2, 84, 84, 3) and obs.dtype == np.uint8
+        else:
+            assert obs["lidar"].shape == (2, 64) and obs["state"].shape == (2, 9)
+        model = PPO(policy, venv, n_steps=16, batch_size=16, n_epochs=1, seed=0, device="cpu")
+        model.learn(48)
+        assert model.num_timesteps >= 48
+        venv.close()
