@@ -187,7 +187,8 @@ class Climb6x6Env(TractionEnv):
     - v1: the `randomize` (domain randomisation) and `tire_model` (the fidelity ladder)
       arguments; without them (the defaults) the task is unchanged, bit for bit.
     - v1 (2026-11-29): the `obs_mode` and `obs_options` arguments (camera pixels, lidar); the
-      default `"state"` observation is unchanged.
+      default `"state"` observation is unchanged. Frames: the chase camera looks from 30 deg to
+      the right of straight behind (the wheels show), and heightfields have a 2 m checker.
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")

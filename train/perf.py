@@ -25,13 +25,18 @@ untimed), so the vehicle drives as intended rather than tumbling under random ac
    wheel and with the footprint, in one run; and domain randomisation (:func:`randomisation`):
    env steps per second without it, with the ``mild`` vehicle draws and with all of ``mild``
    (noise too), resets timed, in one run;
-7. training (:func:`training`, when Stable-Baselines3 is installed): PPO with the shipped
+7. observation modes (:func:`observation_modes`): env steps per second, and per second of the
+   process's CPU time (OpenGL's threads included), with the state vector, camera pixels and the
+   lidar, in a single env and a native vector env, in one run;
+8. training (:func:`training`, when Stable-Baselines3 is installed): PPO with the shipped
    hyperparameters (``train/hyperparams/ppo.yml``: its worlds, its physics threads, one torch
    thread), end-to-end environment steps per second, against the native vector env of as many
    worlds and threads replaying the same actions, paired iteration by iteration; and the
    learner's share (the update's time in the training's);
 
-and, when installed, Gymnasium's ``HalfCheetah-v5`` and ``CarRacing-v3`` env steps per second.
+and, when installed, Gymnasium's ``HalfCheetah-v5`` and ``CarRacing-v3`` env steps per second
+(per wall second and per CPU second: CarRacing's is the pixel env the observation modes are
+compared with).
 The physics costs relative to bare MuJoCo are also measured *paired* (:func:`paired_cost`: both
 timed from the same restored states, in turn, in several sweeps over the states, minimum of many
 runs each), so that a slow moment of the machine hits both sides alike (the ratio of two
@@ -341,6 +346,48 @@ def randomisation(env_id: str, actions: np.ndarray, seconds: float) -> dict:
             "share_of_none": {k: v / rates["none"] for k, v in rates.items()}}
 
 
+#: the observation modes :func:`observation_modes` times
+OBS_MODES = ("state", "pixels", "state+lidar")
+
+
+def observation_modes(env_id: str, actions: np.ndarray, seconds: float,
+                      sizes: tuple = (1, 16)) -> dict:
+    """Env steps per second (wall, and per CPU second of the process: a software OpenGL draws
+    in threads of its own) in each of :data:`OBS_MODES` (default ``obs_options``: 84 x 84
+    pixels from the chase camera; 2 x 32 lidar beams), in a single env (size 1) and in native
+    vector envs of ``sizes`` worlds, each replaying the scripted actions as whole episodes
+    (resets timed), the modes in turn in each of ``ROUNDS`` rounds (best of each); and each
+    mode's rate as a share of the state env's."""
+    from traction.envs import make_vector
+
+    out = {}
+    for n in sizes:
+        envs = {mode: gym.make(env_id, obs_mode=mode) if n == 1 else
+                make_vector(env_id, n, obs_mode=mode) for mode in OBS_MODES}
+        wall, cpu = dict.fromkeys(OBS_MODES, 0.0), dict.fromkeys(OBS_MODES, 0.0)
+        batch = actions if n == 1 else np.repeat(actions[:, None], n, axis=1)
+
+        def episodes(env, seconds, batch=batch, n=n):
+            steps, start, c = 0, time.perf_counter(), time.process_time()
+            while (elapsed := time.perf_counter() - start) < seconds:
+                env.reset()
+                for a in batch:
+                    env.step(a)
+                steps += len(batch) * n
+            return steps / elapsed, steps / max(time.process_time() - c, 1e-9)
+        for env in envs.values():
+            env.reset(seed=0)
+        for _ in range(ROUNDS):
+            for mode, env in envs.items():
+                w, c = episodes(env, seconds / ROUNDS)
+                wall[mode], cpu[mode] = max(wall[mode], w), max(cpu[mode], c)
+        for env in envs.values():
+            env.close()
+        out[str(n)] = {"env_steps_per_s": wall, "env_steps_per_cpu_s": cpu,
+                       "share_of_state": {k: v / wall["state"] for k, v in wall.items()}}
+    return out
+
+
 def vector_env(env_id: str, n: int, actions: np.ndarray, seconds: float, bare: float,
                threads: int = 2) -> dict:
     """The native vector env replaying the scripted actions in every sub-environment (each on
@@ -467,7 +514,9 @@ def startup_seconds(env_id: str) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def reference_env(env_id: str, seconds: float) -> float | None:
+def reference_env(env_id: str, seconds: float) -> dict | None:
+    """Gymnasium's ``env_id`` stepped with random actions: ``{"env_steps_per_s",
+    "env_steps_per_cpu_s"}``, None when it is not installed."""
     try:
         env = gym.make(env_id)
     except Exception:  # noqa: BLE001 - not installed (box2d, mujoco extras): skip
@@ -478,9 +527,11 @@ def reference_env(env_id: str, seconds: float) -> float | None:
         _, _, term, trunc, _ = env.step(env.action_space.sample())
         if term or trunc:
             env.reset()
+    c, t = time.process_time(), time.perf_counter()
     rate = _rate(step, seconds)
+    cpu = rate * (time.perf_counter() - t) / max(time.process_time() - c, 1e-9)
     env.close()
-    return rate
+    return {"env_steps_per_s": rate, "env_steps_per_cpu_s": cpu}
 
 
 def main(argv=None) -> dict:
@@ -512,6 +563,8 @@ def main(argv=None) -> dict:
         r["startup_s"] = startup_seconds(env_id)
         r["contact"] = contact_models(env_id, actions, seconds)
         r["randomisation"] = randomisation(env_id, actions, seconds)
+        r["observation_modes"] = observation_modes(env_id, actions, seconds,
+                                                   (1, 2) if args.quick else (1, 16))
         if has_sb3:
             r["training"] = training(env_id, 2 if args.quick else TRAIN_ROUNDS,
                                      {"n_envs": 4, "n_steps": 16} if args.quick else None)
@@ -575,9 +628,21 @@ def table(report: dict) -> str:
                         f"| {t['env_steps_per_s']:.0f} | {t['train_steps_per_s']:.0f} | "
                         f"{100 * t['train_vs_env']:.0f} % | {100 * t['train_vs_env_cpu']:.0f} % | "
                         f"{100 * t['learner_share']:.0f} % |")
-    rows += ["", "| reference | env steps/s |", "|---|---|"]
+    racing = (report["reference"].get("CarRacing-v3") or {}).get("env_steps_per_cpu_s")
+    rows += ["", "| task | worlds | obs_mode | env steps/s | share of state | env steps per CPU s "
+             "| per CPU s vs CarRacing-v3 |", "|---|---|---|---|---|---|---|"]
+    for env_id, r in report["tasks"].items():
+        for n, o in r.get("observation_modes", {}).items():
+            for mode, rate in o["env_steps_per_s"].items():
+                cpu = o["env_steps_per_cpu_s"][mode]
+                vs = f"{cpu / racing:.1f}x" if racing else "-"
+                rows.append(f"| {env_id} | {n} | {mode} | {rate:.0f} | "
+                            f"{100 * o['share_of_state'][mode]:.0f} % | {cpu:.0f} | {vs} |")
+    rows += ["", "| reference | env steps/s | env steps per CPU s |", "|---|---|---|"]
     for ref, rate in report["reference"].items():
-        rows.append(f"| {ref} | {'not installed' if rate is None else f'{rate:.0f}'} |")
+        rows.append(f"| {ref} | not installed | |" if rate is None else
+                    f"| {ref} | {rate['env_steps_per_s']:.0f} | "
+                    f"{rate['env_steps_per_cpu_s']:.0f} |")
     return "\n".join(rows)
 
 

@@ -10,7 +10,8 @@ import pytest
 from traction.envs import ENV_IDS
 from traction.train import perf
 
-TASK_KEYS = {"env_steps_per_s", "sim_s_per_wall_s", "physics_substeps_per_s",
+TASK_KEYS = {"observation_modes", "env_steps_per_s", "sim_s_per_wall_s",
+             "physics_substeps_per_s",
              "bare_mujoco_substeps_per_s", "physics_substep_cost_vs_bare_mujoco",
              "physics_substep_cost_vs_bare_mujoco_paired",
              "env_step_cost_per_substep_vs_bare_mujoco", "vehicle_update_us_single",
@@ -43,7 +44,8 @@ def test_perf_quick_schema(tmp_path):
         assert r["physics_substep_cost_vs_bare_mujoco"] == pytest.approx(
             bare / r["physics_substeps_per_s"], rel=1e-12)
         assert all(v > 0 for k, v in r.items()
-                   if k not in ("vector", "training", "contact", "randomisation"))
+                   if k not in ("vector", "training", "contact", "randomisation",
+                                "observation_modes"))
         c = r["contact"]                               # both contact models, in one run
         assert set(c["env_steps_per_s"]) == {"ray", "footprint"}
         assert c["footprint_cost_vs_ray"] == pytest.approx(
@@ -52,6 +54,13 @@ def test_perf_quick_schema(tmp_path):
         assert set(d["env_steps_per_s"]) == {"none", "nominal draws", "mild, vehicle", "mild"}
         assert all(d["share_of_none"][k] == pytest.approx(v / d["env_steps_per_s"]["none"])
                    for k, v in d["env_steps_per_s"].items())
+        o = r["observation_modes"]                     # three modes, 1 and 2 worlds, one run
+        assert set(o) == {"1", "2"}
+        for v in o.values():
+            assert set(v["env_steps_per_s"]) == set(v["env_steps_per_cpu_s"]) == set(perf.OBS_MODES)
+            assert all(x > 0 for x in v["env_steps_per_cpu_s"].values())
+            assert all(v["share_of_state"][k] == pytest.approx(x / v["env_steps_per_s"]["state"])
+                       for k, x in v["env_steps_per_s"].items())
         t = r["training"]                              # --quick: 4 worlds, 16 steps each
         assert set(t) == TRAINING_KEYS and (t["n_envs"], t["torch_threads"]) == (4, 1)
         assert t["train_vs_env"] == pytest.approx(t["train_steps_per_s"] / t["env_steps_per_s"])
@@ -61,6 +70,9 @@ def test_perf_quick_schema(tmp_path):
             assert set(v) == VECTOR_KEYS and all(x > 0 for x in v.values())
             assert isinstance(v["threads"], int) and 2 <= v["threads"] <= int(n)
     assert set(report["reference"]) == {"HalfCheetah-v5", "CarRacing-v3"}
+    for ref in report["reference"].values():                    # (None: not installed)
+        assert ref is None or set(ref) == {"env_steps_per_s", "env_steps_per_cpu_s"}
+    assert "| per CPU s vs CarRacing-v3 |" in perf.table(report)
     assert "| task | vector N |" in perf.table(report)
     assert "| footprint cost vs one ray |" in perf.table(report)
     assert "| every key drawn at its nominal value |" in perf.table(report)
