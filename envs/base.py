@@ -743,7 +743,13 @@ class TractionEnv(Snapshots, gym.Env):
 
     def sensed(self, diverged: bool = False) -> dict:
         """The ``obs_mode`` sensors' readings of the state now (``envs/sensors.py``), the
-        task's markers drawn into camera images."""
+        task's markers drawn into camera images. The sensors see the bodies where ``qpos`` puts
+        them (MjData's poses after a step are one substep older) and a camera the tyres posed
+        (steer, spin, travel; ``VehicleSim.pose_for_render``: neither changes the rollout)."""
+        if self.sensors.camera_on and not diverged:
+            self.sim.pose_for_render()
+        elif not diverged:
+            self.sim.pose_bodies()
         return self.sensors.read(self.sim.data, diverged, self._checked_markers)
 
     def _checked_markers(self) -> list:

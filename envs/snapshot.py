@@ -172,13 +172,15 @@ class Snapshots:
         for key, value in state["task"].items():
             setattr(self, key, value)
         self._steps, self._last_obs = state["steps"], state["last_obs"]
-        self.sensors.last = None                # (sensors read the restored MjData)
         self._queue, self._noise = state.get("action_queue"), state.get("noise", {})
         if state.get("domain_rng") is not None:
             if self._domain_rng is None:              # (an env not reset yet)
                 self._domain_rng = np.random.default_rng()
             self._domain_rng.bit_generator.state = state["domain_rng"]
         sim.restore(state["now"], state["diverged"], state["warnings"])
+        if not self.sensors.state_only:     # the readings a diverged step repeats: of this state
+            self.sensors.last = None
+            self.sensed(self.sim.diverged())
         if sim.telemetry is not None:            # (its samples stay in time order)
             sim.telemetry.clear()
 

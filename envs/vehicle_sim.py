@@ -416,9 +416,14 @@ class VehicleSim:
         ``mj_comPos``, ``mj_camlight``), which the next substep's ``mj_step1`` recomputes
         anyway, so rendering does not change a rollout."""
         self.update_wheel_visuals()                    # model geom poses, then the world's
-        mujoco.mj_kinematics(self.model, self.data)
+        self.pose_bodies()
         mujoco.mj_comPos(self.model, self.data)
         mujoco.mj_camlight(self.model, self.data)
+
+    def pose_bodies(self) -> None:
+        """Body and geom poses of ``qpos`` now (``mj_kinematics``; see :meth:`pose_for_render`:
+        it does not change a rollout), for ray queries from the chassis (the lidar)."""
+        mujoco.mj_kinematics(self.model, self.data)
 
     def update_wheel_visuals(self) -> None:
         """Pose the visual tyres from jounce, steer and spin (call before rendering)."""

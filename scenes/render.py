@@ -266,10 +266,14 @@ class SceneRenderer:
         self.renderer.close()
 
 
-#: A pixel observation's heightfield: at most this many grid points (about 1 m cells on the
-#: shipped terrains). On a software OpenGL a frame's cost is its triangles: TankTurn's 241 x 241
-#: arena drawn whole made an 84 x 84 frame 11 ms, against 1 ms without it.
-OBSERVATION_HFIELD_POINTS = 4096
+#: A pixel observation's heightfield: at most this many grid points (about 2 m cells on the
+#: shipped terrains: 32 x 32 over TankTurn's 60 m arena, 51 x 21 over Climb6x6's 100 x 40 m
+#: hill; a cell is 2-4 pixels 10-20 m ahead). On a software OpenGL a frame's cost is its
+#: triangles: TankTurn's 84 x 84 frame took 11 ms with its 241 x 241 grid, 1.6 ms at 4096
+#: points, 0.8 ms at 1024, 0.4 ms without terrain.
+OBSERVATION_HFIELD_POINTS = 1024
+#: Quads along each side of a plane in a pixel observation (see ``ObservationCamera``)
+OBSERVATION_PLANE_QUADS = 16
 #: Slices and stacks of the cylinders (tyres) and spheres of a pixel observation (MuJoCo's
 #: default 28 x 16 costs 7 ms of tyres per frame on a software OpenGL; 8 x 4 looks round at
 #: 84 px)
@@ -283,6 +287,9 @@ def coarse_heightfield(data: np.ndarray, nrow: int, ncol: int, max_points: int
     interpolation, so the corners and edges stay where they are): ``(data, rows, cols)``."""
     k = max(1.0, float(np.sqrt(nrow * ncol / max_points)))
     rows, cols = max(2, int((nrow - 1) / k) + 1), max(2, int((ncol - 1) / k) + 1)
+    while rows * cols > max(max_points, 4) and (rows > 2 or cols > 2):
+        k *= 1.02
+        rows, cols = max(2, int((nrow - 1) / k) + 1), max(2, int((ncol - 1) / k) + 1)
     if (rows, cols) == (nrow, ncol):
         return np.asarray(data, np.float32).copy(), nrow, ncol
     grid = np.asarray(data, np.float64).reshape(nrow, ncol)
@@ -314,24 +321,36 @@ class ObservationCamera(SceneRenderer):
         self.renderer.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = False
         self.renderer.scene.flags[mujoco.mjtRndFlag.mjRND_SKYBOX] = False
         self.option.sitegroup[:] = 0
+        self.option.flags[mujoco.mjtVisFlag.mjVIS_RANGEFINDER] = 0   # (drawn, if transparent)
         self._shadow = None
 
     @staticmethod
     def _make_twin(model, spec) -> mujoco.MjModel | None:
-        """The model the GL context is made from: with a coarser heightfield (None: the model's
-        own is small enough, or no spec)."""
-        if spec is None or model.nhfield == 0 or all(
-                model.hfield_nrow[h] * model.hfield_ncol[h] <= OBSERVATION_HFIELD_POINTS
-                for h in range(model.nhfield)):
+        """The model the GL context is made from (None without a spec): heightfields resampled,
+        planes drawn in :data:`OBSERVATION_PLANE_QUADS` quads a side. (A context draws a plane
+        from a mesh it makes once, of one quad per ``size[2]`` metres up to 200 a side: 80,000
+        triangles for the 5 km ground, 2-3 ms of a software OpenGL's frame.)"""
+        if spec is None:
             return None
         twin = spec.copy()
+        for geom in twin.geoms:
+            if geom.type == mujoco.mjtGeom.mjGEOM_PLANE and geom.size[0] > 0:
+                geom.size = [geom.size[0], geom.size[1],
+                             2 * max(geom.size[0], geom.size[1]) / OBSERVATION_PLANE_QUADS]
         for h, hfield in enumerate(twin.hfields):
             adr, n, c = model.hfield_adr[h], model.hfield_nrow[h], model.hfield_ncol[h]
             data, rows, cols = coarse_heightfield(model.hfield_data[adr:adr + n * c], n, c,
                                                   OBSERVATION_HFIELD_POINTS)
             hfield.nrow, hfield.ncol, hfield.userdata = rows, cols, data.tolist()
             hfield.size = model.hfield_size[h].tolist()
-        return twin.compile()
+        compiled = twin.compile()
+        for h in range(model.nhfield):      # the compiler rescaled each to [0, 1]: the model's
+            adr, n, c = model.hfield_adr[h], model.hfield_nrow[h], model.hfield_ncol[h]
+            data, _, _ = coarse_heightfield(model.hfield_data[adr:adr + n * c], n, c,
+                                            OBSERVATION_HFIELD_POINTS)
+            tadr = compiled.hfield_adr[h]       # scale back, as a refresh writes it
+            compiled.hfield_data[tadr:tadr + data.size] = data
+        return compiled
 
     def _make_renderer(self, model, width, height, quality) -> mujoco.Renderer:
         """A renderer whose context is made from the twin (when there is one) with the

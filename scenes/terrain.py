@@ -118,6 +118,10 @@ spawn_on_grid = spawn_on_ground     # (its name until 2026-11-28, when it took a
 
 #: side of a heightfield's checker squares (m)
 GROUND_CHECKER = 2.0
+#: Geom group of a heightfield ground (drawn by default, as groups 0-2 are): a lidar casts its
+#: rays at the terrain grid itself (``heightfield.ray_grid``) and at every other group with
+#: MuJoCo's ray query (``envs/sensors.py``).
+TERRAIN_GROUP = 2
 
 
 def add_heightfield(spec: mujoco.MjSpec, grid: heightfield.TerrainGrid, rgba) -> None:
@@ -143,6 +147,7 @@ def add_heightfield(spec: mujoco.MjSpec, grid: heightfield.TerrainGrid, rgba) ->
     material.texrepeat = [length / (2 * GROUND_CHECKER), width / (2 * GROUND_CHECKER)]
     spec.worldbody.add_geom(name=names.GROUND, type=mujoco.mjtGeom.mjGEOM_HFIELD,
                             hfieldname=names.TERRAIN_HFIELD, material=names.TERRAIN_TEXTURE,
+                            group=TERRAIN_GROUP,
                             rgba=[1.0, 1.0, 1.0, 1.0],
                             pos=[grid.x0 + length / 2, grid.y0 + width / 2, lo])
 

@@ -9,6 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import traction.envs
+import traction.scenes.terrain
 from traction.envs import make_vector, sensors
 from traction.scenes import build_scene, names
 
@@ -204,3 +205,78 @@ def test_sb3_adapter_trains_on_dict_and_image_observations():
         model.learn(48)
         assert model.num_timesteps >= 48
         venv.close()
+
+
+def test_grid_rays_agree_with_mujoco_in_every_direction():
+    """The terrain-grid ray (heightfield.ray_grid) against mj_ray on the heightfield alone, for
+    rays level, down and up, from points above the Climb hill and the arena's bumps."""
+    from traction.scenes.heightfield import ray_grid
+
+    rng = np.random.default_rng(0)
+    for env_id in ("Traction/Climb6x6-v1", "Traction/TankTurn-v1"):
+        env = gym.make(env_id).unwrapped
+        env.reset(seed=1)
+        m, d, grid = env.model, env.data, env.scene.terrain.grid
+        only_terrain = np.zeros(mujoco.mjNGROUP, np.uint8)
+        only_terrain[traction.scenes.terrain.TERRAIN_GROUP] = 1
+        geom, top = np.zeros(1, np.int32), float(grid.heights.max())
+        (length, width), hits = grid.extent, 0
+        for _ in range(300):
+            x, y = grid.x0 + rng.uniform(0, length), grid.y0 + rng.uniform(0, width)
+            origin = np.array([x, y, grid.height_at(x, y) + rng.uniform(0.2, 3.0)])
+            elevation, azimuth = np.radians(rng.uniform(-40, 10)), rng.uniform(-np.pi, np.pi)
+            v = np.array([np.cos(elevation) * np.cos(azimuth),
+                          np.cos(elevation) * np.sin(azimuth), np.sin(elevation)])
+            ours = ray_grid(grid.heights, grid.x0, grid.y0, grid.cell, top, *origin, *v, 40.0)
+            theirs = mujoco.mj_ray(m, d, origin, v, only_terrain, 1, -1, geom)
+            theirs = -1.0 if theirs < 0 or theirs > 40.0 else theirs
+            assert (ours < 0) == (theirs < 0), (origin, v, ours, theirs)
+            if ours >= 0:
+                hits += 1
+                assert abs(ours - theirs) < 1e-4, (origin, v, ours, theirs)
+        assert hits > 100
+
+
+def test_pixels_are_a_function_of_the_state_not_of_the_envs_history():
+    """An env that drew other terrains first (its camera's twin made on another), restored to
+    a state, sees what the env that made the state saw; render() changes nothing it sees."""
+    actions = np.random.default_rng(2).uniform(-1, 1, (8, 2)).astype(np.float32)
+    a = gym.make("Traction/TankTurn-v1", obs_mode="pixels", render_mode="rgb_array",
+                 width=64, height=48).unwrapped
+    b = gym.make("Traction/TankTurn-v1", obs_mode="pixels").unwrapped
+    first, _ = a.reset(seed=1)
+    b.reset(seed=5)
+    b.step(actions[0])
+    b.set_state(a.get_state())
+    assert np.array_equal(b.sensed()["pixels"], first)
+    for act in actions:                     # a renders frames between steps, b does not
+        a.render()
+        assert np.array_equal(a.step(act)[0], b.step(act)[0])
+    snap = a.get_state()
+    seen = a.sensed()["pixels"]
+    a.reset(seed=9)                          # another terrain, then back
+    a.set_state(snap)
+    assert np.array_equal(a.sensed()["pixels"], seen)
+
+
+def test_a_diverged_step_after_a_restore_repeats_the_restored_readings():
+    env = gym.make("Traction/Climb6x6-v1", obs_mode="state+lidar").unwrapped
+    obs, _ = env.reset(seed=3)
+    snap = env.get_state()
+    env.reset(seed=4)
+    env.set_state(snap)
+    repeated = env.sensed(diverged=True)
+    assert np.array_equal(repeated["lidar"], obs["lidar"])
+
+
+def test_coarse_heightfield_keeps_the_extent_and_the_point_budget():
+    from traction.scenes.render import coarse_heightfield
+
+    h = np.random.default_rng(0).uniform(0, 1, (161, 401))
+    data, rows, cols = coarse_heightfield(h.ravel(), 161, 401, 1024)
+    assert rows * cols <= 1024 and data.size == rows * cols
+    grid = data.reshape(rows, cols)
+    for corner in ((0, 0), (0, -1), (-1, 0), (-1, -1)):          # corners stay put
+        assert grid[corner] == pytest.approx(h[corner], abs=1e-6)
+    small = np.arange(12.0)
+    assert np.array_equal(coarse_heightfield(small, 3, 4, 1024)[0], small)
