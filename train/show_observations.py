@@ -16,7 +16,6 @@ import argparse
 from pathlib import Path
 
 import gymnasium as gym
-import numpy as np
 
 import traction.envs
 from traction.train.checks import require, writable_dir
