@@ -20,7 +20,9 @@ such a child with an error saying to start the workers with ``spawn``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import gc
 import os
 import sys
 from dataclasses import dataclass
@@ -117,6 +119,18 @@ class Marker:
     start: tuple | None = None        # connector geoms (arrows): from ``start`` to ``pos``
     width: float = 0.0
 
+    @functools.cached_property
+    def opaque(self) -> Marker:
+        """The marker with its colour's alpha 1 (made once)."""
+        return self if self.rgba[3] >= 1.0 else dataclasses.replace(
+            self, rgba=(*self.rgba[:3], 1.0))
+
+    @functools.cached_property
+    def arrays(self) -> tuple:
+        """``(size, pos, mat, rgba)`` as the arrays ``mjv_initGeom`` takes (made once)."""
+        return (np.array(self.size, float), np.array(self.pos, float),
+                np.array(self.mat, float), np.array(self.rgba, np.float32))
+
     @classmethod
     def arrow(cls, start, end, width: float, rgba) -> Marker:
         """An arrow from ``start`` to ``end`` (m, world), ``width`` m thick."""
@@ -145,8 +159,14 @@ class Marker:
 
 def ring(centre, radius: float, width: float, rgba, segments: int = 96) -> list[Marker]:
     """A horizontal ring (a circle line ``width`` m wide) of ``radius`` m around ``centre``, as
-    ``segments`` thin boxes."""
-    cx, cy, cz = map(float, centre)
+    ``segments`` thin boxes (made once per ring: a task draws the same ring at every frame)."""
+    return list(_ring(tuple(map(float, centre)), float(radius), float(width),
+                      tuple(map(float, rgba)), int(segments)))
+
+
+@functools.lru_cache(maxsize=64)
+def _ring(centre, radius, width, rgba, segments) -> tuple[Marker, ...]:
+    cx, cy, cz = centre
     half = radius * np.tan(np.pi / segments) * 1.02          # (segments meet at the corners)
     out = []
     for t in np.arange(segments) * 2 * np.pi / segments:
@@ -154,7 +174,7 @@ def ring(centre, radius: float, width: float, rgba, segments: int = 96) -> list[
         mat = (-s, -c, 0.0, c, -s, 0.0, 0.0, 0.0, 1.0)       # x along the tangent
         out.append(Marker.box((cx + radius * c, cy + radius * s, cz), (half, width / 2, 0.005),
                               mat, rgba))
-    return out
+    return tuple(out)
 
 
 class SceneRenderer:
@@ -185,7 +205,13 @@ class SceneRenderer:
         _opening_gl()
         try:
             self.quality = resolve_quality(quality)
-            self.renderer = self._make_renderer(model, width, height, self.quality)
+            collecting = gc.isenabled()       # (as in frame: the new context stays current)
+            gc.disable()
+            try:
+                self.renderer = self._make_renderer(model, width, height, self.quality)
+            finally:
+                if collecting:
+                    gc.enable()
         except mujoco.FatalError as e:
             raise RuntimeError(
                 f"MuJoCo could not open an OpenGL context ({e}). Without a display, set "
@@ -247,6 +273,19 @@ class SceneRenderer:
         cam = self.camera if camera is None else self._camera(camera)
         if overlay and segmentation:
             raise ValueError("overlay: text is drawn on RGB frames, not on segmentation")
+        # No garbage collection while this renderer's GL context is current: a collected
+        # renderer (of an env dropped without close) frees its context in __del__, making
+        # that one current, and this frame's uploads and drawing would go to it (a test saw
+        # 1 frame in 2 differ that way).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._frame(data, cam, overlay, segmentation, markers)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _frame(self, data, cam, overlay, segmentation, markers) -> np.ndarray:
         self.refresh_heightfields()
         if segmentation:
             self.renderer.enable_segmentation_rendering()
@@ -352,17 +391,27 @@ class ObservationCamera(SceneRenderer):
             compiled.hfield_data[tadr:tadr + data.size] = data
         return compiled
 
+    def frame(self, data: mujoco.MjData, overlay: str | None = None,
+              camera: str | int | None = None, segmentation: bool = False,
+              markers: tuple | list = ()) -> np.ndarray:
+        """As :meth:`SceneRenderer.frame`, the markers drawn opaque: a translucent marker
+        overlapping the vehicle came out differently from one GL context to another (the same
+        state, 3 pixels in 2 of 6 contexts on a software OpenGL), so an observation would not
+        be a function of the state."""
+        return super().frame(data, overlay, camera, segmentation, [m.opaque for m in markers])
+
     def _make_renderer(self, model, width, height, quality) -> mujoco.Renderer:
         """A renderer whose context is made from the twin (when there is one) with the
         observation's settings (the model's put back)."""
         source = self._twin if self._twin is not None else model
         q = source.vis.quality
-        saved = q.shadowsize, q.offsamples, q.numslices, q.numstacks
+        saved = q.shadowsize, q.offsamples, q.numslices, q.numstacks, q.numquads
         q.shadowsize, q.offsamples, q.numslices, q.numstacks = 1, 0, OBSERVATION_SLICES, 4
-        try:
+        q.numquads = 1                          # a box face in one quad (MuJoCo's 4 x 4: a
+        try:                                    # drift pad's 96 boxes cost 2 ms a frame)
             renderer = mujoco.Renderer(source, height=height, width=width)
         finally:
-            q.shadowsize, q.offsamples, q.numslices, q.numstacks = saved
+            q.shadowsize, q.offsamples, q.numslices, q.numstacks, q.numquads = saved
         renderer._model = model             # the scene is updated from the physics' model
         return renderer
 
@@ -394,16 +443,20 @@ def _add_markers(scene: mujoco.MjvScene, markers: list[Marker]) -> None:
     if scene.ngeom + len(markers) > scene.maxgeom:
         raise ValueError(f"{len(markers)} markers do not fit the scene ({scene.ngeom} of "
                          f"{scene.maxgeom} geoms used)")
+    # The camera's position (between the eyes): a geom's distance to it orders the
+    # transparent geoms when they are drawn; mjv_initGeom leaves it as the slot held it (a
+    # geom of an earlier frame, or nothing).
+    eye = (np.asarray(scene.camera[0].pos) + np.asarray(scene.camera[1].pos)) / 2
     for m in markers:
         g = scene.geoms[scene.ngeom]
-        mujoco.mjv_initGeom(g, m.type, np.array(m.size, float), np.array(m.pos, float),
-                            np.array(m.mat, float), np.array(m.rgba, np.float32))
+        mujoco.mjv_initGeom(g, m.type, *m.arrays)
         if m.start is not None:
             mujoco.mjv_connector(g, m.type, m.width, np.array(m.start, float),
                                  np.array(m.pos, float))
             if m.type == mujoco.mjtGeom.mjGEOM_ARROW:   # MuJoCo draws an arrow half as long
                 g.size[2] *= 2.0                        # as size[2]: its tip at the end asked
         g.category = mujoco.mjtCatBit.mjCAT_DECOR
+        g.camdist = float(np.linalg.norm(np.asarray(g.pos) - eye))
         scene.ngeom += 1
 
 

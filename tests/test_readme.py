@@ -57,6 +57,13 @@ def _randomised(ns):
     assert nominal.chassis.mass == 1500.0
 
 
+def _observation_modes(ns):
+    obs, env = ns["obs"], ns["env"]
+    assert obs["state"].shape == (90,) and obs["lidar"].shape == (192,)   # 64 beams x 3 planes
+    assert env.observation_space.contains(obs)
+    assert (obs["lidar"] < 30.0).any()                   # the 15 deg down plane meets the hill
+
+
 def _standalone(ns):
     assert ns["state"].omega.shape == (64, 4)
 
@@ -75,7 +82,8 @@ def _async(ns):
 CLAIMS = {'gym.make("Traction/TankTurn-v1", render_mode': _quick_start, "telemetry=2000": _telemetry,
           'build_scene("sedan_rwd", "slope"': _coupling, 'vectorization_mode="vector_entry_point"':
           _vector, 'vectorization_mode="async"': _async, "VehicleState.zeros": _standalone,
-          "VideoWriter(": _video, 'randomize="mild"': _randomised}
+          "VideoWriter(": _video, 'randomize="mild"': _randomised,
+          'obs_mode="state+lidar"': _observation_modes}
 
 #: a script block runs after this process rendered (the workers' fork would hang after it)
 RENDER_FIRST = """
