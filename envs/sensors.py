@@ -121,11 +121,11 @@ class Lidar:
     docstring). :meth:`read` returns float32 distances (m), and hit heights with ``heights``.
 
     ``scene``: the scene, when its ground is a heightfield (its terrain's ``grid`` is read at
-    every scan: a reset regenerates it, ``set_state`` restores another). Its rays at the
-    heightfield are then cast on the grid in compiled code (``heightfield.ray_grid``: the cells a ray crosses), the rest with
-    ``mj_multiRay`` over every geom group but the terrain's. MuJoCo's query tests every cell of
-    the rectangle a ray spans: on Climb6x6's 0.25 m grid, 2 x 32 beams of 30 m cost 6 ms a
-    step, 20 times the state env's whole step.
+    every scan: a reset regenerates it, ``set_state`` restores another). The beams then meet
+    the heightfield on the grid in compiled code (``heightfield.ray_grid``: the cells a ray
+    crosses) and everything else through ``mj_multiRay`` over every geom group but the
+    terrain's. MuJoCo's own query tests every cell of the rectangle a ray spans: on Climb6x6's
+    0.25 m grid, 2 x 32 beams of 30 m cost 6 ms a step, 20 times the state env's whole step.
     """
 
     def __init__(self, model: mujoco.MjModel, mount: np.ndarray, beams: int, fov_deg: float,
