@@ -68,11 +68,16 @@ OBJECT_ARGS = {"action_noise": "an ActionNoise", "replay_buffer_class": "a Repla
 SET_BY_TRAIN = {"self", "env", "seed", "verbose", "tensorboard_log", "_init_setup_model"}
 
 
-def hyperparameters(algo: str, env_id: str, overrides: dict) -> dict:
-    """Resolved hyperparameters: YAML ``default``, then ``env_id``'s entry, then overrides."""
+def hyperparameters(algo: str, env_id: str, overrides: dict,
+                    obs_mode: str | None = None) -> dict:
+    """Resolved hyperparameters: YAML ``default``, then ``env_id``'s entry, then, for an
+    ``obs_mode`` other than ``"state"``, the entry ``obs_mode=<mode>`` (the policy that reads
+    images or dicts, its sizes) and ``<env_id> obs_mode=<mode>``, then overrides."""
     text = (resources.files("traction.train") / "hyperparams" / f"{algo}.yml").read_text()
     table = read_yaml(text)
-    hp = {**table.get("default", {}), **table.get(env_id, {}), **overrides}
+    mode = {} if obs_mode in (None, "state") else {
+        **table.get(f"obs_mode={obs_mode}", {}), **table.get(f"{env_id} obs_mode={obs_mode}", {})}
+    hp = {**table.get("default", {}), **table.get(env_id, {}), **mode, **overrides}
     return hp
 
 

@@ -130,7 +130,7 @@ def check(envs: list[str], algo: str, seeds: list[int], timesteps: int, out: Pat
     for env_id in envs:
         train.check_env(env_id, env_kwargs)
         run, _ = split_hyperparameters(algo, hyperparameters(algo, train.traction_spec(env_id).id,
-                                                             overrides))
+                                                             overrides, env_kwargs.get("obs_mode")))
         if run["sim_threads"] > cpus_per_trial:
             raise ValueError(f"--hp sim_threads = {run['sim_threads']} for {env_id}: more "
                              f"physics threads than the trial's CPUs (--cpus-per-trial "

@@ -30,6 +30,7 @@ import sys
 from pathlib import Path
 
 import gymnasium as gym
+import numpy as np
 import yaml
 
 import traction.envs  # registers the ids
@@ -125,8 +126,14 @@ def make_vec(env_id: str, env_kwargs: dict, n_envs: int, seed: int, normalize: b
         venv = VecNormalize.load(str(stats), venv)
         venv.training, venv.norm_reward = training, training and venv.norm_reward
     elif normalize:
-        venv = VecNormalize(venv, norm_obs=True, norm_reward=training, training=training,
-                            gamma=gamma)
+        # camera images are not normalised (the CNN scales them to [0, 1]); with a Dict
+        # observation, its other parts are
+        space = venv.observation_space
+        keys = [k for k in space.spaces if k != "pixels"] if isinstance(space, gym.spaces.Dict) \
+            else None
+        images = isinstance(space, gym.spaces.Box) and space.dtype == np.uint8
+        venv = VecNormalize(venv, norm_obs=not images, norm_reward=training, training=training,
+                            gamma=gamma, norm_obs_keys=keys)
     return venv
 
 
@@ -195,7 +202,7 @@ def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overri
     require("training", "stable_baselines3")
     check_env(env_id, env_kwargs)                 # (hyperparameters by the id, not module:id)
     run, hp = split_hyperparameters(algo, hyperparameters(algo, traction_spec(env_id).id,
-                                                          overrides))
+                                                          overrides, env_kwargs.get("obs_mode")))
     if curriculum is None and run["curriculum"] is not None:   # the hyperparameters' own
         from traction.train.curriculum import parse
 
@@ -232,6 +239,10 @@ def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overri
                                            tensorboard_log=str(out / "tb"), **hp)
     except (AssertionError, TypeError) as e:            # SB3's asserts; a wrong-typed or
         raise ValueError(f"--hp: {e}") from None        # unknown (policy) argument
+    from stable_baselines3.common.vec_env import VecTransposeImage
+
+    if isinstance(model.get_env(), VecTransposeImage):  # images: SB3 put them channels first
+        eval_env = VecTransposeImage(eval_env)          # for the CNN; the evaluations too
     return {"model": model, "venv": venv, "eval_env": eval_env, "run": run, "config": config,
             "curriculum": curriculum,
             "kept": kept}
@@ -342,8 +353,6 @@ def _command(*words: str) -> str:
 def summary(run: Path) -> str:
     """What a finished run says: its folder, the last evaluation's success rate and return,
     the best model and the commands to evaluate it and to see its curves."""
-    import numpy as np
-
     lines = [f"run folder: {run}"]
     evals = run / "evaluations.npz"
     if evals.is_file():
