@@ -188,7 +188,8 @@ class Climb6x6Env(TractionEnv):
       arguments; without them (the defaults) the task is unchanged, bit for bit.
     - v1 (2026-11-29): the `obs_mode` and `obs_options` arguments (camera pixels, lidar); the
       default `"state"` observation is unchanged. Frames: the chase camera looks from 30 deg to
-      the right of straight behind (the wheels show), and heightfields have a 2 m checker.
+      the right of straight behind (the wheels show), and heightfields are painted by surface
+      (mud, gravel, rock, grass, tarmac) in a 2 m checker.
     """
 
     reward_names = ("progress", "energy", "slip", "success", "rollover", "off_terrain")

@@ -127,6 +127,7 @@ class Scene:
         m = self.model
         m.hfield_data[:], m.hfield_size[:], m.geom_pos[:], m.site_pos[:] = hfield, hsize, gpos, spos
         terrain.refresh_bounds(m)
+        terrain.paint_ground(m, t)
         self.terrain = t
 
 

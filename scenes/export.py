@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import struct
+import zlib
 from pathlib import Path
 
 import mujoco
+import numpy as np
 
 from traction.vehicle_model import load_vehicle
 
@@ -43,6 +46,19 @@ def parse_assignment(text: str) -> tuple[str, object]:
         return key, value
 
 
+def png_bytes(texels: np.ndarray) -> bytes:
+    """``texels`` (``(height, width, 3)`` uint8) as a PNG file's bytes (8-bit RGB, no filter)."""
+    height, width, _ = texels.shape
+    rows = b"".join(b"\x00" + texels[r].tobytes() for r in range(height))
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (struct.pack(">I", len(body)) + kind + body
+                + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2,
+                                                              0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b""))
+
+
 def main(argv=None) -> Path:
     ap = argparse.ArgumentParser(description="Write a Traction scene as MJCF XML.")
     ap.add_argument("vehicle", help="preset name or vehicle TOML path")
@@ -62,6 +78,15 @@ def main(argv=None) -> Path:
         ap.error(str(e))
     spec.compile()
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    spec.modelfiledir = str(args.out.parent.resolve())    # (where the PNG names resolve)
+    for texture in spec.textures:        # MJCF holds no texture data: a PNG beside the XML
+        if len(texture.data):
+            png = args.out.with_name(f"{args.out.stem}_{texture.name}.png")
+            texels = np.frombuffer(bytes(texture.data), np.uint8).reshape(
+                texture.height, texture.width, texture.nchannel)
+            png.write_bytes(png_bytes(texels))
+            texture.data, texture.file = b"", png.name
+            texture.width = texture.height = 0
     args.out.write_text(spec.to_xml())
     mujoco.MjModel.from_xml_path(str(args.out))           # it must load back
     print(args.out)

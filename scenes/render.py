@@ -218,7 +218,8 @@ class SceneRenderer:
                 "MUJOCO_GL=egl (or osmesa) before mujoco is first imported: MuJoCo reads it "
                 "then (importing traction before mujoco sets egl for you)") from None
         self.option = mujoco.MjvOption()
-        self._uploaded = (model.hfield_data.copy(), model.hfield_size.copy())
+        self._uploaded = (model.hfield_data.copy(), model.hfield_size.copy(),
+                          _ground_texels(model).copy())
         self._shadow = _ContactShadow(model) if self.quality == "low" else None
 
     @staticmethod
@@ -254,15 +255,19 @@ class SceneRenderer:
         (a regenerated or restored terrain); :meth:`frame` calls it. The upload goes to the
         current GL context, so this renderer's is made current first: with several renderers
         in one process, another's would get it (and this one draw the old terrain)."""
-        data, size = self._uploaded
-        if np.array_equal(self.model.hfield_data, data) and \
-                np.array_equal(self.model.hfield_size, size):
+        data, size, texels = self._uploaded
+        m = self.model
+        if np.array_equal(m.hfield_data, data) and np.array_equal(m.hfield_size, size) and \
+                np.array_equal(_ground_texels(m), texels):
             return
         if self.renderer._gl_context is not None:
             self.renderer._gl_context.make_current()
-        for hid in range(self.model.nhfield):
-            mujoco.mjr_uploadHField(self.model, self.renderer._mjr_context, hid)
-        data[:], size[:] = self.model.hfield_data, self.model.hfield_size
+        for hid in range(m.nhfield):
+            mujoco.mjr_uploadHField(m, self.renderer._mjr_context, hid)
+        tid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_TEXTURE, names.TERRAIN_TEXTURE)
+        if tid >= 0:
+            mujoco.mjr_uploadTexture(m, self.renderer._mjr_context, tid)
+        data[:], size[:], texels[:] = m.hfield_data, m.hfield_size, _ground_texels(m)
 
     def frame(self, data: mujoco.MjData, overlay: str | None = None,
               camera: str | int | None = None, segmentation: bool = False,
@@ -389,6 +394,7 @@ class ObservationCamera(SceneRenderer):
                                             OBSERVATION_HFIELD_POINTS)
             tadr = compiled.hfield_adr[h]       # scale back, as a refresh writes it
             compiled.hfield_data[tadr:tadr + data.size] = data
+        compiled.tex_data[:] = model.tex_data   # (the terrain's colours as painted now)
         return compiled
 
     def frame(self, data: mujoco.MjData, overlay: str | None = None,
@@ -419,11 +425,13 @@ class ObservationCamera(SceneRenderer):
         """Resample and upload the terrain if it changed (see :class:`SceneRenderer`)."""
         if self._twin is None:
             return super().refresh_heightfields()
-        data, size = self._uploaded
+        data, size, texels = self._uploaded
         m = self.model
-        if np.array_equal(m.hfield_data, data) and np.array_equal(m.hfield_size, size):
+        if np.array_equal(m.hfield_data, data) and np.array_equal(m.hfield_size, size) and \
+                np.array_equal(_ground_texels(m), texels):
             return
         twin = self._twin
+        _ground_texels(twin)[:] = _ground_texels(m)
         for h in range(m.nhfield):
             adr, n, c = m.hfield_adr[h], m.hfield_nrow[h], m.hfield_ncol[h]
             coarse, _, _ = coarse_heightfield(m.hfield_data[adr:adr + n * c], n, c,
@@ -435,7 +443,20 @@ class ObservationCamera(SceneRenderer):
             self.renderer._gl_context.make_current()
         for h in range(m.nhfield):
             mujoco.mjr_uploadHField(twin, self.renderer._mjr_context, h)
-        data[:], size[:] = m.hfield_data, m.hfield_size
+        tid = mujoco.mj_name2id(twin, mujoco.mjtObj.mjOBJ_TEXTURE, names.TERRAIN_TEXTURE)
+        if tid >= 0:
+            mujoco.mjr_uploadTexture(twin, self.renderer._mjr_context, tid)
+        data[:], size[:], texels[:] = m.hfield_data, m.hfield_size, _ground_texels(m)
+
+
+def _ground_texels(model: mujoco.MjModel) -> np.ndarray:
+    """The heightfield ground's texture in ``model.tex_data`` (a view; empty without one)."""
+    tid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_TEXTURE, names.TERRAIN_TEXTURE)
+    if tid < 0:
+        return model.tex_data[:0]
+    adr = model.tex_adr[tid]
+    size = model.tex_width[tid] * model.tex_height[tid] * model.tex_nchannel[tid]
+    return model.tex_data[adr:adr + size]
 
 
 def _add_markers(scene: mujoco.MjvScene, markers: list[Marker]) -> None:

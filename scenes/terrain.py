@@ -124,6 +124,31 @@ GROUND_CHECKER = 2.0
 TERRAIN_GROUP = 2
 
 
+#: Each heightfield terrain's ground colour (RGBA), for a surface not in SURFACE_RGB.
+GROUND_RGBA = {"slope": (0.45, 0.42, 0.38, 1.0), "rough_hill": (0.42, 0.5, 0.33, 1.0),
+               "crest": (0.5, 0.45, 0.35, 1.0), "arena": (0.4, 0.42, 0.4, 1.0)}
+#: What each surface of the friction table looks like on a heightfield (RGB in [0, 1]).
+SURFACE_RGB = {"tarmac": (0.42, 0.42, 0.44), "wet_tarmac": (0.2, 0.23, 0.3),
+               "gravel": (0.62, 0.58, 0.5), "grass": (0.42, 0.5, 0.33),
+               "mud": (0.36, 0.25, 0.15), "rock": (0.5, 0.5, 0.52), "ice": (0.78, 0.88, 0.96)}
+
+
+def ground_texture(grid: heightfield.TerrainGrid, rgba) -> np.ndarray:
+    """The heightfield's texture: a texel per grid point, ``(nrow, ncol, 3)`` uint8 (rows from
+    the grid's last, as MuJoCo maps a texture onto a heightfield), the point's surface colour
+    (``rgba`` for a surface :data:`SURFACE_RGB` lacks) darkened on every other
+    :data:`GROUND_CHECKER` m square."""
+    nrow, ncol = grid.heights.shape
+    palette = np.array([SURFACE_RGB.get(name, tuple(rgba[:3])) for name in grid.surfaces])
+    colour = palette[np.asarray(grid.surface)]                      # (nrow, ncol, 3)
+    x = np.arange(ncol) * grid.cell + grid.x0
+    y = np.arange(nrow) * grid.cell + grid.y0
+    odd = (np.floor(x / GROUND_CHECKER)[None, :] + np.floor(y / GROUND_CHECKER)[:, None]) % 2
+    colour = colour * np.where(odd == 1, 0.8, 1.0)[:, :, None]
+    texels = np.round(255 * np.clip(colour, 0.0, 1.0)).astype(np.uint8)
+    return texels[::-1]              # (a texture's first row is drawn at the grid's far y edge)
+
+
 def add_heightfield(spec: mujoco.MjSpec, grid: heightfield.TerrainGrid, rgba) -> None:
     """The grid as the ``ground`` heightfield geom (data normalised to [0, 1]); ValueError for a
     grid MuJoCo cannot take (under 2 x 2 points)."""
@@ -136,15 +161,17 @@ def add_heightfield(spec: mujoco.MjSpec, grid: heightfield.TerrainGrid, rgba) ->
     field = spec.add_hfield(name=names.TERRAIN_HFIELD, size=[length / 2, width / 2, span, 0.5],
                             nrow=nrow, ncol=ncol)
     field.userdata = ((grid.heights - lo) / span).ravel().tolist()
-    # A checker of GROUND_CHECKER m squares draped over the relief: a uniform colour shows no
-    # slope from behind the vehicle (the lighting barely changes), the bent squares do, and
-    # they give the scale and the motion.
+    # The ground's colours: each surface's (SURFACE_RGB; the terrain's own where it has none)
+    # in a checker of GROUND_CHECKER m squares, draped over the relief once (texrepeat 1). A
+    # uniform colour shows no slope from behind the vehicle (the lighting barely changes); the
+    # bent squares do, give the scale and the motion, and the patches show where the grip
+    # changes. regenerate() repaints it for each new grid.
     spec.add_texture(name=names.TERRAIN_TEXTURE, type=mujoco.mjtTexture.mjTEXTURE_2D,
-                     builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER, rgb1=list(rgba[:3]),
-                     rgb2=[0.78 * c for c in rgba[:3]], width=64, height=64)
+                     width=ncol, height=nrow, nchannel=3,
+                     data=ground_texture(grid, rgba).ravel().tolist())
     material = spec.add_material(name=names.TERRAIN_TEXTURE)
     material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = names.TERRAIN_TEXTURE
-    material.texrepeat = [length / (2 * GROUND_CHECKER), width / (2 * GROUND_CHECKER)]
+    material.texrepeat = [1.0, 1.0]
     spec.worldbody.add_geom(name=names.GROUND, type=mujoco.mjtGeom.mjGEOM_HFIELD,
                             hfieldname=names.TERRAIN_HFIELD, material=names.TERRAIN_TEXTURE,
                             group=TERRAIN_GROUP,
@@ -230,7 +257,7 @@ def slope(spec, vehicle, seed=0, angle_deg: float = 10.0, roughness: float = 0.0
         return Terrain("slope", pos, quat, knobs=knobs)
     grid = heightfield.bumpy_plane(seed, roughness, length=120.0, width=40.0,
                                    incline_deg=angle_deg)
-    add_heightfield(spec, grid, [0.45, 0.42, 0.38, 1.0])
+    add_heightfield(spec, grid, GROUND_RGBA["slope"])
     pos, quat = spawn_on_ground(grid, vehicle, -40.0, 0.0)
     return Terrain("slope", pos, quat, grid=grid, knobs=knobs)
 
@@ -238,7 +265,7 @@ def slope(spec, vehicle, seed=0, angle_deg: float = 10.0, roughness: float = 0.0
 def rough_hill(spec, vehicle, seed=0, difficulty: float = 0.5, **knobs):
     """Rough hill climb toward a summit (see :func:`.heightfield.rough_hill` for the knobs)."""
     grid, summit = heightfield.rough_hill(seed, difficulty, **knobs)
-    add_heightfield(spec, grid, [0.42, 0.5, 0.33, 1.0])
+    add_heightfield(spec, grid, GROUND_RGBA["rough_hill"])
     _marker(spec, names.GOAL_MARKER, summit + [0, 0, 1.0], [1.5, 1.0, 0], [0.9, 0.2, 0.2, 0.5])
     pos, quat = spawn_on_ground(grid, vehicle, grid.x0 + 8.0, 0.0)
     return Terrain("rough_hill", pos, quat, grid=grid, goal=summit,
@@ -264,7 +291,7 @@ def crest(spec, vehicle, seed=0, spacing: float = 8.0, depth: float = 0.6, width
     h = crest_profile(xs, spacing, depth, width, count, incline_deg)
     grid = heightfield.TerrainGrid(h, np.zeros(h.shape, dtype=np.int64), ("gravel",), -20.0,
                                    -10.0, resolution)
-    add_heightfield(spec, grid, [0.5, 0.45, 0.35, 1.0])
+    add_heightfield(spec, grid, GROUND_RGBA["crest"])
     a = math.radians(incline_deg)
     quat = _quat_yaw_pitch(0.0, a)
     centre = float(np.mean(vehicle.suspension.position[:, 0]))
@@ -313,7 +340,7 @@ def arena(spec, vehicle, seed=0, bump_amplitude: float = 0.04, size: float = 60.
     check_knob("arena", "bump_amplitude", bump_amplitude, 0.0, 0.5, "m")
     check_knob("arena", "size", size, 20.0, 500.0, "m")
     grid = heightfield.bumpy_plane(seed, bump_amplitude, length=size, width=size)
-    add_heightfield(spec, grid, [0.4, 0.42, 0.4, 1.0])
+    add_heightfield(spec, grid, GROUND_RGBA["arena"])
     for i in range(8):
         t = 2 * math.pi * i / 8
         rgba = [0.9, 0.15, 0.15, 1] if i == 0 else [0.9, 0.9, 0.2, 1]
@@ -380,6 +407,17 @@ def regenerate(model: mujoco.MjModel, terrain: Terrain, grid: heightfield.Terrai
     model.geom_pos[gid, 2] = lo
     refresh_bounds(model)
     terrain.grid = grid
+    paint_ground(model, terrain)
+
+
+def paint_ground(model: mujoco.MjModel, terrain: Terrain) -> None:
+    """Write the texture of ``terrain``'s grid (:func:`ground_texture`) into the model (a new
+    or restored grid; renderers upload it with the heightfield)."""
+    tid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_TEXTURE, names.TERRAIN_TEXTURE)
+    if tid >= 0 and terrain.grid is not None:
+        texels = ground_texture(terrain.grid, GROUND_RGBA.get(terrain.name, (0.5, 0.5, 0.5, 1)))
+        adr = model.tex_adr[tid]
+        model.tex_data[adr:adr + texels.size] = texels.ravel()
 
 
 def refresh_bounds(model: mujoco.MjModel) -> None:

@@ -280,3 +280,55 @@ def test_coarse_heightfield_keeps_the_extent_and_the_point_budget():
         assert grid[corner] == pytest.approx(h[corner], abs=1e-6)
     small = np.arange(12.0)
     assert np.array_equal(coarse_heightfield(small, 3, 4, 1024)[0], small)
+
+
+def test_surface_patches_show_where_the_grid_has_them():
+    """Seen from above, a point inside a mud patch of the Climb hill is drawn in mud's colour
+    and a grass point in grass's (the texture is the grid's surface map, right way round),
+    after a new terrain and after a restore."""
+    from traction.scenes.render import SceneRenderer
+    from traction.scenes.terrain import SURFACE_RGB
+
+    env = gym.make("Traction/Climb6x6-v1").unwrapped
+    renderer = SceneRenderer(env.model, 240, 240, camera="top", quality="low")
+
+    def colour_at(x, y):
+        env.sim.pose_for_render()
+        frame = renderer.frame(env.data)
+        cam = mujoco.mj_name2id(env.model, mujoco.mjtObj.mjOBJ_CAMERA, names.CAMERA_TOP)
+        rot, eye = env.data.cam_xmat[cam].reshape(3, 3), env.data.cam_xpos[cam]
+        local = rot.T @ (np.array([x, y, float(env.scene.terrain.grid.height_at(x, y))]) - eye)
+        f = 120 / math.tan(math.radians(env.model.cam_fovy[cam]) / 2)
+        col, r = 120 + f * local[0] / -local[2], 120 - f * local[1] / -local[2]
+        return frame[int(round(r)) - 1:int(round(r)) + 2, int(round(col)) - 1:int(round(col)) + 2]
+
+    def inside(grid, name, reach=4):
+        """A point of surface ``name`` with every grid point within ``reach`` cells the same,
+        near the vehicle."""
+        s = grid.surface == grid.surfaces.index(name)
+        ok = np.zeros_like(s)
+        ok[reach:-reach, reach:-reach] = True
+        for dr in range(-reach, reach + 1):
+            for dc in range(-reach, reach + 1):
+                ok &= np.roll(np.roll(s, dr, 0), dc, 1)
+        rows, cols = np.nonzero(ok)
+        x, y = grid.x0 + cols * grid.cell, grid.y0 + rows * grid.cell
+        car = env.data.xpos[1][:2]
+        k = np.argmin(np.hypot(x - car[0], y - car[1]))
+        return x[k], y[k]
+
+    for seed in (0, 5):
+        env.reset(seed=seed)
+        grid = env.scene.terrain.grid
+        for name in ("mud", "grass"):
+            x, y = inside(grid, name)
+            seen = colour_at(x, y).reshape(-1, 3).astype(float)
+            rgb = np.array(SURFACE_RGB[name]) * 255
+            # lit and on either checker square: the hue is the surface's (mud red > green,
+            # grass green > red), not the other's
+            assert (seen[:, 0] > seen[:, 1]).all() == (rgb[0] > rgb[1]), (seed, name, seen)
+    snap = env.get_state()
+    env.reset(seed=0)
+    env.set_state(snap)                       # seed 5's terrain and its colours back
+    x, y = inside(env.scene.terrain.grid, "mud")
+    assert (colour_at(x, y).reshape(-1, 3)[:, 0] > colour_at(x, y).reshape(-1, 3)[:, 1]).all()
