@@ -184,17 +184,54 @@ def _normalise(grid):
     return lo, max(hi - lo, 1e-3)
 
 
-def _plane(spec, rgba, quat=(1.0, 0.0, 0.0, 0.0), pos=(0.0, 0.0, 0.0)):
-    """The ground plane, with a 2 m checker so motion is visible."""
-    spec.add_texture(name="grid", type=mujoco.mjtTexture.mjTEXTURE_2D,
-                     builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER, rgb1=rgba[:3],
-                     rgb2=[0.9 * c for c in rgba[:3]], width=64, height=64)
+def _plane(spec, rgba, quat=(1.0, 0.0, 0.0, 0.0), pos=(0.0, 0.0, 0.0), map_grid=None):
+    """The ground plane, with a 2 m checker so motion is visible; with ``map_grid`` (a surface
+    map centred on the origin), painted by its surfaces instead (:func:`_painted_plane`)."""
+    size = PLANE_SIZE
+    if map_grid is None:
+        spec.add_texture(name="grid", type=mujoco.mjtTexture.mjTEXTURE_2D,
+                         builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER, rgb1=rgba[:3],
+                         rgb2=[0.9 * c for c in rgba[:3]], width=64, height=64)
+        repeat = PLANE_SIZE
+    else:
+        size, repeat = _painted_plane(spec, map_grid, rgba)
     material = spec.add_material(name="ground")
     material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "grid"
-    material.texrepeat = [PLANE_SIZE, PLANE_SIZE]
+    material.texrepeat = [repeat, repeat]
     spec.worldbody.add_geom(name=names.GROUND, type=mujoco.mjtGeom.mjGEOM_PLANE,
-                            size=[PLANE_SIZE, PLANE_SIZE, 0.1], quat=list(quat),
+                            size=[size, size, 0.1], quat=list(quat),
                             pos=list(pos), material="ground")
+
+
+#: A painted plane's tile: this many times its surface map's side, the map in the middle and
+#: its edge's surface around it (MuJoCo repeats a plane's texture over the plane: a tile as
+#: small as the map would show its middle again one map away, where the physics reads the
+#: edge's surface)
+PAINTED_TILE = 5
+#: A painted plane's texel (m): the skidpad's 700 m tile is 700 x 700 texels, 1.5 MB
+PAINTED_TEXEL = 1.0
+
+
+def _painted_plane(spec, grid: heightfield.TerrainGrid, rgba) -> tuple[float, float]:
+    """Add the texture ``grid`` of a plane painted by ``grid``'s surface map (square, centred
+    on the origin; a texel per :data:`PAINTED_TEXEL` m), the map's edge surface continued to a tile of
+    :data:`PAINTED_TILE` maps; returns the plane's half-size and texture repeat. MuJoCo maps a
+    plane's texture from its corner, tile after tile: the half-size is PLANE_SIZE rounded to
+    half a tile more a whole number of tiles, so that a tile is centred on the origin."""
+    side = grid.extent[0]
+    tile = PAINTED_TILE * side
+    n = max(int(round(side / PAINTED_TEXEL)), 2)
+    pad = heightfield.TerrainGrid(grid.heights, grid.surface, grid.surfaces, grid.x0, grid.y0,
+                                  grid.cell)
+    xs = (np.arange(PAINTED_TILE * n) + 0.5) * tile / (PAINTED_TILE * n) - tile / 2
+    surface = pad.surface_at(xs[None, :], xs[:, None])                 # (edge: clamped)
+    painted = heightfield.TerrainGrid(np.zeros(surface.shape), surface, grid.surfaces,
+                                      -tile / 2, -tile / 2, tile / (PAINTED_TILE * n))
+    texels = ground_texture(painted, rgba)
+    spec.add_texture(name="grid", type=mujoco.mjtTexture.mjTEXTURE_2D, width=texels.shape[1],
+                     height=texels.shape[0], nchannel=3, data=texels.ravel().tolist())
+    size = tile / 2 + tile * round((PLANE_SIZE - tile / 2) / tile)
+    return size, 2 * size / tile
 
 
 def _marker(spec, name, pos, size, rgba, kind=mujoco.mjtGeom.mjGEOM_CYLINDER):
@@ -316,7 +353,6 @@ def skidpad(spec, vehicle, seed=0, radius: float = 20.0, resolution: float = 0.5
     the ring is wet tarmac and the run-off beyond ``radius + 15`` m is gravel (surface map)."""
     check_knob("skidpad", "radius", radius, 5.0, 60.0, "m")
     check_knob("skidpad", "resolution", resolution, 0.1, 2.0, "m")
-    _plane(spec, [0.3, 0.3, 0.32, 1.0])
     size = 140.0
     xs, ys = heightfield._grid(size, size, resolution, -size / 2)
     r = np.hypot(xs, ys)
@@ -325,6 +361,7 @@ def skidpad(spec, vehicle, seed=0, radius: float = 20.0, resolution: float = 0.5
     surface[r > radius + 15.0] = 2
     grid = heightfield.TerrainGrid(np.zeros(xs.shape), surface, ("tarmac", "wet_tarmac", "gravel"),
                                    -size / 2, -size / 2, resolution)
+    _plane(spec, [0.3, 0.3, 0.32, 1.0], map_grid=grid)
     for i in range(48):
         t = 2 * math.pi * i / 48
         _marker(spec, names.marker(i), [radius * math.cos(t), radius * math.sin(t), 0.01],

@@ -426,3 +426,36 @@ def test_a_child_forked_after_rendering_says_to_spawn_instead_of_hanging(tmp_pat
     assert run.returncode == 0, run.stderr
     assert "forked from one that had rendered" in run.stdout
     assert "vector_kwargs={'context': 'spawn'}" in run.stdout
+
+
+def test_the_skidpad_plane_is_painted_where_its_surface_map_says():
+    """Looking straight down at points of the Drift pad: the colour is the surface's there
+    (tarmac in the middle and on the dry three quarters of the ring, wet tarmac on the wet
+    quarter, gravel beyond the run-off and on past the map's edge, where the physics reads the
+    edge's gravel)."""
+    import mujoco
+    import numpy as np
+
+    from traction.scenes import build_scene
+    from traction.scenes.render import SceneRenderer
+    from traction.scenes.terrain import SURFACE_RGB
+
+    scene = build_scene("sedan", "skidpad")
+    data = mujoco.MjData(scene.model)
+    mujoco.mj_forward(scene.model, data)
+    renderer = SceneRenderer(scene.model, 64, 64, camera=-1, quality="low")
+    cam = mujoco.MjvCamera()
+    cam.type, cam.distance, cam.elevation, cam.azimuth = mujoco.mjtCamera.mjCAMERA_FREE, 6.0, -90, 90
+    names = list(scene.terrain.grid.surfaces)
+    palette = {n: np.array(SURFACE_RGB[n]) / np.linalg.norm(SURFACE_RGB[n]) for n in names}
+    grid = scene.terrain.grid
+    for x, y, expected in ((0.0, 0.0, "tarmac"), (12.7, 12.7, "wet_tarmac"),   # (r = 18 m:
+                           (-12.7, 12.7, "tarmac"), (50.0, 0.0, "gravel"),     # clear of the
+                           (0.0, -300.0, "gravel")):                          # ring's posts)
+        assert names[int(grid.surface_at(x, y))] == expected           # (the physics' map)
+        cam.lookat[:] = [x, y, 0.0]
+        renderer.renderer.update_scene(data, camera=cam)
+        centre = renderer.renderer.render()[28:36, 28:36].reshape(-1, 3).mean(axis=0)
+        direction = centre / np.linalg.norm(centre)
+        nearest = min(names, key=lambda n: np.linalg.norm(direction - palette[n]))
+        assert nearest == expected, (x, y, centre)
