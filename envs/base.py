@@ -690,11 +690,15 @@ class TractionEnv(Snapshots, gym.Env):
             self._viewer.cam.fixedcamid = self.model.camera(self._camera_name).id
 
     def _refresh_viewer_terrain(self) -> None:
-        """The human-mode window's copy of the height fields, after they were rewritten (its
-        ``sync`` updates poses, not height fields)."""
+        """The human-mode window's copy of the height fields and of the ground's colours, after
+        they were rewritten (its ``sync`` updates poses, not height fields or textures)."""
         if self._viewer is not None:
             for hid in range(self.model.nhfield):
                 self._viewer.update_hfield(hid)
+            tid = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_TEXTURE,
+                                    names.TERRAIN_TEXTURE)
+            if tid >= 0:
+                self._viewer.update_texture(tid)
 
     @property
     def render_quality(self) -> str:

@@ -34,6 +34,8 @@ class Scene:
         geom_surface: surface type per geom (``-1`` = not a drivable surface), ``(ngeom,)``.
         grid_surface: friction-table surface type of each of the terrain grid's surface names.
         friction_table: the table surface names were resolved in.
+        surface: the one surface of the whole ground (``build_scene(surface=...)``), or None
+            for the terrain's own.
         spec: the MjSpec the model was compiled from (a render twin with a coarser heightfield
             is compiled from a copy: :class:`~traction.scenes.render.ObservationCamera`).
     """
@@ -45,6 +47,7 @@ class Scene:
     grid_surface: np.ndarray
     friction_table: FrictionTable
     spec: mujoco.MjSpec | None = None
+    surface: str | None = None
 
     @property
     def spawn_pos(self) -> np.ndarray:
@@ -95,7 +98,7 @@ class Scene:
         if t.grid is None or t.name in ("crest", "skidpad"):
             return
         fresh = terrain.BUILDERS[t.name](mujoco.MjSpec(), self.vehicle, seed, **t.knobs)
-        terrain.regenerate(self.model, t, fresh.grid)
+        terrain.regenerate(self.model, t, fresh.grid, self.surface)
         t.spawn_pos, t.spawn_quat, t.goal = fresh.spawn_pos, fresh.spawn_quat, fresh.goal
         if t.goal is not None:
             sid = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, names.GOAL_MARKER)
@@ -127,7 +130,7 @@ class Scene:
         m = self.model
         m.hfield_data[:], m.hfield_size[:], m.geom_pos[:], m.site_pos[:] = hfield, hsize, gpos, spos
         terrain.refresh_bounds(m)
-        terrain.paint_ground(m, t)
+        terrain.paint_ground(m, t, self.surface)
         self.terrain = t
 
 
@@ -230,4 +233,6 @@ def build_scene(vehicle: str | VehicleParams = "sedan", terrain_name: str = "fla
             table.surface_index(name)
     grid_surface = np.array([table.surface_index(surface or n) for n in t.grid.surfaces]
                             if t.grid is not None else [], dtype=np.int64)
-    return Scene(model, params, t, geom_surface, grid_surface, table, spec)
+    if surface is not None:
+        terrain.paint_ground(model, t, surface)     # (the ground looks as the physics reads it)
+    return Scene(model, params, t, geom_surface, grid_surface, table, spec, surface)

@@ -79,16 +79,20 @@ def main(argv=None) -> Path:
     spec.compile()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     spec.modelfiledir = str(args.out.parent.resolve())    # (where the PNG names resolve)
+    assets = {}
     for texture in spec.textures:        # MJCF holds no texture data: a PNG beside the XML
         if len(texture.data):
             png = args.out.with_name(f"{args.out.stem}_{texture.name}.png")
             texels = np.frombuffer(bytes(texture.data), np.uint8).reshape(
                 texture.height, texture.width, texture.nchannel)
-            png.write_bytes(png_bytes(texels))
+            assets[png.name] = png_bytes(texels)
+            png.write_bytes(assets[png.name])
             texture.data, texture.file = b"", png.name
             texture.width = texture.height = 0
     args.out.write_text(spec.to_xml())
-    mujoco.MjModel.from_xml_path(str(args.out))           # it must load back
+    # it must load back (the PNGs given as they were written: MuJoCo caches files by path, so
+    # a second export to the same path would read the first one's)
+    mujoco.MjModel.from_xml_string(args.out.read_text(), assets)
     print(args.out)
     return args.out
 

@@ -139,13 +139,12 @@ def ground_texture(grid: heightfield.TerrainGrid, rgba) -> np.ndarray:
     (``rgba`` for a surface :data:`SURFACE_RGB` lacks) darkened on every other
     :data:`GROUND_CHECKER` m square."""
     nrow, ncol = grid.heights.shape
-    palette = np.array([SURFACE_RGB.get(name, tuple(rgba[:3])) for name in grid.surfaces])
-    colour = palette[np.asarray(grid.surface)]                      # (nrow, ncol, 3)
-    x = np.arange(ncol) * grid.cell + grid.x0
-    y = np.arange(nrow) * grid.cell + grid.y0
-    odd = (np.floor(x / GROUND_CHECKER)[None, :] + np.floor(y / GROUND_CHECKER)[:, None]) % 2
-    colour = colour * np.where(odd == 1, 0.8, 1.0)[:, :, None]
-    texels = np.round(255 * np.clip(colour, 0.0, 1.0)).astype(np.uint8)
+    light = np.array([SURFACE_RGB.get(name, tuple(rgba[:3])) for name in grid.surfaces])
+    shades = np.round(255 * np.clip(np.stack([light, 0.8 * light]), 0, 1)).astype(np.uint8)
+    x = np.floor((np.arange(ncol) * grid.cell + grid.x0) / GROUND_CHECKER).astype(np.int64)
+    y = np.floor((np.arange(nrow) * grid.cell + grid.y0) / GROUND_CHECKER).astype(np.int64)
+    odd = (x[None, :] + y[:, None]) & 1
+    texels = shades[odd, np.asarray(grid.surface)]                   # (nrow, ncol, 3)
     return texels[::-1]              # (a texture's first row is drawn at the grid's far y edge)
 
 
@@ -166,9 +165,9 @@ def add_heightfield(spec: mujoco.MjSpec, grid: heightfield.TerrainGrid, rgba) ->
     # uniform colour shows no slope from behind the vehicle (the lighting barely changes); the
     # bent squares do, give the scale and the motion, and the patches show where the grip
     # changes. regenerate() repaints it for each new grid.
-    spec.add_texture(name=names.TERRAIN_TEXTURE, type=mujoco.mjtTexture.mjTEXTURE_2D,
-                     width=ncol, height=nrow, nchannel=3,
-                     data=ground_texture(grid, rgba).ravel().tolist())
+    texture = spec.add_texture(name=names.TERRAIN_TEXTURE, type=mujoco.mjtTexture.mjTEXTURE_2D,
+                               width=ncol, height=nrow, nchannel=3)
+    texture.data = ground_texture(grid, rgba).tobytes()     # (bytes: a list costs 6 ms)
     material = spec.add_material(name=names.TERRAIN_TEXTURE)
     material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = names.TERRAIN_TEXTURE
     material.texrepeat = [1.0, 1.0]
@@ -189,14 +188,14 @@ def _plane(spec, rgba, quat=(1.0, 0.0, 0.0, 0.0), pos=(0.0, 0.0, 0.0), map_grid=
     map centred on the origin), painted by its surfaces instead (:func:`_painted_plane`)."""
     size = PLANE_SIZE
     if map_grid is None:
-        spec.add_texture(name="grid", type=mujoco.mjtTexture.mjTEXTURE_2D,
+        spec.add_texture(name=PAINTED_TEXTURE, type=mujoco.mjtTexture.mjTEXTURE_2D,
                          builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER, rgb1=rgba[:3],
                          rgb2=[0.9 * c for c in rgba[:3]], width=64, height=64)
         repeat = PLANE_SIZE
     else:
         size, repeat = _painted_plane(spec, map_grid, rgba)
     material = spec.add_material(name="ground")
-    material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "grid"
+    material.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = PAINTED_TEXTURE
     material.texrepeat = [repeat, repeat]
     spec.worldbody.add_geom(name=names.GROUND, type=mujoco.mjtGeom.mjGEOM_PLANE,
                             size=[size, size, 0.1], quat=list(quat),
@@ -210,26 +209,35 @@ def _plane(spec, rgba, quat=(1.0, 0.0, 0.0, 0.0), pos=(0.0, 0.0, 0.0), map_grid=
 PAINTED_TILE = 5
 #: A painted plane's texel (m): the skidpad's 700 m tile is 700 x 700 texels, 1.5 MB
 PAINTED_TEXEL = 1.0
+#: the ground plane's texture (a painted plane's, or the checker)
+PAINTED_TEXTURE = "grid"
+#: the painted skidpad's colour for a surface SURFACE_RGB lacks
+SKIDPAD_RGBA = (0.3, 0.3, 0.32, 1.0)
+
+
+def _painted_tile(grid: heightfield.TerrainGrid, rgba) -> tuple[np.ndarray, float]:
+    """A painted plane's texture (see :func:`_painted_plane`) and its tile's side (m)."""
+    side = grid.extent[0]
+    tile = PAINTED_TILE * side
+    n = max(int(round(side / PAINTED_TEXEL)), 2) * PAINTED_TILE
+    xs = (np.arange(n) + 0.5) * tile / n - tile / 2
+    surface = grid.surface_at(xs[None, :], xs[:, None])                # (edge: clamped)
+    painted = heightfield.TerrainGrid(np.zeros(surface.shape), surface, grid.surfaces,
+                                      -tile / 2, -tile / 2, tile / n)
+    return ground_texture(painted, rgba), tile
 
 
 def _painted_plane(spec, grid: heightfield.TerrainGrid, rgba) -> tuple[float, float]:
     """Add the texture ``grid`` of a plane painted by ``grid``'s surface map (square, centred
-    on the origin; a texel per :data:`PAINTED_TEXEL` m), the map's edge surface continued to a tile of
-    :data:`PAINTED_TILE` maps; returns the plane's half-size and texture repeat. MuJoCo maps a
-    plane's texture from its corner, tile after tile: the half-size is PLANE_SIZE rounded to
-    half a tile more a whole number of tiles, so that a tile is centred on the origin."""
-    side = grid.extent[0]
-    tile = PAINTED_TILE * side
-    n = max(int(round(side / PAINTED_TEXEL)), 2)
-    pad = heightfield.TerrainGrid(grid.heights, grid.surface, grid.surfaces, grid.x0, grid.y0,
-                                  grid.cell)
-    xs = (np.arange(PAINTED_TILE * n) + 0.5) * tile / (PAINTED_TILE * n) - tile / 2
-    surface = pad.surface_at(xs[None, :], xs[:, None])                 # (edge: clamped)
-    painted = heightfield.TerrainGrid(np.zeros(surface.shape), surface, grid.surfaces,
-                                      -tile / 2, -tile / 2, tile / (PAINTED_TILE * n))
-    texels = ground_texture(painted, rgba)
-    spec.add_texture(name="grid", type=mujoco.mjtTexture.mjTEXTURE_2D, width=texels.shape[1],
-                     height=texels.shape[0], nchannel=3, data=texels.ravel().tolist())
+    on the origin; a texel per :data:`PAINTED_TEXEL` m), the map's edge surface continued to
+    a tile of :data:`PAINTED_TILE` maps; returns the plane's half-size and texture repeat.
+    MuJoCo maps a plane's texture from its corner, tile after tile: the half-size is
+    PLANE_SIZE rounded to half a tile more a whole number of tiles, so that a tile is centred
+    on the origin."""
+    texels, tile = _painted_tile(grid, rgba)
+    texture = spec.add_texture(name=PAINTED_TEXTURE, type=mujoco.mjtTexture.mjTEXTURE_2D,
+                               width=texels.shape[1], height=texels.shape[0], nchannel=3)
+    texture.data = texels.tobytes()
     size = tile / 2 + tile * round((PLANE_SIZE - tile / 2) / tile)
     return size, 2 * size / tile
 
@@ -361,7 +369,7 @@ def skidpad(spec, vehicle, seed=0, radius: float = 20.0, resolution: float = 0.5
     surface[r > radius + 15.0] = 2
     grid = heightfield.TerrainGrid(np.zeros(xs.shape), surface, ("tarmac", "wet_tarmac", "gravel"),
                                    -size / 2, -size / 2, resolution)
-    _plane(spec, [0.3, 0.3, 0.32, 1.0], map_grid=grid)
+    _plane(spec, SKIDPAD_RGBA, map_grid=grid)
     for i in range(48):
         t = 2 * math.pi * i / 48
         _marker(spec, names.marker(i), [radius * math.cos(t), radius * math.sin(t), 0.01],
@@ -430,7 +438,8 @@ BUILDERS = {"flat": flat, "slope": slope, "rough_hill": rough_hill, "crest": cre
             "skidpad": skidpad, "arena": arena, "obstacle": obstacle}
 
 
-def regenerate(model: mujoco.MjModel, terrain: Terrain, grid: heightfield.TerrainGrid) -> None:
+def regenerate(model: mujoco.MjModel, terrain: Terrain, grid: heightfield.TerrainGrid,
+               surface: str | None = None) -> None:
     """Write a new grid of the same shape into the model's heightfield and the bounds derived
     from it (renderers refresh their GPU copies themselves, see ``SceneRenderer``)."""
     hid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_HFIELD, names.TERRAIN_HFIELD)
@@ -444,17 +453,31 @@ def regenerate(model: mujoco.MjModel, terrain: Terrain, grid: heightfield.Terrai
     model.geom_pos[gid, 2] = lo
     refresh_bounds(model)
     terrain.grid = grid
-    paint_ground(model, terrain)
+    paint_ground(model, terrain, surface)
 
 
-def paint_ground(model: mujoco.MjModel, terrain: Terrain) -> None:
-    """Write the texture of ``terrain``'s grid (:func:`ground_texture`) into the model (a new
-    or restored grid; renderers upload it with the heightfield)."""
+def paint_ground(model: mujoco.MjModel, terrain: Terrain, surface: str | None = None) -> None:
+    """Write the colours of ``terrain``'s grid into the model's ground texture (a heightfield's,
+    :func:`ground_texture`, or a painted plane's, :func:`_painted_plane`): for a new or restored
+    grid, or with ``surface`` (the scene's one surface for the whole ground, which the physics
+    reads instead of the grid's) in that surface's colour. Renderers upload it when it
+    changes."""
+    grid = terrain.grid
+    if grid is None:
+        return
+    if surface is not None:
+        grid = heightfield.TerrainGrid(grid.heights, np.zeros_like(grid.surface), (surface,),
+                                       grid.x0, grid.y0, grid.cell)
     tid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_TEXTURE, names.TERRAIN_TEXTURE)
-    if tid >= 0 and terrain.grid is not None:
-        texels = ground_texture(terrain.grid, GROUND_RGBA.get(terrain.name, (0.5, 0.5, 0.5, 1)))
-        adr = model.tex_adr[tid]
-        model.tex_data[adr:adr + texels.size] = texels.ravel()
+    if tid >= 0:
+        texels = ground_texture(grid, GROUND_RGBA.get(terrain.name, (0.5, 0.5, 0.5, 1)))
+    elif terrain.name == "skidpad" and surface is not None:      # (its map is fixed)
+        tid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_TEXTURE, PAINTED_TEXTURE)
+        texels, _ = _painted_tile(grid, SKIDPAD_RGBA)
+    else:
+        return
+    adr = model.tex_adr[tid]
+    model.tex_data[adr:adr + texels.size] = texels.ravel()
 
 
 def refresh_bounds(model: mujoco.MjModel) -> None:

@@ -231,9 +231,15 @@ def _run_source(run: Path, which: str, spec: str) -> ControllerSource:
     require("benchmark --controller RUN_FOLDER", "stable_baselines3")
     trained_on, loaded = config["env_id"], {}
 
+    mode = config["env_kwargs"].get("obs_mode", "state")
+
     def factory(task: TaskSpec) -> Controller:
         if task.env_id != trained_on:
             raise Unsupported(f"its policy was trained on {trained_on}")
+        if mode != "state":                 # (the benchmark's variants observe the state)
+            raise Unsupported(f"its policy observes obs_mode={mode!r}; the benchmark's "
+                              "controllers get the state vector (evaluate the run with "
+                              "python -m traction.train.evaluate)")
         if not loaded:
             import stable_baselines3 as sb3
 

@@ -115,13 +115,21 @@ def make_vec(env_id: str, env_kwargs: dict, n_envs: int, seed: int, normalize: b
     statistics (VecMonitor), wrapped in VecNormalize when asked. ``gamma``: the algorithm's
     discount, which VecNormalize's reward scale (the running return's spread) must share, as
     RL Zoo passes it; SB3's default 0.99 otherwise."""
-    from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
+    from stable_baselines3.common.preprocessing import is_image_space
+    from stable_baselines3.common.vec_env import VecMonitor, VecNormalize, VecTransposeImage
 
     from .sb3_vec import TractionSB3VecEnv
 
     venv = VecMonitor(TractionSB3VecEnv(traction_spec(env_id).id, n_envs, num_threads=sim_threads,
                                         **env_kwargs))
     venv.seed(seed)
+    if is_image_space(venv.observation_space) or (
+            isinstance(venv.observation_space, gym.spaces.Dict)
+            and any(is_image_space(s) for s in venv.observation_space.spaces.values())):
+        # camera images channels first (SB3's CNN layout) here, under VecNormalize: SB3 would
+        # put its own transpose on top, and an off-policy algorithm's replay buffer (which
+        # stores VecNormalize's original observations) would get them channels last
+        venv = VecTransposeImage(venv)
     if stats is not None:
         venv = VecNormalize.load(str(stats), venv)
         venv.training, venv.norm_reward = training, training and venv.norm_reward
@@ -131,7 +139,7 @@ def make_vec(env_id: str, env_kwargs: dict, n_envs: int, seed: int, normalize: b
         space = venv.observation_space
         keys = [k for k in space.spaces if k != "pixels"] if isinstance(space, gym.spaces.Dict) \
             else None
-        images = isinstance(space, gym.spaces.Box) and space.dtype == np.uint8
+        images = is_image_space(space)
         venv = VecNormalize(venv, norm_obs=not images, norm_reward=training, training=training,
                             gamma=gamma, norm_obs_keys=keys)
     return venv
@@ -239,10 +247,6 @@ def prepare(env_id: str, algo: str, timesteps: int, seed: int, out: Path, overri
                                            tensorboard_log=str(out / "tb"), **hp)
     except (AssertionError, TypeError) as e:            # SB3's asserts; a wrong-typed or
         raise ValueError(f"--hp: {e}") from None        # unknown (policy) argument
-    from stable_baselines3.common.vec_env import VecTransposeImage
-
-    if isinstance(model.get_env(), VecTransposeImage):  # images: SB3 put them channels first
-        eval_env = VecTransposeImage(eval_env)          # for the CNN; the evaluations too
     return {"model": model, "venv": venv, "eval_env": eval_env, "run": run, "config": config,
             "curriculum": curriculum,
             "kept": kept}

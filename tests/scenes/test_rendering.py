@@ -459,3 +459,29 @@ def test_the_skidpad_plane_is_painted_where_its_surface_map_says():
         direction = centre / np.linalg.norm(centre)
         nearest = min(names, key=lambda n: np.linalg.norm(direction - palette[n]))
         assert nearest == expected, (x, y, centre)
+
+
+def test_a_scene_of_one_surface_is_painted_in_its_colour():
+    """build_scene(surface=...) gives the whole ground one surface for the physics: the ground
+    is painted in its colour (both checker shades), also after a new terrain."""
+    import mujoco
+    import numpy as np
+
+    from traction.scenes import build_scene, names
+    from traction.scenes.terrain import PAINTED_TEXTURE, SURFACE_RGB
+
+    def colours(model, texture):
+        tid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_TEXTURE, texture)
+        adr, n = model.tex_adr[tid], model.tex_width[tid] * model.tex_height[tid] * 3
+        return {tuple(c) for c in model.tex_data[adr:adr + n].reshape(-1, 3)}
+
+    ice = np.array(SURFACE_RGB["ice"])
+    shades = {tuple(np.round(255 * k * ice).astype(int)) for k in (1.0, 0.8)}
+    scene = build_scene("truck_6x6", "rough_hill", surface="ice")
+    assert colours(scene.model, names.TERRAIN_TEXTURE) == shades
+    scene.regenerate(7)
+    assert colours(scene.model, names.TERRAIN_TEXTURE) == shades
+    assert len(colours(build_scene("truck_6x6", "rough_hill").model,
+                       names.TERRAIN_TEXTURE)) > 2                  # (grass, mud, ...)
+    pad = build_scene("sedan", "skidpad", surface="ice")
+    assert colours(pad.model, PAINTED_TEXTURE) == shades

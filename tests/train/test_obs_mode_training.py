@@ -42,3 +42,28 @@ def test_train_and_evaluate_from_sensors(tmp_path, mode):
     evaluate.main([str(out), "--episodes", "1", "--no-progress"])
     result = json.loads((out / "evaluation.json").read_text())
     assert result["episodes"] == 1
+
+
+def test_sac_trains_from_pixels(tmp_path):
+    """Images go channels first under VecNormalize, so SAC's replay buffer (which stores
+    VecNormalize's original observations) gets the layout its CNN reads."""
+    out = tmp_path / "sac"
+    train.main(["--env", "Traction/TankTurn-v1", "--algo", "sac", "--timesteps", "64",
+                "--seed", "0", "--out", str(out), "--env-kwarg", "obs_mode=pixels",
+                "--hp", "n_envs=2", "--hp", "learning_starts=16", "--hp", "batch_size=16",
+                "--hp", "buffer_size=200", "--hp", "eval_freq=100000", "--no-progress"])
+    assert (out / "model.zip").exists()
+
+
+def test_the_benchmark_refuses_a_policy_that_observes_sensors(tmp_path):
+    from traction.train.policy import Unsupported, _run_source
+
+    out = tmp_path / "run"
+    train.main(["--env", "Traction/TankTurn-v1", "--timesteps", "64", "--seed", "0",
+                "--out", str(out), "--env-kwarg", "obs_mode=state+lidar", "--hp", "n_envs=2",
+                "--hp", "n_steps=32", "--hp", "batch_size=32", "--hp", "n_epochs=1",
+                "--hp", "eval_freq=100000", "--no-progress"])
+    source = _run_source(out, "final", str(out))
+    task = type("Task", (), {"env_id": "Traction/TankTurn-v1", "variant": "tank_turn"})()
+    with pytest.raises(Unsupported, match="obs_mode='state\\+lidar'"):
+        source.make(task)
