@@ -260,14 +260,19 @@ class SceneRenderer:
         if np.array_equal(m.hfield_data, data) and np.array_equal(m.hfield_size, size) and \
                 np.array_equal(_ground_texels(m), texels):
             return
+        drawn = self._terrain_source()
         if self.renderer._gl_context is not None:
             self.renderer._gl_context.make_current()
         for hid in range(m.nhfield):
-            mujoco.mjr_uploadHField(m, self.renderer._mjr_context, hid)
-        tid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_TEXTURE, names.TERRAIN_TEXTURE)
+            mujoco.mjr_uploadHField(drawn, self.renderer._mjr_context, hid)
+        tid = mujoco.mj_name2id(drawn, mujoco.mjtObj.mjOBJ_TEXTURE, names.TERRAIN_TEXTURE)
         if tid >= 0:
-            mujoco.mjr_uploadTexture(m, self.renderer._mjr_context, tid)
+            mujoco.mjr_uploadTexture(drawn, self.renderer._mjr_context, tid)
         data[:], size[:], texels[:] = m.hfield_data, m.hfield_size, _ground_texels(m)
+
+    def _terrain_source(self) -> mujoco.MjModel:
+        """The model whose heightfields and ground texture the GL context gets (the scene's)."""
+        return self.model
 
     def frame(self, data: mujoco.MjData, overlay: str | None = None,
               camera: str | int | None = None, segmentation: bool = False,
@@ -421,16 +426,12 @@ class ObservationCamera(SceneRenderer):
         renderer._model = model             # the scene is updated from the physics' model
         return renderer
 
-    def refresh_heightfields(self) -> None:
-        """Resample and upload the terrain if it changed (see :class:`SceneRenderer`)."""
-        if self._twin is None:
-            return super().refresh_heightfields()
-        data, size, texels = self._uploaded
-        m = self.model
-        if np.array_equal(m.hfield_data, data) and np.array_equal(m.hfield_size, size) and \
-                np.array_equal(_ground_texels(m), texels):
-            return
-        twin = self._twin
+    def _terrain_source(self) -> mujoco.MjModel:
+        """The twin, its heightfields resampled from the scene's and its ground texture
+        copied (see :meth:`SceneRenderer.refresh_heightfields`)."""
+        twin, m = self._twin, self.model
+        if twin is None:
+            return m
         _ground_texels(twin)[:] = _ground_texels(m)
         for h in range(m.nhfield):
             adr, n, c = m.hfield_adr[h], m.hfield_nrow[h], m.hfield_ncol[h]
@@ -439,14 +440,7 @@ class ObservationCamera(SceneRenderer):
             tadr = twin.hfield_adr[h]
             twin.hfield_data[tadr:tadr + coarse.size] = coarse
             twin.hfield_size[h] = m.hfield_size[h]
-        if self.renderer._gl_context is not None:
-            self.renderer._gl_context.make_current()
-        for h in range(m.nhfield):
-            mujoco.mjr_uploadHField(twin, self.renderer._mjr_context, h)
-        tid = mujoco.mj_name2id(twin, mujoco.mjtObj.mjOBJ_TEXTURE, names.TERRAIN_TEXTURE)
-        if tid >= 0:
-            mujoco.mjr_uploadTexture(twin, self.renderer._mjr_context, tid)
-        data[:], size[:], texels[:] = m.hfield_data, m.hfield_size, _ground_texels(m)
+        return twin
 
 
 def _ground_texels(model: mujoco.MjModel) -> np.ndarray:
