@@ -323,15 +323,23 @@ def test_a_snapshot_taken_before_a_divergence_restores_a_healthy_world():
 
 
 def test_a_human_mode_window_gets_each_new_terrain_and_episode():
-    """The passive viewer's sync() does not re-upload height fields: reset (a new terrain) and
-    set_state (a saved one) push every height field to the window, and reset shows the new
-    episode, as step does (a stand-in viewer here; the real one needs a display)."""
+    """The passive viewer's sync() does not re-upload height fields or textures: reset (a new
+    terrain) and set_state (a saved one) push every height field and the ground's colours to
+    the window, and reset shows the new episode, as step does (a stand-in viewer here, with
+    mujoco.viewer.Handle's methods; the real one needs a display)."""
+    import mujoco.viewer
+
+    from traction.scenes import names
+
     class Viewer:
         def __init__(self):
-            self.uploaded, self.synced = [], 0
+            self.uploaded, self.synced, self.textures = [], 0, []
 
         def update_hfield(self, hid):
             self.uploaded.append(hid)
+
+        def update_texture(self, tid):
+            self.textures.append(tid)
 
         def sync(self):
             self.synced += 1
@@ -350,6 +358,9 @@ def test_a_human_mode_window_gets_each_new_terrain_and_episode():
     assert viewer.synced == 1
     u.set_state(saved)
     assert viewer.uploaded == 2 * list(range(u.model.nhfield))
+    ground = mujoco.mj_name2id(u.model, mujoco.mjtObj.mjOBJ_TEXTURE, names.TERRAIN_TEXTURE)
+    assert viewer.textures == [ground, ground] and ground >= 0
+    assert all(hasattr(mujoco.viewer.Handle, m) for m in ("update_hfield", "update_texture"))
     env.step(env.action_space.sample())
     assert viewer.synced == 2
     env.close()
