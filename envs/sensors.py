@@ -242,7 +242,7 @@ class Sensors:
         an agent seeing only pixels must see), drawn into the image."""
         if diverged:
             if self.last is None:
-                return {k: np.zeros(v.shape, v.dtype) for k, v in self.zeros().items()}
+                return self.zeros()
             return {k: v.copy() for k, v in self.last.items()}
         out = {}
         if "pixels" in self.parts:

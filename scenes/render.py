@@ -386,18 +386,17 @@ class ObservationCamera(SceneRenderer):
             if geom.type == mujoco.mjtGeom.mjGEOM_PLANE and geom.size[0] > 0:
                 geom.size = [geom.size[0], geom.size[1],
                              2 * max(geom.size[0], geom.size[1]) / OBSERVATION_PLANE_QUADS]
+        coarse = []
         for h, hfield in enumerate(twin.hfields):
             adr, n, c = model.hfield_adr[h], model.hfield_nrow[h], model.hfield_ncol[h]
             data, rows, cols = coarse_heightfield(model.hfield_data[adr:adr + n * c], n, c,
                                                   OBSERVATION_HFIELD_POINTS)
             hfield.nrow, hfield.ncol, hfield.userdata = rows, cols, data.tolist()
             hfield.size = model.hfield_size[h].tolist()
+            coarse.append(data)
         compiled = twin.compile()
-        for h in range(model.nhfield):      # the compiler rescaled each to [0, 1]: the model's
-            adr, n, c = model.hfield_adr[h], model.hfield_nrow[h], model.hfield_ncol[h]
-            data, _, _ = coarse_heightfield(model.hfield_data[adr:adr + n * c], n, c,
-                                            OBSERVATION_HFIELD_POINTS)
-            tadr = compiled.hfield_adr[h]       # scale back, as a refresh writes it
+        for h, data in enumerate(coarse):   # the compiler rescaled each to [0, 1]: the model's
+            tadr = compiled.hfield_adr[h]   # scale back, as a refresh writes it
             compiled.hfield_data[tadr:tadr + data.size] = data
         compiled.tex_data[:] = model.tex_data   # (the terrain's colours as painted now)
         return compiled
