@@ -13,8 +13,9 @@ GOAL_MARKER = "goal"
 CAMERA_DRIVER = "driver"
 CAMERA_CHASE = "chase"
 CAMERA_TOP = "top"
-#: every vehicle's cameras (behind it, above it, in the cabin)
-CAMERAS = (CAMERA_CHASE, CAMERA_TOP, CAMERA_DRIVER)
+CAMERA_OVERHEAD = "overhead"
+#: every vehicle's cameras (behind it, high above it, in the cabin, above it turning with it)
+CAMERAS = (CAMERA_CHASE, CAMERA_TOP, CAMERA_DRIVER, CAMERA_OVERHEAD)
 
 #: Rangefinder data fields requested per wheel, in MuJoCo's order: dist, point(3), normal(3).
 RAY_DATA = ("dist", "point", "normal")

@@ -182,3 +182,10 @@ def add_vehicle(spec: mujoco.MjSpec, p: VehicleParams, pos, quat=(1.0, 0.0, 0.0,
     body.add_camera(name=names.CAMERA_DRIVER, pos=[0.1 * length, 0.25 * ch.body_size[1],
                                                     ch.body_centre[2] + 0.6 * height],
                     xyaxes=[0, -1, 0, 0.1, 0, 1], fovy=75)
+    # Straight down from above the body, fixed to it: the vehicle always points up the image
+    # and the world turns under it (the egocentric map view of CarRacing; an agent reads a
+    # direction relative to the vehicle off it directly). 2 x length + 8 m up: the default
+    # 45 deg field spans ~1.7 x length + 7 m of ground, the vehicle and the ground around it.
+    body.add_camera(name=names.CAMERA_OVERHEAD, pos=[float(ch.body_centre[0]), 0.0,
+                                                     2.0 * length + 8.0],
+                    xyaxes=[0, -1, 0, 1, 0, 0])
