@@ -21,7 +21,6 @@ part of a step, :meth:`TractionEnv.step_info` its info.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import hashlib
 import inspect
@@ -384,11 +383,11 @@ class TractionEnv(Snapshots, gym.Env):
         terrain_seed = options.pop("terrain_seed", int(self.np_random.integers(2**31 - 1)))
         if seed is not None or self._domain_rng is None:
             self._domain_rng = np.random.default_rng([self._seed_material(), DOMAIN_STREAM])
-        if self._randomize:
-            self.use_randomization(domain.draw(self._randomize, self._domain_rng,
-                                               len(self._nominal_friction)))
+        if self._randomize:                # (a draw of checked ranges: valid, not checked again)
+            self._use_draw(domain.draw(self._randomize, self._domain_rng,
+                                       len(self._nominal_friction)))
         elif self.randomization:           # a draw set_state restored: the nominal vehicle again
-            self.use_randomization({})
+            self._use_draw({})
         self.scene.regenerate(terrain_seed)
         self._refresh_viewer_terrain()
         before = task_checks.attributes(self)
@@ -420,7 +419,8 @@ class TractionEnv(Snapshots, gym.Env):
         info = {**self._diagnostics(c), **dict.fromkeys(self._reward_keys, 0.0),
                 "is_success": False, "diverged": diverged}
         if self._randomize:
-            info["randomization"] = copy.deepcopy(self.randomization)
+            info["randomization"] = {k: list(v) if isinstance(v, list) else v   # (a copy)
+                                     for k, v in self.randomization.items()}
         if self.render_mode == "human":                 # the window shows the new episode
             self.render()
         return obs, info
@@ -430,12 +430,16 @@ class TractionEnv(Snapshots, gym.Env):
         (``envs/randomize.py``; ``{}``: the nominal ones) until the next draw; :meth:`reset`
         draws them (with ``randomize`` ranges), ``set_state`` restores a snapshot's. Leaves
         MjData to be reset (the task's reset does)."""
-        values = domain.checked_draw(values, len(self._nominal_friction))
+        self._use_draw(domain.checked_draw(values, len(self._nominal_friction)))
+
+    def _use_draw(self, values: dict) -> None:
+        """:meth:`use_randomization` of checked ``values``."""
         drawn = domain.vehicle(self._nominal_vehicle, values)
+        nominal = self._nominal_vehicle.packed
         wheel, vehicle = vm_pack.records(drawn)            # (valid: randomize.check_bounds)
         for a in (wheel, vehicle):
             a.setflags(write=False)
-        packed = self._nominal_vehicle.packed._replace(wheel=wheel, vehicle=vehicle)
+        packed = nominal._replace(wheel=wheel, vehicle=vehicle)
         drawn.__dict__["packed"] = packed      # (cached_property's slot: not validated again)
         self.sim.use_vehicle(drawn)
         table = self.sim.friction_table.values
@@ -470,12 +474,12 @@ class TractionEnv(Snapshots, gym.Env):
         first action until then). Called once per step, before the physics; an action that is
         not finite is returned as it is (the step refuses it, nothing queued)."""
         if not self._latency:                # noise alone (a value not finite stays so)
-            return action + self._action_noise * self._standard_normal("action", action.shape)
+            return action + self._noise_row("action", self._action_noise, action.shape)
         a = np.array(action, dtype=np.float64)
         if not np.all(np.isfinite(a)):
             return a
         if self._action_noise > 0.0:
-            a += self._action_noise * self._standard_normal("action", a.shape)
+            a += self._noise_row("action", self._action_noise, a.shape)
         if self._queue is None:
             self._queue = [a] * self._latency
         self._queue.append(a)
@@ -484,17 +488,18 @@ class TractionEnv(Snapshots, gym.Env):
     def _observe(self, obs: np.ndarray) -> np.ndarray:
         """``obs`` as the agent sees it: with this episode's Gaussian observation noise."""
         if self._observation_noise > 0.0:
-            return obs + self._observation_noise * self._standard_normal("observation",
-                                                                         obs.shape)
+            return obs + self._noise_row("observation", self._observation_noise, obs.shape)
         return obs
 
-    def _standard_normal(self, kind: str, shape: tuple) -> np.ndarray:
-        """The next row of standard normal noise of ``kind`` from the randomisation's stream,
-        drawn ``randomize.NOISE_BLOCK`` rows at a time (a draw per step and world cost as much
-        as a light task's whole step); the blocks start anew at every reset."""
+    def _noise_row(self, kind: str, scale: float, shape: tuple) -> np.ndarray:
+        """The next row of Gaussian noise of ``kind`` (standard deviation ``scale``) from the
+        randomisation's stream, drawn and scaled ``randomize.NOISE_BLOCK`` rows at a time (a
+        draw per step and world cost as much as a light task's whole step); the blocks start
+        anew at every reset."""
         block = self._noise.get(kind)
         if block is None or block[1] == domain.NOISE_BLOCK:
             rows = self._domain_rng.standard_normal((domain.NOISE_BLOCK, *shape))
+            rows *= scale
             block = self._noise[kind] = [rows, 0]
         i = block[1]
         block[1] = i + 1
@@ -540,8 +545,12 @@ class TractionEnv(Snapshots, gym.Env):
         """The physics of one control step: check and apply ``action``, run the substeps (the
         native vector env does this for all its worlds in one call)."""
         if self.perturbs_actions:                   # (float32 stays float32, as the vector
-            dtype = np.float32 if getattr(action, "dtype", None) == _FLOAT32 else np.float64
-            action = self.perturb_action(self.read_action(action)).astype(dtype)   # env's)
+            if (type(action) is np.ndarray and action.dtype is _FLOAT32      # env's)
+                    and action.shape == self._action_shape and not self._latency):
+                action = self.perturb_action(action).astype(np.float32)   # (the common case)
+            else:
+                dtype = np.float32 if getattr(action, "dtype", None) == _FLOAT32 else np.float64
+                action = self.perturb_action(self.read_action(action)).astype(dtype)
         if self.action_map == actions.NONE:
             checked = self.check_action(action)
             self.sim.check_friction()                   # (the compiled call's, before any change)

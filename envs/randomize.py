@@ -48,7 +48,6 @@ nominal vehicle does not get. The drawn vehicle is then packed for the compiled 
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import warnings
@@ -57,6 +56,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from traction import vehicle_model as vm
+from traction.vehicle_model.params import evolve
 from traction.vehicle_model.suspension import compute_sprung_masses
 
 #: key -> (allowed lo, allowed hi, unit)
@@ -100,7 +100,7 @@ PRESETS: dict[str, dict[str, tuple[float, float]]] = {
              "action_noise": (0.0, 0.05), "observation_noise": (0.0, 0.02), "latency": (0, 1)},
 }
 
-#: rows of noise drawn at once from the stream (``TractionEnv._standard_normal``)
+#: rows of noise drawn at once from the stream (``TractionEnv._noise_row``)
 NOISE_BLOCK = 256
 
 #: the keys that scale the friction table (the others change the vehicle)
@@ -186,7 +186,7 @@ def checked_draw(values, n_surfaces: int) -> dict:
 
 def _scaled(part, scales: dict):
     """``part`` (a frozen parameter dataclass) with the named fields multiplied."""
-    return dataclasses.replace(part, **{f: getattr(part, f) * s for f, s in scales.items()})
+    return evolve(part, **{f: getattr(part, f) * s for f, s in scales.items()})
 
 
 def vehicle(nominal: vm.VehicleParams, values: dict) -> vm.VehicleParams:
@@ -196,20 +196,18 @@ def vehicle(nominal: vm.VehicleParams, values: dict) -> vm.VehicleParams:
     p = nominal
     mass_s, inertia_s = get("mass_scale"), get("inertia_scale")
     offset = np.array([get("com_offset_x"), get("com_offset_y"), get("com_offset_z")])
-    ch = dataclasses.replace(p.chassis, mass=p.chassis.mass * mass_s,
-                             com=p.chassis.com + offset,
-                             inertia=p.chassis.inertia * mass_s * inertia_s)
+    ch = evolve(p.chassis, mass=p.chassis.mass * mass_s, com=p.chassis.com + offset,
+                inertia=p.chassis.inertia * mass_s * inertia_s)
     sus = _scaled(p.suspension, {"spring_strength": get("spring_scale"),
                                  "damper_rate": get("damper_scale")})
-    sus = dataclasses.replace(sus, sprung_mass=compute_sprung_masses(
-        sus.position, ch.com, ch.mass))
+    sus = evolve(sus, sprung_mass=compute_sprung_masses(sus.position, ch.com, ch.mass))
     k = get("tire_stiffness_scale")
     tires = _scaled(p.tires, {"lat_stiff_y": k, "long_stiff_per_unit_gravity": k,
                               "camber_stiff_per_unit_gravity": k, "arcade_long_stiffness": k,
                               "arcade_lat_stiffness": k})
     if k != 1.0:                                      # Magic Formula: B, the first coefficient
         b = np.array([k, 1.0, 1.0, 1.0])
-        tires = dataclasses.replace(tires, mf_long=tires.mf_long * b, mf_lat=tires.mf_lat * b)
+        tires = evolve(tires, mf_long=tires.mf_long * b, mf_lat=tires.mf_lat * b)
     # The formula is a function of B x, so its peaks move to 1/k of the nominal slips: given
     # here, into the cache the property fills (functools.cached_property keeps its value in the
     # instance's __dict__), instead of solved again (0.6 ms of a 1.5 ms draw).
@@ -218,8 +216,7 @@ def vehicle(nominal: vm.VehicleParams, values: dict) -> vm.VehicleParams:
     brake = get("brake_torque_scale")
     wheels = _scaled(p.wheels, {"max_brake_torque": brake, "max_handbrake_torque": brake})
     engine = _scaled(p.engine, {"peak_torque": get("engine_torque_scale")})
-    out = dataclasses.replace(p, chassis=ch, suspension=sus, tires=tires, wheels=wheels,
-                              engine=engine)
+    out = evolve(p, chassis=ch, suspension=sus, tires=tires, wheels=wheels, engine=engine)
     for name in ("groups", "base_split"):     # drawn values leave the drivetrain's layout:
         out.__dict__[name] = getattr(p, name)  # its cached arrays are the nominal vehicle's
     return out

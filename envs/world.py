@@ -374,7 +374,12 @@ class World:
         """
         a = self.arrays
         mine = Packed(a.params_wheel[i], a.params_vehicle[i:i + 1], *self.constants.shared)
-        stack([mine, packed])                      # (raises for more than other values)
+        same = (packed.wheel.dtype == mine.wheel.dtype and packed.wheel.shape == mine.wheel.shape
+                and packed.vehicle.dtype == mine.vehicle.dtype
+                and all(getattr(packed, n) is s for n, s in zip(SHARED, self.constants.shared,
+                                                                strict=True)))
+        if not same:                               # (a draw shares the very arrays: no check)
+            stack([mine, packed])                  # (raises for more than other values)
         # what the rays were laid out for (the world's ray work, the sensors) must stay
         moved = [f for f in GEOMETRY if not np.array_equal(mine.wheel[f], packed.wheel[f])]
         if packed.vehicle[0]["contact_rays"] != mine.vehicle[0]["contact_rays"]:

@@ -317,7 +317,8 @@ def randomisation(env_id: str, actions: np.ndarray, seconds: float) -> dict:
     another cost of the physics); and with the whole ``mild`` preset (also action and
     observation noise); each replaying the same actions as whole episodes, the reset (where a
     draw happens) timed with them, in turn in each of ``ROUNDS`` rounds (best of each); and
-    each one's rate as a share of the rate without."""
+    each one's rate per CPU second of the process (what the settings cost, whatever else the
+    machine runs: the env steps in this thread alone) as a share of the rate without."""
     from traction.envs.randomize import AGENT_KEYS, KEYS, NOMINAL, PRESETS
 
     nominal = {k: (NOMINAL[k], NOMINAL[k]) for k in KEYS if k not in AGENT_KEYS}
@@ -325,25 +326,26 @@ def randomisation(env_id: str, actions: np.ndarray, seconds: float) -> dict:
     envs = {name: gym.make(env_id, randomize=spec)
             for name, spec in (("none", None), ("nominal draws", nominal),
                                ("mild, vehicle", physics), ("mild", "mild"))}
-    rates = dict.fromkeys(envs, 0.0)
+    wall, cpu = dict.fromkeys(envs, 0.0), dict.fromkeys(envs, 0.0)
 
     def episodes(env, seconds):
-        n, start = 0, time.perf_counter()
+        n, start, c = 0, time.perf_counter(), time.process_time()
         while (elapsed := time.perf_counter() - start) < seconds:
             env.reset()
             for a in actions:
                 env.step(a)
             n += len(actions)
-        return n / elapsed
+        return n / elapsed, n / max(time.process_time() - c, 1e-9)
     for env in envs.values():
         env.reset(seed=0)
     for _ in range(ROUNDS):
         for name, env in envs.items():
-            rates[name] = max(rates[name], episodes(env, seconds / ROUNDS))
+            w, c = episodes(env, seconds / ROUNDS)
+            wall[name], cpu[name] = max(wall[name], w), max(cpu[name], c)
     for env in envs.values():
         env.close()
-    return {"episode_steps": len(actions), "env_steps_per_s": rates,
-            "share_of_none": {k: v / rates["none"] for k, v in rates.items()}}
+    return {"episode_steps": len(actions), "env_steps_per_s": wall, "env_steps_per_cpu_s": cpu,
+            "share_of_none": {k: v / cpu["none"] for k, v in cpu.items()}}
 
 
 #: the observation modes :func:`observation_modes` times
@@ -609,12 +611,12 @@ def table(report: dict) -> str:
         rows.append(f"| {env_id} | {c['env_steps_per_s']['ray']:.0f} | "
                     f"{c['env_steps_per_s']['footprint']:.0f} | "
                     f"{c['footprint_cost_vs_ray']:.2f}x |")
-    rows += ["", "| task | steps per episode | env steps/s, no randomisation | every key drawn "
-             "at its nominal value | mild, vehicle draws | mild (with noise) |",
+    rows += ["", "| task | steps per episode | env steps per CPU s, no randomisation | every "
+             "key drawn at its nominal value | mild, vehicle draws | mild (with noise) |",
              "|---|---|---|---|---|---|"]
     for env_id, r in report["tasks"].items():
         d = r["randomisation"]
-        e, share = d["env_steps_per_s"], d["share_of_none"]
+        e, share = d["env_steps_per_cpu_s"], d["share_of_none"]
         rows.append(f"| {env_id} | {d['episode_steps']} | {e['none']:.0f} | "
                     + " | ".join(f"{e[k]:.0f} ({100 * share[k]:.0f} %)"
                                  for k in ("nominal draws", "mild, vehicle", "mild")) + " |")

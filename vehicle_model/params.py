@@ -13,6 +13,7 @@ vectors) so that the update functions broadcast them against state arrays shaped
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Any
 
@@ -178,6 +179,35 @@ def freeze_arrays(obj: Any) -> None:
         arr = np.array(getattr(obj, f.name), dtype=float)
         arr.setflags(write=False)
         object.__setattr__(obj, f.name, arr)
+
+
+def evolve(obj: Any, **changes) -> Any:
+    """``dataclasses.replace`` for a frozen parameter dataclass, without copying what stays:
+    the unchanged fields keep their (read-only) arrays, the changed numeric ones become
+    read-only float arrays as :func:`freeze_arrays` makes them. Not validated, as ``replace``
+    is not (``validate`` checks); cached properties are computed anew. A randomised draw
+    changes a few fields per reset, and ``replace`` copied every array of the part."""
+    fields = _array_fields(type(obj))
+    unknown = changes.keys() - fields.keys()
+    if unknown:
+        raise TypeError(f"evolve: {type(obj).__name__} has no field(s) {sorted(unknown)}")
+    new = object.__new__(type(obj))
+    values = new.__dict__                  # (a frozen dataclass's fields live in its __dict__)
+    for name in fields:
+        values[name] = obj.__dict__[name]
+    for name, value in changes.items():
+        if fields[name]:
+            value = np.array(value, dtype=float)
+            value.setflags(write=False)
+        values[name] = value
+    return new
+
+
+@functools.cache
+def _array_fields(cls: type) -> dict[str, bool]:
+    """A dataclass's field names, each with whether :func:`freeze_arrays` makes it an array."""
+    return {f.name: f.metadata.get("shape") not in (None, "scalar", "choice")
+            for f in dataclasses.fields(cls)}
 
 
 def describe(cls: type) -> list[tuple[str, str, str, str]]:

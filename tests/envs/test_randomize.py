@@ -266,6 +266,58 @@ def test_the_magic_formula_peaks_a_draw_carries_are_the_solved_ones(k):
     np.testing.assert_allclose(given[1], peak_slip(p.tires.mf_lat), rtol=1e-12)
 
 
+def test_a_draw_is_the_vehicle_a_full_rebuild_gives():
+    """A draw builds its vehicle without validating or copying the unchanged arrays
+    (``params.evolve``, records packed alone): it must be the vehicle that ``dataclasses.replace``
+    (which validates nothing but copies every field through ``__post_init__``) builds, pack to
+    the same records, and leave the nominal vehicle as it was."""
+    import dataclasses
+
+    from traction.vehicle_model import pack, vehicle_params
+    from traction.vehicle_model.suspension import compute_sprung_masses
+
+    nominal = vehicle_params("tank")
+    before = pack.records(nominal)
+    values = domain.draw(domain.PRESETS["wide"], np.random.default_rng(3), 1)
+    p = domain.vehicle(nominal, values)
+    ch = dataclasses.replace(
+        nominal.chassis, mass=nominal.chassis.mass * values["mass_scale"],
+        com=nominal.chassis.com + [values[f"com_offset_{a}"] for a in "xyz"],
+        inertia=nominal.chassis.inertia * values["mass_scale"] * values["inertia_scale"])
+    sus = dataclasses.replace(
+        nominal.suspension,
+        spring_strength=nominal.suspension.spring_strength * values["spring_scale"],
+        damper_rate=nominal.suspension.damper_rate * values["damper_scale"],
+        sprung_mass=compute_sprung_masses(nominal.suspension.position, ch.com, ch.mass))
+    for part, want in (("chassis", ch), ("suspension", sus)):
+        got = getattr(p, part)
+        assert type(got) is type(want)
+        for f in dataclasses.fields(want):
+            np.testing.assert_array_equal(getattr(got, f.name), getattr(want, f.name), f.name)
+            value = getattr(got, f.name)
+            assert not (isinstance(value, np.ndarray) and value.flags.writeable), f.name
+    assert p.engine.peak_torque == nominal.engine.peak_torque * values["engine_torque_scale"]
+    p.validate("drawn tank")                                 # a valid vehicle, validated here
+    rebuilt = dataclasses.replace(p, chassis=ch, suspension=sus)
+    for mine, theirs in zip(pack.records(p), pack.records(rebuilt), strict=True):
+        for name in mine.dtype.names:
+            np.testing.assert_array_equal(mine[name], theirs[name], name)
+    for mine, theirs in zip(before, pack.records(nominal), strict=True):
+        assert mine.tobytes() == theirs.tobytes()            # the nominal vehicle is untouched
+
+
+def test_evolve_replaces_named_fields_only_and_refuses_unknown_ones():
+    from traction.vehicle_model import vehicle_params
+    from traction.vehicle_model.params import evolve
+
+    engine = vehicle_params("sedan_rwd").engine
+    new = evolve(engine, peak_torque=engine.peak_torque * 2)
+    assert new.peak_torque == 2 * engine.peak_torque and engine.peak_torque == new.peak_torque / 2
+    assert new.torque_curve is engine.torque_curve            # unchanged: shared, read-only
+    with pytest.raises(TypeError, match="no field"):
+        evolve(engine, peak_torq=1.0)
+
+
 # --- found in review: each failed before its fix --------------------------------------------
 
 

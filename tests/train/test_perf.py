@@ -51,9 +51,10 @@ def test_perf_quick_schema(tmp_path):
         assert c["footprint_cost_vs_ray"] == pytest.approx(
             c["env_steps_per_s"]["ray"] / c["env_steps_per_s"]["footprint"])
         d = r["randomisation"]                         # four settings, in one run
-        assert set(d["env_steps_per_s"]) == {"none", "nominal draws", "mild, vehicle", "mild"}
-        assert all(d["share_of_none"][k] == pytest.approx(v / d["env_steps_per_s"]["none"])
-                   for k, v in d["env_steps_per_s"].items())
+        assert set(d["env_steps_per_s"]) == set(d["env_steps_per_cpu_s"]) == {
+            "none", "nominal draws", "mild, vehicle", "mild"}
+        assert all(d["share_of_none"][k] == pytest.approx(v / d["env_steps_per_cpu_s"]["none"])
+                   for k, v in d["env_steps_per_cpu_s"].items())
         o = r["observation_modes"]                     # three modes, 1 and 2 worlds, one run
         assert set(o) == {"1", "2"}
         for v in o.values():
