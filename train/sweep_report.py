@@ -18,14 +18,20 @@ of steps) and writes ``OUT/report/`` (``OUT``: the first folder):
 ``--docs FILE`` also writes the report's tables into ``FILE`` between the lines
 ``<!-- sweep-report:begin -->`` and ``<!-- sweep-report:end -->`` (added after the file's title
 when it has none; the rest of the file is kept as it is) and copies the PNGs to
-``FILE``'s folder under ``results/``. The sweep command writes the report itself; this command
-writes it again (after adding trials by hand, or to write the docs).
+``FILE``'s folder under ``results/``; ``--section NAME`` writes a block of its own instead
+(between ``<!-- sweep-report:NAME:begin -->`` and ``...:end -->``, added at the file's end
+the first time; PNGs ``sweep_NAME_*.png``), e.g. the sensor-trained agents beside the main
+table. A sweep with environment arguments (``--env-kwarg obs_mode=pixels``) reports its task
+as ``Traction/TankTurn-v1 (obs_mode=pixels)``: another task for the agent. The sweep command
+writes the report itself; this command writes it again (after adding trials by hand, or to
+write the docs).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import shutil
 from pathlib import Path
@@ -51,16 +57,30 @@ def load_trials(out) -> list[dict]:
     task and seed, each with its evaluation curve (``curve``: ``timesteps``, ``success``,
     ``return``)."""
     trials = []
-    paths = [p for folder in _folders(out) for p in sorted(folder.glob("runs/*/trial.json"))]
-    for path in paths:
+    paths = [(p, label) for folder in _folders(out) for label in [_label(folder)]
+             for p in sorted(folder.glob("runs/*/trial.json"))]
+    for path, label in paths:
         trial = json.loads(path.read_text())
+        trial["task"] = trial["env_id"] + label
         evals = np.load(path.parent / "evaluations.npz")
         success = evals["successes"].mean(axis=1) if evals["successes"].size else \
             np.full(len(evals["timesteps"]), np.nan)
         trial["curve"] = {"timesteps": evals["timesteps"].astype(int),
                           "success": success, "return": evals["results"].mean(axis=1)}
         trials.append(trial)
-    return sorted(trials, key=lambda t: (t["env_id"], t["seed"]))
+    return sorted(trials, key=lambda t: (t["task"], t["seed"]))
+
+
+def _label(folder: Path) -> str:
+    """What the report adds to the task's id for a sweep with environment arguments
+    (``obs_mode=pixels``: another task for the agent, reported apart)."""
+    import yaml
+
+    path = folder / "sweep.yml"
+    kwargs = (yaml.safe_load(path.read_text()) or {}).get("env_kwargs") if path.is_file() else None
+    if not kwargs:
+        return ""
+    return " (" + ", ".join(f"{k}={v}" for k, v in kwargs.items()) + ")"
 
 
 def first_reached(curve: dict, level: float = REACHED) -> int | None:
@@ -130,14 +150,14 @@ def summarize(out) -> dict:
     if not trials:
         raise ValueError(f"{', '.join(map(str, folders))}: no finished trial "
                          "(runs/*/trial.json); run python -m traction.train.sweep first")
-    keys = [(t["env_id"], t["seed"]) for t in trials]
+    keys = [(t["task"], t["seed"]) for t in trials]
     twice = sorted({k for k in keys if keys.count(k) > 1})
     if twice:
         raise ValueError(f"the sweep folders hold the same trial twice: {twice}")
     settings = _settings(folders)
     tasks = {}
-    for env_id in dict.fromkeys(t["env_id"] for t in trials):
-        tasks[env_id] = _task_report([t for t in trials if t["env_id"] == env_id])
+    for task in dict.fromkeys(t["task"] for t in trials):
+        tasks[task] = _task_report([t for t in trials if t["task"] == task])
     report = {"settings": settings, "tasks": tasks, "reached_level": REACHED,
               "bootstrap_reps": stats.REPS}
     runs = {len(r["seeds"]) for r in tasks.values()}
@@ -226,12 +246,12 @@ def plot(report: dict, trials: list[dict], folder: Path) -> list[Path]:
 
     tasks = report["tasks"]
     fig, axes = plt.subplots(len(tasks), 2, figsize=(10, 3.2 * len(tasks)), squeeze=False)
-    for row, (env_id, r) in zip(axes, tasks.items(), strict=True):
+    for row, (task, r) in zip(axes, tasks.items(), strict=True):
         steps = np.array(r["curve"]["timesteps"])
         for ax, key, scale, label in ((row[0], "success", 100, "evaluation success (%)"),
                                       (row[1], "return", 1, "evaluation return")):
             for t in trials:
-                if t["env_id"] == env_id:
+                if t["task"] == task:
                     ax.plot(t["curve"]["timesteps"], scale * t["curve"][key], color="0.6",
                             lw=0.6, alpha=0.5)
             c = r["curve"][key]
@@ -239,7 +259,7 @@ def plot(report: dict, trials: list[dict], folder: Path) -> list[Path]:
             ax.fill_between(steps, scale * np.array(c["ci_low"]), scale * np.array(c["ci_high"]),
                             color="C0", alpha=0.25, label="95 % CI")
             ax.set(xlabel="environment steps", ylabel=label,
-                   title=f"{env_id} ({len(r['seeds'])} seeds)")
+                   title=f"{task} ({len(r['seeds'])} seeds)")
         row[0].set_ylim(-5, 105)
         row[0].legend(loc="lower right", fontsize="small")
     fig.tight_layout()
@@ -276,24 +296,37 @@ def write_report(out) -> str:
     return text
 
 
-def write_docs(out, docs: Path) -> Path:
+def markers(section: str | None = None) -> tuple[str, str]:
+    """The lines a report's block sits between in the results page (``section``: a block of its
+    own, e.g. ``sensors``)."""
+    if section is None:
+        return BEGIN, END
+    return f"<!-- sweep-report:{section}:begin -->", f"<!-- sweep-report:{section}:end -->"
+
+
+def write_docs(out, docs: Path, section: str | None = None) -> Path:
     """Write the sweep's report (``out``: a folder or a list of them) into the results page
-    ``docs`` (between the markers; see the module docstring) and its PNGs into ``docs``' folder
-    under ``results/``."""
+    ``docs`` (between the markers; see the module docstring; with ``section``, a block of that
+    name, added at the page's end the first time) and its PNGs into ``docs``' folder under
+    ``results/``."""
     docs = Path(docs)
     report = summarize(out)
     images = docs.parent / "results"
+    prefix = "sweep_" if section is None else f"sweep_{section}_"
     for path in plot(report, load_trials(out), _folders(out)[0] / "report"):
         images.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, images / f"sweep_{path.name}")
-    block = (f"{BEGIN}\n<!-- written by python -m traction.train.sweep_report; edits here are "
+        shutil.copyfile(path, images / f"{prefix}{path.name}")
+    begin, end = markers(section)
+    block = (f"{begin}\n<!-- written by python -m traction.train.sweep_report; edits here are "
              f"overwritten -->\n\n" + markdown(report, "results").replace(
-                 "results/curves.png", "results/sweep_curves.png").replace(
-                 "results/profile.png", "results/sweep_profile.png") + f"\n{END}")
+                 "results/curves.png", f"results/{prefix}curves.png").replace(
+                 "results/profile.png", f"results/{prefix}profile.png") + f"\n{end}")
     text = docs.read_text() if docs.is_file() else "# Results\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + block + rest.split(END, 1)[1]
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        text = head + block + rest.split(end, 1)[1]
+    elif section is not None:
+        text = text.rstrip("\n") + f"\n\n{block}\n"
     else:
         first, _, rest = text.partition("\n")
         text = f"{first}\n\n{block}\n{rest}"
@@ -307,6 +340,9 @@ def main(argv=None) -> str:
                     help="the sweep's --out folder (several: one report of their trials)")
     ap.add_argument("--docs", type=Path, default=None,
                     help="also write the tables into this markdown page (docs/results.md)")
+    ap.add_argument("--section", default=None,
+                    help="with --docs: the page's block of this name (e.g. sensors) instead "
+                         "of the main one")
     args = ap.parse_args(argv)
     try:
         require("sweep_report", "rliable", "matplotlib")
@@ -315,11 +351,13 @@ def main(argv=None) -> str:
             raise ValueError(f"{', '.join(missing)}: not found")
         if args.docs is not None:
             writable_file(args.docs, "--docs")
+        if args.section is not None and not re.fullmatch(r"[a-z0-9_-]+", args.section):
+            raise ValueError(f"--section {args.section!r}: lower-case letters, digits, - and _")
         text = write_report(args.sweep)
     except (ValueError, MissingExtra) as e:
         ap.error(str(e))
     if args.docs is not None:
-        write_docs(args.sweep, args.docs)
+        write_docs(args.sweep, args.docs, args.section)
     print(text)
     return text
 

@@ -136,6 +136,44 @@ def test_results_page_keeps_its_text_and_replaces_only_the_block(tmp_path):
     assert again.count(sweep_report.BEGIN) == 1 and again.endswith("Notes, edited.\n")
 
 
+def test_sensor_sweeps_report_as_tasks_of_their_own_in_a_section_of_their_own(tmp_path):
+    """A sweep with environment arguments (obs_mode=pixels) is another task for the agent: its
+    rows are named with them, beside the same task's plain sweep, not pooled with it; --section
+    writes the page's block of that name and leaves the main block as it was."""
+    from traction.train import sweep_report
+
+    tank = {"Traction/TankTurn-v1": TASKS["Traction/TankTurn-v1"]}
+    plain = _fake_sweep(tmp_path / "plain", tank)
+    pixels = _fake_sweep(tmp_path / "pixels", {"Traction/TankTurn-v1": [0.0, 0.5, 1.0]})
+    settings = yaml.safe_load((pixels / "sweep.yml").read_text())
+    settings["env_kwargs"] = {"obs_mode": "pixels", "obs_options": {"width": 64}}
+    (pixels / "sweep.yml").write_text(yaml.safe_dump(settings))
+    both = sweep_report.summarize([plain, pixels])
+    label = "Traction/TankTurn-v1 (obs_mode=pixels, obs_options={'width': 64})"
+    assert list(both["tasks"]) == ["Traction/TankTurn-v1", label]
+    assert len(both["tasks"][label]["seeds"]) == 3 and len(both["tasks"]["Traction/TankTurn-v1"]
+                                                            ["seeds"]) == 5
+    docs = tmp_path / "docs" / "results.md"
+    docs.parent.mkdir()
+    docs.write_text("# Results\n\nHand text.\n")
+    sweep_report.main([str(plain), "--docs", str(docs)])
+    main_block = docs.read_text()
+    sweep_report.main([str(plain), str(pixels), "--docs", str(docs), "--section", "sensors"])
+    text = docs.read_text()
+    begin, end = sweep_report.markers("sensors")
+    assert text.startswith(main_block.rstrip("\n")) and text.rstrip().endswith(end)
+    section = text.split(begin, 1)[1]
+    assert f"| {label} | 3 | 3,000 |" in section
+    assert "results/sweep_sensors_curves.png" in section
+    assert (docs.parent / "results" / "sweep_sensors_curves.png").is_file()
+    sweep_report.write_docs([pixels], docs, "sensors")                 # again: replaced
+    again = docs.read_text()
+    assert again.count(begin) == 1 and again.startswith(main_block.rstrip("\n"))
+    assert "| Traction/TankTurn-v1 | 5 |" not in again.split(begin, 1)[1]
+    with pytest.raises(SystemExit):
+        sweep_report.main([str(plain), "--docs", str(docs), "--section", "a b"])
+
+
 def test_a_sweep_with_other_settings_is_refused(tmp_path):
     out = _fake_sweep(tmp_path / "sweep")
     with pytest.raises(ValueError, match=r"timesteps: 3000 there, 5000 now"):
