@@ -680,7 +680,8 @@ class TractionEnv(Snapshots, gym.Env):
     @property
     def camera_name(self) -> str:
         """The camera ``render()`` shows: ``chase`` (behind the vehicle, following it), ``top``
-        (above it, looking down) or ``driver`` (in the cabin); settable between steps."""
+        (high above it, looking down), ``driver`` (in the cabin) or ``overhead`` (above it, turning
+        with it); settable between steps."""
         return self._camera_name
 
     @camera_name.setter

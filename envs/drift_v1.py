@@ -63,13 +63,14 @@ class DriftEnv(TractionEnv):
     | 17 | engaged gear (always 2: the gearbox is held in second) | - | - |
     | 18 | time in the current sustained drift / `hold_seconds` (capped at 1) | - | - |
 
-    With `obs_mode` other than `"state"` the observation also (or instead) holds sensor
-    readings (`traction.envs.sensors`): `"pixels"` is `Box(0, 255, (84, 84, 3), uint8)`, the
-    `chase` camera's image (`obs_options` `width`, `height`, `camera`); `"state+pixels"` is
-    `Dict(state=<the Box above>, pixels=<the image>)`; `"state+lidar"` is `Dict(state=...,
-    lidar=Box(0, 30, (64,), float32))`, the distances (m) along 32 beams all round in two planes,
-    10 deg down and level, from the roof (`obs_options` `beams`, `fov_deg`, `vertical_deg`,
-    `range`; `lidar_heights=True` adds `heights`, each hit's height relative to the sensor).
+    With `obs_mode` other than `"state"` the observation also (or instead) holds sensor readings
+    (`traction.envs.sensors`): `"pixels"` is `Box(0, 255, (84, 84, 3), uint8)`, the `overhead`
+    camera's image (straight down on the vehicle, turning with it; `obs_options` `width`,
+    `height`, `camera`); `"state+pixels"` is `Dict(state=<the Box above>, pixels=<the image>)`;
+    `"state+lidar"` is `Dict(state=..., lidar=Box(0, 30, (64,), float32))`, the distances (m)
+    along 32 beams all round in two planes, 10 deg down and level, from the roof (`obs_options`
+    `beams`, `fov_deg`, `vertical_deg`, `range`; `lidar_heights=True` adds `heights`, each hit's
+    height relative to the sensor).
 
     ## Rewards
     `reward = sideslip + circle + hold + spin_out + off_pad`, each in `info["reward_<term>"]`
@@ -119,7 +120,7 @@ class DriftEnv(TractionEnv):
     | `randomize` | None | domain randomisation drawn at every reset from the env's seeded RNG: a preset (`"none"`, `"mild"`, `"wide"`) or a dict of ranges `{key: (lo, hi)}` over friction, mass, centre of mass, inertia, tyre stiffness, engine and brake torque, springs and dampers, action and observation noise and action latency (`traction.envs.randomize`: keys, units, presets, checks; draws and noise come from their own stream, so a seed gives the same terrain and task start with and without them); the draw is `info["randomization"]` at reset and `env.unwrapped.randomization`, saved by `get_state`; `vehicle` stays the nominal vehicle, `env.unwrapped.sim.params` is the drawn one |
     | `tire_model` | None | the fidelity ladder: `"arcade"`, `"physx"`, `"curve"` or `"magic_formula"` on every wheel (the vehicle's own parameters for that model, its own tyres if None), to train on one tyre model and evaluate on another (`evaluate RUN --env-kwarg tire_model=...`) |
     | `obs_mode` | `"state"` | what the agent observes: `"state"`, `"pixels"`, `"state+pixels"` or `"state+lidar"` (see Observation Space) |
-    | `obs_options` | None | the camera's `width`, `height` (84, 84 px), `camera` (`"chase"`, `"top"`, `"driver"`); the lidar's `beams` (32 per plane), `fov_deg` (360), `vertical_deg` ((-10, 0)), `range` (30 m), `lidar_heights` (False) |
+    | `obs_options` | None | the camera's `width`, `height` (84, 84 px), `camera` (`"overhead"`; `"chase"`, `"top"`, `"driver"`); the lidar's `beams` (32 per plane), `fov_deg` (360), `vertical_deg` ((-10, 0)), `range` (30 m), `lidar_heights` (False) |
 
     `radius` (the painted pad), `vehicle`, `control_dt`, `physics_dt`, `telemetry`, `randomize`, `tire_model`, `obs_mode` and `obs_options` shape the
     built env: setting one afterwards raises AttributeError (build another env);
@@ -179,9 +180,11 @@ class DriftEnv(TractionEnv):
     - v1: the `randomize` (domain randomisation) and `tire_model` (the fidelity ladder)
       arguments; without them (the defaults) the task is unchanged, bit for bit.
     - v1 (2026-11-29): the `obs_mode` and `obs_options` arguments (camera pixels, lidar); the
-      default `"state"` observation is unchanged. Frames: the chase camera looks from 30 deg to
-      the right of straight behind (the wheels show), and heightfields are painted by surface
-      (mud, gravel, rock, grass, tarmac) in a 2 m checker.
+      default `"state"` observation is unchanged; pixels come from the new `overhead` camera
+      (fixed to the vehicle: a PPO agent learned TankTurn from it, not from the chase view).
+      Frames: the chase camera looks from 30 deg to the right of straight behind (the wheels
+      show), and heightfields are painted by surface (mud, gravel, rock, grass, tarmac) in a
+      2 m checker.
     """
 
     action_names = ("steer", "throttle", "brake", "handbrake")

@@ -13,7 +13,8 @@ Every task takes ``obs_mode`` (and ``obs_options``, checked by name):
 ===================  ===========================================================================
 
 ``obs_options`` (defaults in :data:`OPTIONS`): ``width``, ``height`` (px) and ``camera`` (a
-scene camera: ``chase``, ``top`` or ``driver``) of the image; ``beams`` per plane, ``fov_deg``
+scene camera: ``overhead``, fixed to the vehicle, which points up the image, or ``chase``,
+``top`` or ``driver``) of the image; ``beams`` per plane, ``fov_deg``
 (the fan's horizontal width, centred ahead; 360: all round), ``vertical_deg`` (one plane per
 angle above the horizontal of the chassis, negative down), ``range`` (m) and ``lidar_heights``
 of the scan. Frame stacking is Gymnasium's (``gymnasium.wrappers.FrameStackObservation``).
@@ -49,7 +50,7 @@ from traction.vehicle_model.params import check_number
 MODES = {"state": ("state",), "pixels": ("pixels",), "state+pixels": ("state", "pixels"),
          "state+lidar": ("state", "lidar")}
 #: ``obs_options`` keys and defaults
-OPTIONS = {"width": 84, "height": 84, "camera": names.CAMERA_CHASE,
+OPTIONS = {"width": 84, "height": 84, "camera": names.CAMERA_OVERHEAD,
            "beams": 32, "fov_deg": 360.0, "vertical_deg": (-10.0, 0.0), "range": 30.0,
            "lidar_heights": False}
 PIXEL_OPTIONS = ("width", "height", "camera")

@@ -183,7 +183,7 @@ class SceneRenderer:
     Args:
         model: the compiled model.
         width, height: frame size in pixels (at most the model's offscreen buffer, 1280x720).
-        camera: camera name (``chase``, ``top`` or ``driver``) or -1 for the free camera.
+        camera: camera name (``chase``, ``top``, ``driver`` or ``overhead``) or -1 for the free camera.
         quality: ``auto`` (default), ``high`` or ``low`` (see the module docstring);
             :attr:`quality` is the one used.
 

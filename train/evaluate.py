@@ -217,7 +217,7 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
              env_overrides: dict | None = None) -> dict:
     """Deterministic episodes of the ``final`` or ``best`` model; returns success rate and
     return statistics (also written to ``evaluation.json`` in ``out``, by default beside the
-    model). ``camera``: the video's (``chase``, ``top`` or ``driver``; the env's
+    model). ``camera``: the video's (``chase``, ``top``, ``driver`` or ``overhead``; the env's
     ``camera_name``); ``size``: its frames' ``(width, height)`` (px); ``quality``: their render
     quality (``auto``, ``high``, ``low``); ``progress``: progress bars (stderr);
     ``env_overrides``: environment arguments that replace the run's, to evaluate the agent in

@@ -4,7 +4,8 @@
 
 Per task: the scripted controller drives ``--steps`` steps from ``--seed``; then one figure,
 ``OUT/<task>_observations.png``, shows the chase camera's frame (480 x 360, the task's markers
-drawn), the ``pixels`` observation (84 x 84, as the agent gets it, enlarged) and the ``lidar``
+drawn), the ``pixels`` observation (84 x 84 from the ``overhead`` camera, fixed to the
+vehicle, as the agent gets it, enlarged) and the ``lidar``
 scan (the default 2 x 32 beams, seen from above: each hit where the beam met something, the
 beams reaching their range in grey). Needs matplotlib (the ``plot`` extra) and offscreen
 rendering (``MUJOCO_GL=egl``, set for you without a display).
@@ -61,7 +62,7 @@ def figure(env_id: str, shown: dict, path: Path) -> None:
     axes[0].set_title("chase camera (render)")
     axes[1].imshow(shown["pixels"], interpolation="nearest")
     axes[1].set_title(f"obs_mode='pixels' ({shown['pixels'].shape[1]} x "
-                      f"{shown['pixels'].shape[0]})")
+                      f"{shown['pixels'].shape[0]}, overhead camera)")
     for ax in axes[:2]:
         ax.set_axis_off()
     ax = axes[2]

@@ -40,12 +40,12 @@ def test_bad_frame_size_or_camera_is_refused_up_front(rendered):
     sim, renderer = rendered
     with pytest.raises(ValueError, match=r"width = 0; allowed: an integer in \[1, 1280\] px"):
         SceneRenderer(sim.model, 0, 240)
-    with pytest.raises(ValueError, match=r"camera = 'front'; allowed: chase, top, driver or -1"):
+    with pytest.raises(ValueError, match=r"camera = 'front'; allowed: chase, top, driver, overhead or -1"):
         SceneRenderer(sim.model, 320, 240, camera="front")
     with pytest.raises(ValueError, match=r"camera = 'front'"):
         renderer.frame(sim.data, camera="front")
     for index in (sim.model.ncam, -2):                       # one past the last camera, and below
-        with pytest.raises(ValueError, match=rf"camera = {index}; allowed: chase, top, driver"):
+        with pytest.raises(ValueError, match=rf"camera = {index}; allowed: chase, top, driver, overhead"):
             renderer.frame(sim.data, camera=index)
     with pytest.raises(ValueError, match=r"overlay: text is drawn on RGB frames"):
         renderer.frame(sim.data, overlay="x", segmentation=True)   # was dropped silently
@@ -192,7 +192,7 @@ def test_a_frame_taller_than_the_offscreen_buffer_is_refused_up_front(model):
 @pytest.mark.parametrize("camera", [True, False])
 def test_a_bool_is_not_a_camera_index(model, camera):
     """True == 1 in Python, but a bool given as a camera is a mistake, not the top camera."""
-    with pytest.raises(ValueError, match=rf"camera = {camera}; allowed: chase, top, driver"):
+    with pytest.raises(ValueError, match=rf"camera = {camera}; allowed: chase, top, driver, overhead"):
         SceneRenderer(model, 64, 48, camera=camera)
 
 

@@ -256,7 +256,7 @@ def test_evaluate_camera_goes_with_video_and_is_checked_first(tmp_path, capsys):
     err = _usage_error(capsys, evaluate.main, [str(tmp_path), "--camera", "top"])
     assert "--camera goes with --video" in err
     for video in (False, True):
-        with pytest.raises(ValueError, match=r"camera = 'front'; allowed: chase, top, driver"):
+        with pytest.raises(ValueError, match=r"camera = 'front'; allowed: chase, top, driver, overhead"):
             evaluate.evaluate(tmp_path, 1, video=video, camera="front")
 
 
