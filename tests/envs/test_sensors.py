@@ -150,6 +150,26 @@ def test_pixels_change_when_the_vehicle_moves_and_not_otherwise():
     assert np.array_equal(env.sensed()["pixels"], first)
 
 
+def test_the_overhead_camera_turns_with_the_vehicle():
+    """The pixels' default camera is fixed to the vehicle: whatever its heading, its front (the
+    yellow band across the body's top) is up the image and centred, and the ground turns."""
+    env = gym.make("Traction/TankTurn-v1", obs_mode="pixels").unwrapped
+    env.reset(seed=0)
+    a, frames = env.sim.qpos_adr, []
+    for yaw in (0.0, 1.0, 2.5):
+        env.data.qpos[a + 3:a + 7] = [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
+        mujoco.mj_forward(env.model, env.data)
+        frame = env.sensed()["pixels"].astype(int)
+        yellow = (frame[..., 0] > 200) & (frame[..., 1] > 200) & (frame[..., 2] < 150)
+        rows, cols = np.nonzero(yellow)
+        assert rows.size > 10, yaw
+        assert rows.mean() < 0.4 * frame.shape[0], yaw                 # up the image
+        assert abs(cols.mean() - (frame.shape[1] - 1) / 2) < 2, yaw   # centred
+        frames.append(frame)
+    for other in frames[1:]:
+        assert np.mean(np.any(other != frames[0], axis=2)) > 0.1       # the ground turned
+
+
 @pytest.mark.parametrize("mode", ["state+pixels", "state+lidar"])
 def test_same_seed_and_actions_same_observations_and_restore(mode):
     actions = np.random.default_rng(1).uniform(-1, 1, (25, 2)).astype(np.float32)
