@@ -493,17 +493,16 @@ class TractionEnv(Snapshots, gym.Env):
 
     def _noise_row(self, kind: str, scale: float, shape: tuple) -> np.ndarray:
         """The next row of Gaussian noise of ``kind`` (standard deviation ``scale``) from the
-        randomisation's stream, drawn and scaled ``randomize.NOISE_BLOCK`` rows at a time (a
-        draw per step and world cost as much as a light task's whole step); the blocks start
-        anew at every reset."""
+        randomisation's stream, drawn ``randomize.NOISE_BLOCK`` standard rows at a time (a
+        draw per step and world cost as much as a light task's whole step; ``get_state`` saves
+        the block as drawn); the blocks start anew at every reset."""
         block = self._noise.get(kind)
         if block is None or block[1] == domain.NOISE_BLOCK:
             rows = self._domain_rng.standard_normal((domain.NOISE_BLOCK, *shape))
-            rows *= scale
             block = self._noise[kind] = [rows, 0]
         i = block[1]
         block[1] = i + 1
-        return block[0][i]
+        return scale * block[0][i]
 
     def _read_options(self, options) -> dict:
         """A copy of the reset ``options``, every value checked (numbers converted): TypeError

@@ -356,7 +356,7 @@ def observation_modes(env_id: str, actions: np.ndarray, seconds: float,
                       sizes: tuple = (1, 16)) -> dict:
     """Env steps per second (wall, and per CPU second of the process: a software OpenGL draws
     in threads of its own) in each of :data:`OBS_MODES` (default ``obs_options``: 84 x 84
-    pixels from the chase camera; 2 x 32 lidar beams), in a single env (size 1) and in native
+    pixels from the overhead camera; 2 x 32 lidar beams), in a single env (size 1) and in native
     vector envs of ``sizes`` worlds, each replaying the scripted actions as whole episodes
     (resets timed), the modes in turn in each of ``ROUNDS`` rounds (best of each); and each
     mode's rate as a share of the state env's."""

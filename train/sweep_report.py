@@ -351,6 +351,8 @@ def main(argv=None) -> str:
             raise ValueError(f"{', '.join(missing)}: not found")
         if args.docs is not None:
             writable_file(args.docs, "--docs")
+        if args.section is not None and args.docs is None:
+            raise ValueError("--section goes with --docs (the page whose block it names)")
         if args.section is not None and not re.fullmatch(r"[a-z0-9_-]+", args.section):
             raise ValueError(f"--section {args.section!r}: lower-case letters, digits, - and _")
         text = write_report(args.sweep)

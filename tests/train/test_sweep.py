@@ -170,8 +170,9 @@ def test_sensor_sweeps_report_as_tasks_of_their_own_in_a_section_of_their_own(tm
     again = docs.read_text()
     assert again.count(begin) == 1 and again.startswith(main_block.rstrip("\n"))
     assert "| Traction/TankTurn-v1 | 5 |" not in again.split(begin, 1)[1]
-    with pytest.raises(SystemExit):
-        sweep_report.main([str(plain), "--docs", str(docs), "--section", "a b"])
+    for bad in (["--docs", str(docs), "--section", "a b"], ["--section", "sensors"]):
+        with pytest.raises(SystemExit):
+            sweep_report.main([str(plain), *bad])
 
 
 def test_a_sweep_with_other_settings_is_refused(tmp_path):
