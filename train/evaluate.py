@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +49,35 @@ VIDEO_SIZE = (480, 360)
 
 #: ``--model`` -> (folder in the run, model file) of the model to evaluate
 MODELS = {"final": (".", "model.zip"), "best": ("best", "best_model.zip")}
+
+#: a checkpoint training saved (``checkpoint_freq``): its steps are the number
+CHECKPOINT = re.compile(r"rl_model_(\d+)_steps\.zip")
+
+
+def at_steps(steps: int) -> str:
+    """The ``model`` name of the checkpoint saved at or before ``steps`` environment steps
+    (:func:`evaluate`, ``--at-steps``): an equal budget for runs that trained longer."""
+    return f"steps<={int(steps)}"
+
+
+def checkpoint(run: Path, model: str) -> tuple[int, Path, Path]:
+    """The steps, model file and statistics file of an :func:`at_steps` ``model`` of ``run``:
+    the last checkpoint saved at or before the steps.
+
+    Raises:
+        ValueError: no checkpoint that early (naming the ones there are).
+    """
+    steps = int(model.removeprefix("steps<="))
+    saved = sorted(int(m.group(1)) for f in (run / "checkpoints").glob("rl_model_*_steps.zip")
+                   if (m := CHECKPOINT.fullmatch(f.name)))
+    early = [k for k in saved if k <= steps]
+    if not early:
+        raise ValueError(f"run folder {run}: no checkpoint at or before {steps:,} steps (saved: "
+                         f"{', '.join(f'{k:,}' for k in saved) or 'none'}; train saves one every "
+                         "checkpoint_freq steps)")
+    k = early[-1]
+    folder = run / "checkpoints"
+    return k, folder / f"rl_model_{k}_steps.zip", folder / f"rl_model_vecnormalize_{k}_steps.pkl"
 
 
 def load_config(run: Path) -> dict:
@@ -78,6 +108,13 @@ def model_files(run: Path, config: dict, which: str = "final") -> tuple[Path, Pa
     Raises:
         ValueError: ``which`` is unknown, or a file it needs is missing, naming it.
     """
+    if which.startswith("steps<="):
+        _, model, stats = checkpoint(run, which)
+        if config["run"]["normalize"] and not stats.is_file():
+            raise ValueError(f"run folder {run}: no {stats.relative_to(run)} beside "
+                             f"{model.name}, but the policy was trained on normalised "
+                             "observations (run: normalize: true)")
+        return model, stats if config["run"]["normalize"] else None
     if which not in MODELS:
         raise ValueError(f"--model {which!r}; allowed: {', '.join(MODELS)}")
     folder, name = MODELS[which]
@@ -243,6 +280,8 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
         require("evaluate --video", "imageio")
     if out is None:
         out = model_path.parent
+        if model.startswith("steps<="):         # (the checkpoints' folder holds them all)
+            out = run / "evaluations" / f"checkpoint_{checkpoint(run, model)[0]}"
         if overrides:
             out = out / "evaluations" / override_name(overrides)
     out = Path(out)
@@ -264,7 +303,9 @@ def evaluate(run: Path, episodes: int, video: bool = False, seed: int = 123,
     finally:
         written = recorder.close() if recorder is not None else None
         venv.close()
-    result = {"env_id": config["env_id"], "model": model, "episodes": episodes,
+    if model.startswith("steps<="):
+        model = f"checkpoint at {checkpoint(run, model)[0]} steps"
+    result = {"env_id": config["env_id"], "model": model, "episodes": episodes, "seed": seed,
               "success_rate": float(np.mean(successes)), "mean_return": float(np.mean(returns)),
               "std_return": float(np.std(returns))}
     if overrides:
@@ -330,6 +371,9 @@ def main(argv=None) -> dict:
     ap.add_argument("--video", action="store_true", help="write evaluation.mp4 (first episode)")
     ap.add_argument("--model", choices=tuple(MODELS), default="final",
                     help="final: model.zip (default); best: best/best_model.zip")
+    ap.add_argument("--at-steps", type=positive_int_arg, default=None, metavar="N",
+                    help="instead of --model: the checkpoint saved at or before N environment "
+                         "steps (results in evaluations/checkpoint_<steps>/)")
     ap.add_argument("--camera", choices=CAMERAS,
                     help="with --video: the video's camera (default: chase)")
     ap.add_argument("--size", type=size_arg, default=None,
@@ -350,6 +394,9 @@ def main(argv=None) -> dict:
             ap.error(f"--{name} goes with --video (the video's {name})")
     if (args.run is None) == (args.pretrained is None):
         ap.error("give a run folder or --pretrained ID (one of them)")
+    model = args.model if args.at_steps is None else at_steps(args.at_steps)
+    if args.at_steps is not None and args.model != "final":
+        ap.error("--at-steps names the model itself: give it or --model, not both")
     out = args.out
     try:
         require("evaluate", "stable_baselines3", *(("imageio",) if args.video else ()))
@@ -362,10 +409,10 @@ def main(argv=None) -> dict:
                 out = Path("runs") / "pretrained" / pretrained.name_of(args.pretrained)
                 if args.env_kwarg:                  # beside the shipped agent's own results
                     out = out / "evaluations" / override_name(dict(args.env_kwarg))
-        check_run(run, args.model, args.video)
+        check_run(run, model, args.video)
         if out is not None:
             writable_dir(out)
-        result = evaluate(run, args.episodes, args.video, model=args.model,
+        result = evaluate(run, args.episodes, args.video, model=model,
                           camera=args.camera or "chase", size=args.size or VIDEO_SIZE,
                           quality=args.quality or "auto", progress=not args.no_progress, out=out,
                           env_overrides=dict(args.env_kwarg))

@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from traction.train import stats
-from traction.train.checks import MissingExtra, require, writable_file
+from traction.train.checks import MissingExtra, positive_int_arg, require, writable_file
 
 #: a seed "reaches" a task at its first training evaluation with at least this success rate
 REACHED = 0.8
@@ -61,7 +61,7 @@ def load_trials(out) -> list[dict]:
              for p in sorted(folder.glob("runs/*/trial.json"))]
     for path, label in paths:
         trial = json.loads(path.read_text())
-        trial["task"] = trial["env_id"] + label
+        trial["task"], trial["run"] = trial["env_id"] + label, str(path.parent)
         evals = np.load(path.parent / "evaluations.npz")
         success = evals["successes"].mean(axis=1) if evals["successes"].size else \
             np.full(len(evals["timesteps"]), np.nan)
@@ -81,6 +81,35 @@ def _label(folder: Path) -> str:
     if not kwargs:
         return ""
     return " (" + ", ".join(f"{k}={v}" for k, v in kwargs.items()) + ")"
+
+
+def at_budget(out, steps: int) -> dict:
+    """Each task's success at an equal budget of ``steps`` environment steps: every trial's
+    checkpoint saved at or before them (a trial that ran no longer: its final model, as
+    evaluated), on the sweep's held-out episodes (``eval_episodes`` from ``eval_seed``; the
+    result is kept in the run's ``evaluations/checkpoint_<steps>/`` and read again); IQM over
+    seeds with its CI. Runs that trained for different budgets compare here."""
+    import yaml
+
+    from traction.train import evaluate
+
+    rows: dict[str, list] = {}
+    for t in load_trials(out):
+        run = Path(t["run"])
+        if t["timesteps"] <= steps:
+            k, success = t["timesteps"], t["final"]["success_rate"]
+        else:
+            sweep = yaml.safe_load((run.parent.parent / "sweep.yml").read_text())
+            episodes, seed = sweep["eval_episodes"], sweep["eval_seed"]
+            k = evaluate.checkpoint(run, evaluate.at_steps(steps))[0]
+            kept = run / "evaluations" / f"checkpoint_{k}" / "evaluation.json"
+            result = json.loads(kept.read_text()) if kept.is_file() else {}
+            if result.get("episodes") != episodes or result.get("seed") != seed:
+                result = evaluate.evaluate(run, episodes, seed=seed, model=evaluate.at_steps(steps))
+            success = result["success_rate"]
+        rows.setdefault(t["task"], []).append((t["seed"], k, success))
+    return {task: {"steps": steps, "seeds": [r[0] for r in rs], "model_steps": [r[1] for r in rs],
+                   "success": _iqm(np.array([[r[2]] for r in rs]))} for task, rs in rows.items()}
 
 
 def first_reached(curve: dict, level: float = REACHED) -> int | None:
@@ -138,9 +167,10 @@ def _settings(folders: list[Path]) -> dict:
             for k in keys}
 
 
-def summarize(out) -> dict:
+def summarize(out, steps: int | None = None) -> dict:
     """The report of the sweep folder ``out`` (or of a list of folders; see the module
-    docstring), as JSON-ready data.
+    docstring), as JSON-ready data; with ``steps``, also every task's success at that equal
+    budget (:func:`at_budget`).
 
     Raises:
         ValueError: no folder holds a finished trial, or two hold the same task and seed.
@@ -172,6 +202,8 @@ def summarize(out) -> dict:
                 "fraction": [i.value for i in profile], **_lists(profile)}
     report["commands"] = [line for f in folders if (f / "commands.txt").is_file()
                           for line in (f / "commands.txt").read_text().splitlines()]
+    if steps is not None:
+        report["at_steps"] = at_budget(folders, steps)
     return report
 
 
@@ -223,6 +255,16 @@ def markdown(report: dict, images: str = ".") -> str:
         a = report["all_tasks"]
         lines += ["", f"All tasks together (IQM of success over every run of every task): final "
                       f"model {_ci(a['final'], True)}, best checkpoint {_ci(a['best'], True)}."]
+    if report.get("at_steps"):
+        budget = next(iter(report["at_steps"].values()))["steps"]
+        lines += ["", f"At an equal budget of {budget:,} environment steps (each run's checkpoint "
+                      "saved at or before them, or the final model of a run that trained no "
+                      "longer; the same held-out episodes):", "",
+                  "| task | seeds | model at (steps) | success |", "|---|---|---|---|"]
+        for task, r in report["at_steps"].items():
+            at = sorted(set(r["model_steps"]))
+            lines.append(f"| {task} | {len(r['seeds'])} | "
+                         f"{', '.join(f'{k:,}' for k in at)} | {_ci(r['success'], True)} |")
     lines += ["", f"![learning curves]({images}/curves.png)"]
     if "profiles" in report:
         lines += ["", f"![performance profile]({images}/profile.png)"]
@@ -284,10 +326,11 @@ def plot(report: dict, trials: list[dict], folder: Path) -> list[Path]:
     return paths
 
 
-def write_report(out) -> str:
+def write_report(out, steps: int | None = None) -> str:
     """Write ``out/report/`` (``report.json``, ``report.md``, PNGs; ``out`` a folder, or a list
-    whose first folder gets the report); returns the markdown."""
-    report = summarize(out)
+    whose first folder gets the report; ``steps``: :func:`at_budget` too); returns the
+    markdown."""
+    report = summarize(out, steps)
     folder = _folders(out)[0] / "report"
     plot(report, load_trials(out), folder)
     text = markdown(report)
@@ -304,13 +347,13 @@ def markers(section: str | None = None) -> tuple[str, str]:
     return f"<!-- sweep-report:{section}:begin -->", f"<!-- sweep-report:{section}:end -->"
 
 
-def write_docs(out, docs: Path, section: str | None = None) -> Path:
+def write_docs(out, docs: Path, section: str | None = None, steps: int | None = None) -> Path:
     """Write the sweep's report (``out``: a folder or a list of them) into the results page
     ``docs`` (between the markers; see the module docstring; with ``section``, a block of that
     name, added at the page's end the first time) and its PNGs into ``docs``' folder under
-    ``results/``."""
+    ``results/`` (``steps``: :func:`at_budget` too)."""
     docs = Path(docs)
-    report = summarize(out)
+    report = summarize(out, steps)
     images = docs.parent / "results"
     prefix = "sweep_" if section is None else f"sweep_{section}_"
     for path in plot(report, load_trials(out), _folders(out)[0] / "report"):
@@ -340,6 +383,10 @@ def main(argv=None) -> str:
                     help="the sweep's --out folder (several: one report of their trials)")
     ap.add_argument("--docs", type=Path, default=None,
                     help="also write the tables into this markdown page (docs/results.md)")
+    ap.add_argument("--at-steps", type=positive_int_arg, default=None, metavar="N",
+                    help="also each task's success at N environment steps (every run's "
+                         "checkpoint at or before them, evaluated on the held-out episodes): "
+                         "an equal budget for sweeps of different lengths")
     ap.add_argument("--section", default=None,
                     help="with --docs: the page's block of this name (e.g. sensors) instead "
                          "of the main one")
@@ -355,11 +402,11 @@ def main(argv=None) -> str:
             raise ValueError("--section goes with --docs (the page whose block it names)")
         if args.section is not None and not re.fullmatch(r"[a-z0-9_-]+", args.section):
             raise ValueError(f"--section {args.section!r}: lower-case letters, digits, - and _")
-        text = write_report(args.sweep)
+        text = write_report(args.sweep, args.at_steps)
     except (ValueError, MissingExtra) as e:
         ap.error(str(e))
     if args.docs is not None:
-        write_docs(args.sweep, args.docs, args.section)
+        write_docs(args.sweep, args.docs, args.section, args.at_steps)
     print(text)
     return text
 

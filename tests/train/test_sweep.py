@@ -175,6 +175,39 @@ def test_sensor_sweeps_report_as_tasks_of_their_own_in_a_section_of_their_own(tm
             sweep_report.main([str(plain), *bad])
 
 
+def test_sweeps_of_other_lengths_compare_at_an_equal_budget(tmp_path):
+    """``--at-steps``: a run longer than the budget counts with its checkpoint at or before it
+    (evaluated on the sweep's held-out episodes; a kept result of those is read again), a run
+    no longer with its final model; IQM over seeds per task, in the report's markdown."""
+    from rliable import metrics
+
+    from traction.train import sweep_report
+
+    long = _fake_sweep(tmp_path / "long", {"Traction/TankTurn-v1": [1.0, 1.0, 1.0]},
+                       timesteps=9000)
+    short = _fake_sweep(tmp_path / "short", {"Traction/Drift-v1": [0.2, 0.5, 1.0]},
+                        timesteps=3000)
+    kept = [0.0, 0.5, 0.75]
+    for seed, success in enumerate(kept):
+        run = sweep.trial_dir(long, "Traction/TankTurn-v1", seed)
+        (run / "checkpoints").mkdir()
+        for k in (2000, 4000):
+            (run / "checkpoints" / f"rl_model_{k}_steps.zip").write_text("")
+        folder = run / "evaluations" / "checkpoint_2000"
+        folder.mkdir(parents=True)
+        (folder / "evaluation.json").write_text(json.dumps(
+            {"episodes": 10, "seed": sweep.EVAL_SEED, "success_rate": success}))
+    report = sweep_report.summarize([long, short], steps=3000)
+    tank, drift = report["at_steps"]["Traction/TankTurn-v1"], report["at_steps"]["Traction/Drift-v1"]
+    assert tank["model_steps"] == [2000] * 3 and drift["model_steps"] == [3000] * 3
+    assert tank["success"]["iqm"] == pytest.approx(metrics.aggregate_iqm(np.array(kept)[:, None]))
+    assert drift["success"]["iqm"] == pytest.approx(
+        metrics.aggregate_iqm(np.array([0.2, 0.5, 1.0])[:, None]))
+    text = sweep_report.markdown(report)
+    assert "At an equal budget of 3,000 environment steps" in text
+    assert "| Traction/TankTurn-v1 | 3 | 2,000 |" in text and "| Traction/Drift-v1 | 3 | 3,000 |" in text
+
+
 def test_a_sweep_with_other_settings_is_refused(tmp_path):
     out = _fake_sweep(tmp_path / "sweep")
     with pytest.raises(ValueError, match=r"timesteps: 3000 there, 5000 now"):

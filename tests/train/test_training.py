@@ -125,6 +125,40 @@ def test_best_model_is_kept_with_the_statistics_it_was_scored_with(tmp_path):
         evaluate.evaluate(out, 1, model="best")
 
 
+def test_a_checkpoint_is_evaluated_at_an_equal_budget(tmp_path):
+    """``evaluate --at-steps N``: the checkpoint saved at or before N steps, with the statistics
+    saved beside it; its result in ``evaluations/checkpoint_<steps>/``; none that early or a
+    second model named: refused."""
+    out = tmp_path / "run"
+    train.main(["--env", "Traction/TankTurn-v1", "--timesteps", "512", "--out", str(out),
+                "--hp", "n_envs=2", "--hp", "n_steps=128", "--hp", "batch_size=64",
+                "--hp", "checkpoint_freq=256", "--hp", "eval_freq=100000",
+                "--env-kwarg", "max_episode_steps=20", "--no-progress"])
+    assert sorted(p.name for p in (out / "checkpoints").glob("*.zip")) == [
+        "rl_model_256_steps.zip", "rl_model_512_steps.zip"]
+    seen = []
+    real = evaluate.make_vec
+
+    def spy(*args, stats=None, **kwargs):
+        seen.append(stats)
+        return real(*args, stats=stats, **kwargs)
+
+    evaluate.make_vec = spy
+    try:
+        result = evaluate.main([str(out), "--at-steps", "511", "--episodes", "1",
+                                "--no-progress"])
+    finally:
+        evaluate.make_vec = real
+    assert result["model"] == "checkpoint at 256 steps" and result["seed"] == 123
+    assert seen == [out / "checkpoints" / "rl_model_vecnormalize_256_steps.pkl"]
+    kept = out / "evaluations" / "checkpoint_256" / "evaluation.json"
+    assert json.loads(kept.read_text()) == result
+    with pytest.raises(ValueError, match=r"no checkpoint at or before 100 steps \(saved: 256, 512"):
+        evaluate.evaluate(out, 1, model=evaluate.at_steps(100))
+    with pytest.raises(SystemExit):
+        evaluate.main([str(out), "--at-steps", "512", "--model", "best"])
+
+
 def test_adapter_time_limit_follows_gym_make():
     """``max_episode_steps``: a number overrides the registered limit; None keeps it, as
     ``gym.make`` does (it once meant no limit at all)."""
