@@ -292,6 +292,7 @@ class TractionEnv(Snapshots, gym.Env):
         self._latency = 0
         self._queue: list | None = None            # the actions waiting (latency), oldest first
         self._noise: dict[str, list] = {}          # kind -> [block of noise rows, next row]
+        self._scaled_noise: dict[str, tuple] = {}  # kind -> (that block, scale, block x scale)
         # the draws' and the noise's own stream, seeded with the env (so a seed gives the same
         # terrains and task starts with and without randomisation)
         self._domain_rng: np.random.Generator | None = None
@@ -310,6 +311,7 @@ class TractionEnv(Snapshots, gym.Env):
                          "render_modes": self.available_render_modes()}
         self.action_space = gym.spaces.Box(-1.0, 1.0, (len(self.action_names),), np.float32)
         self._action_shape = self.action_space.shape
+        self._noisy_action = np.zeros(self._action_shape, np.float32)   # (a noisy action's row)
         self._reward_keys = tuple(f"reward_{k}" for k in self.reward_names)
 
     @property
@@ -502,7 +504,10 @@ class TractionEnv(Snapshots, gym.Env):
             block = self._noise[kind] = [rows, 0]
         i = block[1]
         block[1] = i + 1
-        return scale * block[0][i]
+        scaled = self._scaled_noise.get(kind)      # the block times scale, made once a block
+        if scaled is None or scaled[0] is not block[0] or scaled[1] != scale:
+            scaled = self._scaled_noise[kind] = (block[0], scale, scale * block[0])
+        return scaled[2][i]
 
     def _read_options(self, options) -> dict:
         """A copy of the reset ``options``, every value checked (numbers converted): TypeError
@@ -546,7 +551,9 @@ class TractionEnv(Snapshots, gym.Env):
         if self.perturbs_actions:                   # (float32 stays float32, as the vector
             if (type(action) is np.ndarray and action.dtype is _FLOAT32      # env's)
                     and action.shape == self._action_shape and not self._latency):
-                action = self.perturb_action(action).astype(np.float32)   # (the common case)
+                # the common case: perturb_action's sum in float64, rounded into float32
+                action = np.add(action, self._noise_row("action", self._action_noise,
+                                                        action.shape), out=self._noisy_action)
             else:
                 dtype = np.float32 if getattr(action, "dtype", None) == _FLOAT32 else np.float64
                 action = self.perturb_action(self.read_action(action)).astype(dtype)
