@@ -311,7 +311,6 @@ class TractionEnv(Snapshots, gym.Env):
                          "render_modes": self.available_render_modes()}
         self.action_space = gym.spaces.Box(-1.0, 1.0, (len(self.action_names),), np.float32)
         self._action_shape = self.action_space.shape
-        self._noisy_action = np.zeros(self._action_shape, np.float32)   # (a noisy action's row)
         self._reward_keys = tuple(f"reward_{k}" for k in self.reward_names)
 
     @property
@@ -551,9 +550,8 @@ class TractionEnv(Snapshots, gym.Env):
         if self.perturbs_actions:                   # (float32 stays float32, as the vector
             if (type(action) is np.ndarray and action.dtype is _FLOAT32      # env's)
                     and action.shape == self._action_shape and not self._latency):
-                # the common case: perturb_action's sum in float64, rounded into float32
-                action = np.add(action, self._noise_row("action", self._action_noise,
-                                                        action.shape), out=self._noisy_action)
+                action = (action + self._noise_row("action", self._action_noise,   # (common)
+                                                   action.shape)).astype(np.float32)
             else:
                 dtype = np.float32 if getattr(action, "dtype", None) == _FLOAT32 else np.float64
                 action = self.perturb_action(self.read_action(action)).astype(dtype)

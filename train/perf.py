@@ -51,6 +51,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import os
 import platform
 import subprocess
@@ -342,10 +343,49 @@ def randomisation(env_id: str, actions: np.ndarray, seconds: float) -> dict:
         for name, env in envs.items():
             w, c = episodes(env, seconds / ROUNDS)
             wall[name], cpu[name] = max(wall[name], w), max(cpu[name], c)
+    costs = randomisation_costs(env_id, actions, envs["none"], envs["nominal draws"])
     for env in envs.values():
         env.close()
     return {"episode_steps": len(actions), "env_steps_per_s": wall, "env_steps_per_cpu_s": cpu,
-            "share_of_none": {k: v / cpu["none"] for k, v in cpu.items()}}
+            "share_of_none": {k: v / cpu["none"] for k, v in cpu.items()}, **costs}
+
+
+def randomisation_costs(env_id: str, actions: np.ndarray, plain, drawn, reps: int = 30) -> dict:
+    """The randomisation's own work, timed apart from the episodes (its few percent drown in
+    the rates' run-to-run noise): a reset of ``drawn`` (every key drawn at its nominal value)
+    against one of ``plain`` (ms), and a step with action and observation noise against one
+    without (us: noise of 1e-12, so that the physics is the same); interleaved, best of
+    ``ROUNDS``, CPU time. ``share_of_episode``: a whole episode's rate with both costs as a
+    share of the rate without them (the ``mild`` preset's cost, less its other cars')."""
+    noisy = gym.make(env_id, randomize={"action_noise": (1e-12, 1e-12),
+                                        "observation_noise": (1e-12, 1e-12)})
+    quiet = gym.make(env_id)
+    best: dict[str, float] = {}
+
+    def timed(name, f, n):
+        c = time.process_time()
+        for _ in range(n):
+            f()
+        best[name] = min(best.get(name, math.inf), (time.process_time() - c) / n)
+
+    def episode(env):
+        env.reset(seed=1)
+        for a in actions:
+            env.step(a)
+    for env in (noisy, quiet):
+        env.reset(seed=0)
+    for _ in range(ROUNDS):
+        timed("reset", plain.reset, reps)
+        timed("reset, draw", drawn.reset, reps)
+        timed("episode, noise", lambda: episode(noisy), 1)
+        timed("episode", lambda: episode(quiet), 1)
+    noisy.close()
+    quiet.close()
+    draw = best["reset, draw"] - best["reset"]
+    noise = (best["episode, noise"] - best["episode"]) / len(actions)
+    episode_s = best["reset"] + best["episode"]
+    return {"draw_ms": 1e3 * draw, "noise_us_per_step": 1e6 * noise,
+            "share_of_episode": episode_s / (episode_s + draw + len(actions) * noise)}
 
 
 #: the observation modes :func:`observation_modes` times
@@ -612,14 +652,17 @@ def table(report: dict) -> str:
                     f"{c['env_steps_per_s']['footprint']:.0f} | "
                     f"{c['footprint_cost_vs_ray']:.2f}x |")
     rows += ["", "| task | steps per episode | env steps per CPU s, no randomisation | every "
-             "key drawn at its nominal value | mild, vehicle draws | mild (with noise) |",
-             "|---|---|---|---|---|---|"]
+             "key drawn at its nominal value | mild, vehicle draws | mild (with noise) | a draw "
+             "(ms) | noise (us a step) | episode rate with both |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for env_id, r in report["tasks"].items():
         d = r["randomisation"]
         e, share = d["env_steps_per_cpu_s"], d["share_of_none"]
         rows.append(f"| {env_id} | {d['episode_steps']} | {e['none']:.0f} | "
                     + " | ".join(f"{e[k]:.0f} ({100 * share[k]:.0f} %)"
-                                 for k in ("nominal draws", "mild, vehicle", "mild")) + " |")
+                                 for k in ("nominal draws", "mild, vehicle", "mild"))
+                    + f" | {d['draw_ms']:.2f} | {d['noise_us_per_step']:.1f} | "
+                    f"{100 * d['share_of_episode']:.1f} % |")
     rows += ["", "| task | worlds | physics threads | torch threads | env steps/s (native vector "
              "env) | PPO training steps/s | training / env | same, CPU time | learner share |",
              "|---|---|---|---|---|---|---|---|---|"]

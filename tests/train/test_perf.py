@@ -2,6 +2,7 @@
 assertions)."""
 
 import json
+import math
 
 import gymnasium as gym
 import numpy as np
@@ -55,6 +56,8 @@ def test_perf_quick_schema(tmp_path):
             "none", "nominal draws", "mild, vehicle", "mild"}
         assert all(d["share_of_none"][k] == pytest.approx(v / d["env_steps_per_cpu_s"]["none"])
                    for k, v in d["env_steps_per_cpu_s"].items())
+        assert 0 < d["share_of_episode"] <= 1.5 and math.isfinite(d["draw_ms"])
+        assert math.isfinite(d["noise_us_per_step"])
         o = r["observation_modes"]                     # three modes, 1 and 2 worlds, one run
         assert set(o) == {"1", "2"}
         for v in o.values():
