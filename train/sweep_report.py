@@ -300,8 +300,11 @@ def plot(report: dict, trials: list[dict], folder: Path) -> list[Path]:
             ax.plot(steps, scale * np.array(c["iqm"]), color="C0", label="IQM over seeds")
             ax.fill_between(steps, scale * np.array(c["ci_low"]), scale * np.array(c["ci_high"]),
                             color="C0", alpha=0.25, label="95 % CI")
-            ax.set(xlabel="environment steps", ylabel=label,
-                   title=f"{task} ({len(r['seeds'])} seeds)")
+            ax.set(xlabel="environment steps", ylabel=label)
+            # (a sweep's environment arguments on a line of their own)
+            ax.set_title(task.replace(" (", "\n(", 1) + f" ({len(r['seeds'])} seeds)",
+                         fontsize="small")
+            ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
         row[0].set_ylim(-5, 105)
         row[0].legend(loc="lower right", fontsize="small")
     fig.tight_layout()
