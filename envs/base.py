@@ -292,7 +292,6 @@ class TractionEnv(Snapshots, gym.Env):
         self._latency = 0
         self._queue: list | None = None            # the actions waiting (latency), oldest first
         self._noise: dict[str, list] = {}          # kind -> [block of noise rows, next row]
-        self._scaled_noise: dict[str, tuple] = {}  # kind -> (that block, scale, block x scale)
         # the draws' and the noise's own stream, seeded with the env (so a seed gives the same
         # terrains and task starts with and without randomisation)
         self._domain_rng: np.random.Generator | None = None
@@ -503,10 +502,7 @@ class TractionEnv(Snapshots, gym.Env):
             block = self._noise[kind] = [rows, 0]
         i = block[1]
         block[1] = i + 1
-        scaled = self._scaled_noise.get(kind)      # the block times scale, made once a block
-        if scaled is None or scaled[0] is not block[0] or scaled[1] != scale:
-            scaled = self._scaled_noise[kind] = (block[0], scale, scale * block[0])
-        return scaled[2][i]
+        return scale * block[0][i]
 
     def _read_options(self, options) -> dict:
         """A copy of the reset ``options``, every value checked (numbers converted): TypeError
