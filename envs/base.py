@@ -21,6 +21,7 @@ part of a step, :meth:`TractionEnv.step_info` its info.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import inspect
@@ -419,8 +420,7 @@ class TractionEnv(Snapshots, gym.Env):
         info = {**self._diagnostics(c), **dict.fromkeys(self._reward_keys, 0.0),
                 "is_success": False, "diverged": diverged}
         if self._randomize:
-            info["randomization"] = {k: list(v) if isinstance(v, list) else v   # (a copy)
-                                     for k, v in self.randomization.items()}
+            info["randomization"] = copy.deepcopy(self.randomization)
         if self.render_mode == "human":                 # the window shows the new episode
             self.render()
         return obs, info
@@ -435,11 +435,10 @@ class TractionEnv(Snapshots, gym.Env):
     def _use_draw(self, values: dict) -> None:
         """:meth:`use_randomization` of checked ``values``."""
         drawn = domain.vehicle(self._nominal_vehicle, values)
-        nominal = self._nominal_vehicle.packed
         wheel, vehicle = vm_pack.records(drawn)            # (valid: randomize.check_bounds)
         for a in (wheel, vehicle):
             a.setflags(write=False)
-        packed = nominal._replace(wheel=wheel, vehicle=vehicle)
+        packed = self._nominal_vehicle.packed._replace(wheel=wheel, vehicle=vehicle)
         drawn.__dict__["packed"] = packed      # (cached_property's slot: not validated again)
         self.sim.use_vehicle(drawn)
         table = self.sim.friction_table.values
@@ -544,13 +543,8 @@ class TractionEnv(Snapshots, gym.Env):
         """The physics of one control step: check and apply ``action``, run the substeps (the
         native vector env does this for all its worlds in one call)."""
         if self.perturbs_actions:                   # (float32 stays float32, as the vector
-            if (type(action) is np.ndarray and action.dtype is _FLOAT32      # env's)
-                    and action.shape == self._action_shape and not self._latency):
-                action = (action + self._noise_row("action", self._action_noise,   # (common)
-                                                   action.shape)).astype(np.float32)
-            else:
-                dtype = np.float32 if getattr(action, "dtype", None) == _FLOAT32 else np.float64
-                action = self.perturb_action(self.read_action(action)).astype(dtype)
+            dtype = np.float32 if getattr(action, "dtype", None) == _FLOAT32 else np.float64
+            action = self.perturb_action(self.read_action(action)).astype(dtype)   # env's)
         if self.action_map == actions.NONE:
             checked = self.check_action(action)
             self.sim.check_friction()                   # (the compiled call's, before any change)
